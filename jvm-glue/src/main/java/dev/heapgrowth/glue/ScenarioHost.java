@@ -1,0 +1,152 @@
+package dev.heapgrowth.glue;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Modifier;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+
+/**
+ * One scenario under test, as the Rust engine drives it: a fresh class loader for the user's
+ * classpath and a dedicated thread that owns the scenario instance.
+ *
+ * <p>The loader is fresh per scenario so that a scenario's static state does not depend on which
+ * scenarios ran before it. Its parent is the system class loader, which holds only this glue.
+ *
+ * <p>Not thread-safe: the engine calls {@link #runLoops} and {@link #close} from one thread at
+ * a time.
+ */
+public final class ScenarioHost {
+    /** How long {@link #close} waits for the scenario thread to end. */
+    private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
+
+    private final String className;
+    private URLClassLoader loader;
+    private ScenarioThread thread;
+
+    private ScenarioHost(String className, URLClassLoader loader, ScenarioThread thread) {
+        this.className = className;
+        this.loader = loader;
+        this.thread = thread;
+    }
+
+    /**
+     * Loads {@code className} from {@code classpathEntries} (directories and jars) in a new class
+     * loader and constructs one instance on a new scenario thread.
+     *
+     * @throws ScenarioSetupException when the class cannot be a scenario
+     * @throws ScenarioFailure with loop number 0 when the constructor (or static initialiser)
+     *     throws
+     */
+    public static ScenarioHost open(String className, String[] classpathEntries)
+            throws ScenarioSetupException, ScenarioFailure {
+        URLClassLoader loader = new URLClassLoader(
+                "heapgrowth-scenario", toUrls(classpathEntries), ClassLoader.getSystemClassLoader());
+        boolean opened = false;
+        try {
+            Constructor<?> constructor = scenarioConstructor(className, loader);
+            ScenarioThread thread = new ScenarioThread(className, constructor, loader);
+            thread.start();
+            thread.awaitConstructed();
+            opened = true;
+            return new ScenarioHost(className, loader, thread);
+        } finally {
+            if (!opened) {
+                closeQuietly(loader);
+            }
+        }
+    }
+
+    private static Constructor<?> scenarioConstructor(String className, ClassLoader loader)
+            throws ScenarioSetupException {
+        Class<?> scenarioClass;
+        try {
+            // initialize=false: static initialisers run on the scenario thread, with the
+            // constructor, so their failures are reported as the constructor's.
+            scenarioClass = Class.forName(className, false, loader);
+        } catch (ClassNotFoundException e) {
+            throw new ScenarioSetupException(ScenarioSetupException.CLASS_NOT_FOUND, className, null);
+        } catch (LinkageError e) {
+            // For example compiled for a newer Java, or a superclass missing from the classpath.
+            throw new ScenarioSetupException(ScenarioSetupException.CLASS_LOAD_FAILED, className, e);
+        }
+        if (!Runnable.class.isAssignableFrom(scenarioClass)) {
+            throw new ScenarioSetupException(ScenarioSetupException.NOT_RUNNABLE, className, null);
+        }
+        if (scenarioClass.isInterface() || Modifier.isAbstract(scenarioClass.getModifiers())) {
+            throw new ScenarioSetupException(ScenarioSetupException.ABSTRACT, className, null);
+        }
+        Constructor<?> constructor;
+        try {
+            constructor = scenarioClass.getConstructor();
+        } catch (NoSuchMethodException e) {
+            throw new ScenarioSetupException(
+                    ScenarioSetupException.NO_PUBLIC_NO_ARG_CONSTRUCTOR, className, null);
+        } catch (LinkageError e) {
+            throw new ScenarioSetupException(ScenarioSetupException.CLASS_LOAD_FAILED, className, e);
+        }
+        // The constructor is public, but the class itself may be package-private (common for
+        // test scenarios); the scenario's classes live in an unnamed module, so this is allowed.
+        constructor.setAccessible(true);
+        return constructor;
+    }
+
+    private static URL[] toUrls(String[] classpathEntries) {
+        URL[] urls = new URL[classpathEntries.length];
+        for (int i = 0; i < urls.length; i++) {
+            try {
+                // File.toURI adds the trailing slash that marks a directory for URLClassLoader.
+                urls[i] = new File(classpathEntries[i]).toURI().toURL();
+            } catch (MalformedURLException e) {
+                throw new IllegalArgumentException("bad classpath entry " + classpathEntries[i], e);
+            }
+        }
+        return urls;
+    }
+
+    /** The scenario class's name. */
+    public String className() {
+        return className;
+    }
+
+    /**
+     * Runs {@code count} more loops on the scenario thread and waits for them.
+     *
+     * @return the number of loops run over the scenario's life
+     * @throws ScenarioFailure when {@code run()} throws; the remaining loops are not run
+     */
+    public int runLoops(int count) throws ScenarioFailure {
+        ScenarioThread t = thread;
+        if (t == null) {
+            throw new IllegalStateException("scenario " + className + " is closed");
+        }
+        return t.runLoops(count);
+    }
+
+    /**
+     * Stops the scenario thread and drops every reference to the instance and its class loader,
+     * so that after this the scenario's objects are garbage. Idempotent.
+     */
+    public void close() {
+        ScenarioThread t = thread;
+        thread = null;
+        if (t != null) {
+            t.shutdown(CLOSE_TIMEOUT_MILLIS);
+        }
+        URLClassLoader l = loader;
+        loader = null;
+        if (l != null) {
+            closeQuietly(l);
+        }
+    }
+
+    private static void closeQuietly(URLClassLoader loader) {
+        try {
+            loader.close();
+        } catch (IOException e) {
+            // Only open jar files are closed here; nothing to report to the engine.
+        }
+    }
+}

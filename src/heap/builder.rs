@@ -1,0 +1,743 @@
+//! Synthetic heaps for tests, in the spirit of shark's `dump { }` DSL: describe classes,
+//! objects and roots, and the builder writes a real HPROF file in memory, so every test also
+//! exercises the reader.
+//!
+//! ```
+//! use heapgrowth::heap::builder::HeapBuilder;
+//! use heapgrowth::heap::{FieldType, RootKind};
+//!
+//! let mut h = HeapBuilder::new();
+//! let object = h.class_named("java.lang.Object");
+//! let cart = h.class("com.example.Cart", Some(object), &[("items", FieldType::Object), ("count", FieldType::INT)]);
+//! h.static_field(cart, "INSTANCE", FieldType::Object);
+//!
+//! let items = h.object_array("java.lang.Object[]", &[None, None]);
+//! let the_cart = h.instance(cart, &[("items", items.into()), ("count", 2.into())]);
+//! let first = h.string("first");
+//! h.set_element(items, 0, Some(first));
+//! h.set_static(cart, "INSTANCE", the_cart);
+//! h.root(RootKind::StickyClass, cart);
+//!
+//! let graph = h.build();
+//! let cart_object = the_cart.index_in(&graph);
+//! assert_eq!(graph.class(graph.class_of(cart_object)).name, "com.example.Cart");
+//! assert_eq!(graph.string_value(first.index_in(&graph)).as_deref(), Some("first"));
+//! ```
+//!
+//! The dump looks like HotSpot's: strings and LOAD CLASS records first, then class dumps, then
+//! objects in ascending id order, roots after them. [`DumpOptions`] varies that (4-byte ids,
+//! roots first, small or split segments, shuffled objects) so reader and analysis tests can
+//! check they don't depend on one layout; [`DumpOptions::variants`] lists a useful set.
+
+use std::collections::HashMap;
+
+use super::{FieldType, HeapGraph, ObjectIndex, PrimitiveType, RootKind};
+use crate::hprof::format;
+use crate::hprof::writer::{put_id, HprofWriter, Segmenting, SubRecords};
+
+/// An object of a [`HeapBuilder`] heap, named by the HPROF id the builder gave it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(u64);
+
+impl ObjectId {
+    /// An arbitrary id, for example one that no record has (as with CDS-archived objects the
+    /// JVM leaves out of dumps): references to it are skipped by the reader.
+    pub fn from_raw(id: u64) -> ObjectId {
+        ObjectId(id)
+    }
+
+    /// The HPROF id.
+    pub fn raw(self) -> u64 {
+        self.0
+    }
+
+    /// This object's index in a graph read from the builder's dump.
+    ///
+    /// # Panics
+    ///
+    /// If the graph has no object with this id.
+    pub fn index_in(self, graph: &HeapGraph) -> ObjectIndex {
+        graph
+            .index_of_id(self.0)
+            .unwrap_or_else(|| panic!("object 0x{:x} is not in the graph", self.0))
+    }
+}
+
+/// A class of a [`HeapBuilder`] heap. Its class object is an object too: [`ClassId::object`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ClassId {
+    index: usize,
+    object: ObjectId,
+}
+
+impl ClassId {
+    /// The class object (`java.lang.Class` instance) of this class, which holds its statics.
+    pub fn object(self) -> ObjectId {
+        self.object
+    }
+}
+
+impl From<ClassId> for ObjectId {
+    fn from(class: ClassId) -> ObjectId {
+        class.object
+    }
+}
+
+/// A field value to store. References to objects and classes convert with `.into()`, as do
+/// `bool`, `i8`, `i16`, `i32`, `i64`, `f32` and `f64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// A null reference (also what unset reference fields hold).
+    Null,
+    /// A reference.
+    Ref(ObjectId),
+    /// `boolean`.
+    Boolean(bool),
+    /// `char`.
+    Char(u16),
+    /// `float`.
+    Float(f32),
+    /// `double`.
+    Double(f64),
+    /// `byte`.
+    Byte(i8),
+    /// `short`.
+    Short(i16),
+    /// `int`.
+    Int(i32),
+    /// `long`.
+    Long(i64),
+}
+
+impl From<ObjectId> for Value {
+    fn from(object: ObjectId) -> Value {
+        Value::Ref(object)
+    }
+}
+impl From<ClassId> for Value {
+    fn from(class: ClassId) -> Value {
+        Value::Ref(class.object)
+    }
+}
+impl From<Option<ObjectId>> for Value {
+    fn from(object: Option<ObjectId>) -> Value {
+        object.map_or(Value::Null, Value::Ref)
+    }
+}
+impl From<bool> for Value {
+    fn from(v: bool) -> Value {
+        Value::Boolean(v)
+    }
+}
+impl From<i8> for Value {
+    fn from(v: i8) -> Value {
+        Value::Byte(v)
+    }
+}
+impl From<i16> for Value {
+    fn from(v: i16) -> Value {
+        Value::Short(v)
+    }
+}
+impl From<i32> for Value {
+    fn from(v: i32) -> Value {
+        Value::Int(v)
+    }
+}
+impl From<i64> for Value {
+    fn from(v: i64) -> Value {
+        Value::Long(v)
+    }
+}
+impl From<f32> for Value {
+    fn from(v: f32) -> Value {
+        Value::Float(v)
+    }
+}
+impl From<f64> for Value {
+    fn from(v: f64) -> Value {
+        Value::Double(v)
+    }
+}
+
+impl Value {
+    fn zero(ty: FieldType) -> Value {
+        match ty {
+            FieldType::Object => Value::Null,
+            FieldType::Primitive(p) => match p {
+                PrimitiveType::Boolean => Value::Boolean(false),
+                PrimitiveType::Char => Value::Char(0),
+                PrimitiveType::Float => Value::Float(0.0),
+                PrimitiveType::Double => Value::Double(0.0),
+                PrimitiveType::Byte => Value::Byte(0),
+                PrimitiveType::Short => Value::Short(0),
+                PrimitiveType::Int => Value::Int(0),
+                PrimitiveType::Long => Value::Long(0),
+            },
+        }
+    }
+
+    fn fits(self, ty: FieldType) -> bool {
+        matches!(
+            (self, ty),
+            (Value::Null | Value::Ref(_), FieldType::Object)
+                | (Value::Boolean(_), FieldType::BOOLEAN)
+                | (Value::Char(_), FieldType::CHAR)
+                | (Value::Float(_), FieldType::FLOAT)
+                | (Value::Double(_), FieldType::DOUBLE)
+                | (Value::Byte(_), FieldType::BYTE)
+                | (Value::Short(_), FieldType::SHORT)
+                | (Value::Int(_), FieldType::INT)
+                | (Value::Long(_), FieldType::LONG)
+        )
+    }
+
+    fn encode(self, out: &mut Vec<u8>, id_size: u8) {
+        match self {
+            Value::Null => put_id(out, 0, id_size),
+            Value::Ref(object) => put_id(out, object.0, id_size),
+            Value::Boolean(v) => out.push(v as u8),
+            Value::Byte(v) => out.push(v as u8),
+            Value::Char(v) => out.extend_from_slice(&v.to_be_bytes()),
+            Value::Short(v) => out.extend_from_slice(&v.to_be_bytes()),
+            Value::Int(v) => out.extend_from_slice(&v.to_be_bytes()),
+            Value::Float(v) => out.extend_from_slice(&v.to_be_bytes()),
+            Value::Long(v) => out.extend_from_slice(&v.to_be_bytes()),
+            Value::Double(v) => out.extend_from_slice(&v.to_be_bytes()),
+        }
+    }
+}
+
+/// In which order the builder writes the objects that aren't class objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectOrder {
+    /// Ascending ids, as HotSpot writes them.
+    Ascending,
+    /// Descending ids.
+    Descending,
+    /// A pseudo-random permutation from `seed`.
+    Shuffled {
+        /// Seed of the permutation.
+        seed: u64,
+    },
+}
+
+/// How [`HeapBuilder::write_with`] lays out the dump.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DumpOptions {
+    /// Identifier size: 8 (default) or 4. Four-byte ids need a builder made by
+    /// [`HeapBuilder::with_id_size`], whose ids fit.
+    pub id_size: u8,
+    /// `JAVA PROFILE 1.0.<minor_version>`: 2 (default) or 1.
+    pub minor_version: u8,
+    /// Roots before the objects (JDK 25) instead of after them (JDK 17, default).
+    pub roots_first: bool,
+    /// Bytes per HEAP DUMP SEGMENT (default 1 MiB, as HotSpot); `None` writes a single HEAP
+    /// DUMP record instead.
+    pub segment_bytes: Option<usize>,
+    /// Cut segments at exactly `segment_bytes` even inside a sub-record (the format allows it).
+    pub split_sub_records: bool,
+    /// Order of the objects (class dumps always come first).
+    pub object_order: ObjectOrder,
+    /// Also write START THREAD records (HotSpot names threads only through THREAD OBJECT roots).
+    pub start_thread_records: bool,
+}
+
+impl Default for DumpOptions {
+    fn default() -> Self {
+        DumpOptions {
+            id_size: 8,
+            minor_version: 2,
+            roots_first: false,
+            segment_bytes: Some(1 << 20),
+            split_sub_records: false,
+            object_order: ObjectOrder::Ascending,
+            start_thread_records: false,
+        }
+    }
+}
+
+impl DumpOptions {
+    /// Layouts worth testing a reader or analysis against, for a builder with ids of `id_size`
+    /// bytes: HotSpot 17 and 25 styles, one HEAP DUMP record (1.0.1), tiny segments, segments
+    /// that split sub-records, and objects out of order.
+    pub fn variants(id_size: u8) -> Vec<DumpOptions> {
+        let base = DumpOptions { id_size, ..DumpOptions::default() };
+        vec![
+            base,
+            DumpOptions { roots_first: true, ..base },
+            DumpOptions { minor_version: 1, segment_bytes: None, ..base },
+            DumpOptions { segment_bytes: Some(64), ..base },
+            DumpOptions { segment_bytes: Some(37), split_sub_records: true, ..base },
+            DumpOptions { object_order: ObjectOrder::Descending, start_thread_records: true, ..base },
+            DumpOptions { object_order: ObjectOrder::Shuffled { seed: 7 }, roots_first: true, ..base },
+        ]
+    }
+}
+
+struct ClassDef {
+    id: u64,
+    name: String,
+    super_class: Option<usize>,
+    fields: Vec<(String, FieldType)>,
+    statics: Vec<(String, FieldType, Value)>,
+}
+
+enum ObjectData {
+    /// Values in dump order: the class's own fields, then each super class's.
+    Instance { class: usize, values: Vec<Value> },
+    ObjectArray { class: usize, elements: Vec<Option<ObjectId>> },
+    /// `data` holds the big-endian values.
+    PrimitiveArray { ty: PrimitiveType, length: u32, data: Vec<u8> },
+}
+
+struct RootDef {
+    kind: RootKind,
+    object: u64,
+    thread_serial: u32,
+}
+
+/// Builds a heap in memory and writes it as an HPROF dump. See the [module docs](self).
+///
+/// Predefined classes: `java.lang.Object`, `java.lang.Class`, `java.lang.String` (`value`:
+/// `byte[]`, `coder`: byte), `java.lang.ref.Reference` (`referent`, `queue`, `next`,
+/// `discovered`) with `WeakReference`, `SoftReference` and `PhantomReference`, and
+/// `java.lang.Thread` (`name`). Object array classes (`com.example.Item[]`) appear when first
+/// used. Methods panic on misuse (unknown field, wrong value type): they are for tests.
+pub struct HeapBuilder {
+    classes: Vec<ClassDef>,
+    classes_by_name: HashMap<String, usize>,
+    objects: Vec<(u64, ObjectData)>,
+    object_positions: HashMap<u64, usize>,
+    roots: Vec<RootDef>,
+    /// Thread object id → thread serial.
+    thread_serials: HashMap<u64, u32>,
+    threads: Vec<u64>,
+    next_id: u64,
+    system_classes_sticky: bool,
+    options: DumpOptions,
+}
+
+/// Ids are spaced like addresses of small objects.
+const ID_STEP: u64 = 16;
+
+impl Default for HeapBuilder {
+    fn default() -> Self {
+        HeapBuilder::new()
+    }
+}
+
+impl HeapBuilder {
+    /// A heap with the predefined classes and 8-byte ids above 4 GiB (as on a 64-bit JVM).
+    pub fn new() -> HeapBuilder {
+        HeapBuilder::with_id_size(8)
+    }
+
+    /// A heap whose ids fit in `id_size` bytes (4 or 8); dumps use that id size by default.
+    pub fn with_id_size(id_size: u8) -> HeapBuilder {
+        assert!(id_size == 4 || id_size == 8, "HPROF ids are 4 or 8 bytes, not {id_size}");
+        let mut h = HeapBuilder {
+            classes: Vec::new(),
+            classes_by_name: HashMap::new(),
+            objects: Vec::new(),
+            object_positions: HashMap::new(),
+            roots: Vec::new(),
+            thread_serials: HashMap::new(),
+            threads: Vec::new(),
+            next_id: if id_size == 8 { 0x7_f000_0000 } else { 0x1000_0000 },
+            system_classes_sticky: false,
+            options: DumpOptions { id_size, ..DumpOptions::default() },
+        };
+        let object = h.class("java.lang.Object", None, &[]);
+        h.class("java.lang.Class", Some(object), &[]);
+        h.class("java.lang.String", Some(object), &[("value", FieldType::Object), ("coder", FieldType::BYTE)]);
+        let reference = h.class(
+            "java.lang.ref.Reference",
+            Some(object),
+            &[
+                ("referent", FieldType::Object),
+                ("queue", FieldType::Object),
+                ("next", FieldType::Object),
+                ("discovered", FieldType::Object),
+            ],
+        );
+        for kind in ["Weak", "Soft", "Phantom"] {
+            h.class(&format!("java.lang.ref.{kind}Reference"), Some(reference), &[]);
+        }
+        h.class("java.lang.Thread", Some(object), &[("name", FieldType::Object)]);
+        h
+    }
+
+    /// Sets how [`write`](Self::write) and [`build`](Self::build) lay out the dump.
+    pub fn set_dump_options(&mut self, options: DumpOptions) -> &mut Self {
+        self.options = options;
+        self
+    }
+
+    fn new_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += ID_STEP;
+        id
+    }
+
+    /// Declares a class with its own instance fields (in dump order). `super_class: None` makes
+    /// a root class like `java.lang.Object`.
+    pub fn class(&mut self, name: &str, super_class: Option<ClassId>, fields: &[(&str, FieldType)]) -> ClassId {
+        let id = self.new_id();
+        let index = self.classes.len();
+        self.classes.push(ClassDef {
+            id,
+            name: name.to_string(),
+            super_class: super_class.map(|c| c.index),
+            fields: fields.iter().map(|&(n, ty)| (n.to_string(), ty)).collect(),
+            statics: Vec::new(),
+        });
+        self.classes_by_name.entry(name.to_string()).or_insert(index);
+        ClassId { index, object: ObjectId(id) }
+    }
+
+    /// The first class declared with this Java name.
+    pub fn find_class(&self, name: &str) -> Option<ClassId> {
+        self.classes_by_name.get(name).map(|&index| self.class_id(index))
+    }
+
+    /// The first class declared with this Java name.
+    ///
+    /// # Panics
+    ///
+    /// If there is none.
+    pub fn class_named(&self, name: &str) -> ClassId {
+        self.find_class(name).unwrap_or_else(|| panic!("no class named {name}"))
+    }
+
+    fn class_id(&self, index: usize) -> ClassId {
+        ClassId { index, object: ObjectId(self.classes[index].id) }
+    }
+
+    /// Declares a static field (null or zero until [`set_static`](Self::set_static)).
+    pub fn static_field(&mut self, class: ClassId, name: &str, ty: FieldType) {
+        self.classes[class.index].statics.push((name.to_string(), ty, Value::zero(ty)));
+    }
+
+    /// Sets a static field declared by `class`.
+    pub fn set_static(&mut self, class: ClassId, name: &str, value: impl Into<Value>) {
+        let value = value.into();
+        let def = &mut self.classes[class.index];
+        let Some(slot) = def.statics.iter_mut().find(|(n, _, _)| n == name) else {
+            panic!("class {} declares no static field {name}", def.name)
+        };
+        assert!(value.fits(slot.1), "static {}.{name} is {:?}, got {value:?}", def.name, slot.1);
+        slot.2 = value;
+    }
+
+    /// Fields of an instance of `class`, in dump order: (declaring class, name, type).
+    fn instance_slots(&self, class: usize) -> Vec<(usize, &str, FieldType)> {
+        let mut slots = Vec::new();
+        let mut current = Some(class);
+        while let Some(c) = current {
+            slots.extend(self.classes[c].fields.iter().map(|(name, ty)| (c, name.as_str(), *ty)));
+            current = self.classes[c].super_class;
+        }
+        slots
+    }
+
+    /// A new instance of `class`; fields not named are null or zero. Names are looked up in the
+    /// class first, then its super classes.
+    pub fn instance(&mut self, class: ClassId, fields: &[(&str, Value)]) -> ObjectId {
+        let values = self.instance_slots(class.index).into_iter().map(|(_, _, ty)| Value::zero(ty)).collect();
+        let id = self.push_object(ObjectData::Instance { class: class.index, values });
+        for &(name, value) in fields {
+            self.set_field(id, name, value);
+        }
+        id
+    }
+
+    fn push_object(&mut self, data: ObjectData) -> ObjectId {
+        let id = self.new_id();
+        self.object_positions.insert(id, self.objects.len());
+        self.objects.push((id, data));
+        ObjectId(id)
+    }
+
+    fn object_mut(&mut self, object: ObjectId) -> &mut ObjectData {
+        let position = *self
+            .object_positions
+            .get(&object.0)
+            .unwrap_or_else(|| panic!("0x{:x} is not an instance or array of this builder", object.0));
+        &mut self.objects[position].1
+    }
+
+    /// Sets an instance field (declared by the object's class or a super class), e.g. to close
+    /// a cycle.
+    pub fn set_field(&mut self, object: ObjectId, name: &str, value: impl Into<Value>) {
+        let value = value.into();
+        let class = match self.object_mut(object) {
+            ObjectData::Instance { class, .. } => *class,
+            _ => panic!("0x{:x} is not an instance", object.0),
+        };
+        let slots = self.instance_slots(class);
+        let Some(position) = slots.iter().position(|&(_, n, _)| n == name) else {
+            panic!("{} has no field {name}", self.classes[class].name)
+        };
+        let ty = slots[position].2;
+        assert!(value.fits(ty), "field {}.{name} is {ty:?}, got {value:?}", self.classes[class].name);
+        if let ObjectData::Instance { values, .. } = self.object_mut(object) {
+            values[position] = value;
+        }
+    }
+
+    /// The array class named `name` (`com.example.Item[]`), declared on first use with
+    /// `java.lang.Object` as super class, like HotSpot's array class dumps.
+    pub fn array_class(&mut self, name: &str) -> ClassId {
+        assert!(name.ends_with("[]"), "{name} is not an array class name");
+        if let Some(class) = self.find_class(name) {
+            return class;
+        }
+        let object = self.class_named("java.lang.Object");
+        self.class(name, Some(object), &[])
+    }
+
+    /// An object array of class `array_class` (`java.lang.Object[]`); `None` entries are null.
+    pub fn object_array(&mut self, array_class: &str, elements: &[Option<ObjectId>]) -> ObjectId {
+        let class = self.array_class(array_class).index;
+        self.push_object(ObjectData::ObjectArray { class, elements: elements.to_vec() })
+    }
+
+    /// Sets one element of an object array.
+    pub fn set_element(&mut self, array: ObjectId, index: usize, element: Option<ObjectId>) {
+        match self.object_mut(array) {
+            ObjectData::ObjectArray { elements, .. } => elements[index] = element,
+            _ => panic!("0x{:x} is not an object array", array.0),
+        }
+    }
+
+    /// A zero-filled primitive array.
+    pub fn primitive_array(&mut self, ty: PrimitiveType, length: u32) -> ObjectId {
+        let data = vec![0; length as usize * ty.size() as usize];
+        self.push_object(ObjectData::PrimitiveArray { ty, length, data })
+    }
+
+    /// A `byte[]` with these contents.
+    pub fn byte_array(&mut self, bytes: &[u8]) -> ObjectId {
+        let length = bytes.len() as u32;
+        self.push_object(ObjectData::PrimitiveArray { ty: PrimitiveType::Byte, length, data: bytes.to_vec() })
+    }
+
+    /// An `int[]` with these contents.
+    pub fn int_array(&mut self, values: &[i32]) -> ObjectId {
+        let data = values.iter().flat_map(|v| v.to_be_bytes()).collect();
+        self.push_object(ObjectData::PrimitiveArray { ty: PrimitiveType::Int, length: values.len() as u32, data })
+    }
+
+    /// A `java.lang.String` and its `byte[]` value, encoded as JDK 9+ does: Latin-1 (coder 0)
+    /// when every character fits, else UTF-16 (coder 1, little-endian like x86 JVMs).
+    pub fn string(&mut self, text: &str) -> ObjectId {
+        let latin1: Option<Vec<u8>> = text.chars().map(|c| u8::try_from(c as u32).ok()).collect();
+        let (bytes, coder) = match latin1 {
+            Some(bytes) => (bytes, 0),
+            None => (text.encode_utf16().flat_map(u16::to_le_bytes).collect(), 1),
+        };
+        let value = self.byte_array(&bytes);
+        let string = self.class_named("java.lang.String");
+        self.instance(string, &[("value", value.into()), ("coder", Value::Byte(coder))])
+    }
+
+    /// A GC root. Roots that belong to a thread's stack get thread serial 0 (unknown); use
+    /// [`thread_root`](Self::thread_root) to name the thread.
+    pub fn root(&mut self, kind: RootKind, object: impl Into<ObjectId>) {
+        self.roots.push(RootDef { kind, object: object.into().0, thread_serial: 0 });
+    }
+
+    /// Registers a thread object with a THREAD OBJECT root (once) and returns its serial.
+    pub fn thread(&mut self, thread: ObjectId) -> u32 {
+        if let Some(&serial) = self.thread_serials.get(&thread.0) {
+            return serial;
+        }
+        let serial = self.threads.len() as u32 + 1;
+        self.threads.push(thread.0);
+        self.thread_serials.insert(thread.0, serial);
+        self.roots.push(RootDef { kind: RootKind::ThreadObject, object: thread.0, thread_serial: serial });
+        serial
+    }
+
+    /// A `java.lang.Thread` named `name`, registered as a thread.
+    pub fn thread_named(&mut self, name: &str) -> ObjectId {
+        let name = self.string(name);
+        let class = self.class_named("java.lang.Thread");
+        let thread = self.instance(class, &[("name", name.into())]);
+        self.thread(thread);
+        thread
+    }
+
+    /// A local variable of a Java frame of `thread` (registered if it wasn't).
+    pub fn frame_local(&mut self, object: ObjectId, thread: ObjectId) {
+        self.thread_root(RootKind::JavaFrame, object, thread);
+    }
+
+    /// A root on `thread`'s stack (`JavaFrame`, `JniLocal`, `NativeStack`, `ThreadBlock`,
+    /// `JniMonitor`), with the thread's serial.
+    pub fn thread_root(&mut self, kind: RootKind, object: ObjectId, thread: ObjectId) {
+        let thread_serial = self.thread(thread);
+        self.roots.push(RootDef { kind, object: object.0, thread_serial });
+    }
+
+    /// Makes every class in `java.`, `javax.`, `jdk.` and `sun.` (those declared so far and
+    /// later) a sticky-class root, as the boot class loader's classes are in HotSpot dumps.
+    pub fn make_system_classes_sticky(&mut self) {
+        self.system_classes_sticky = true;
+    }
+
+    /// The dump, laid out by the options set with [`set_dump_options`](Self::set_dump_options).
+    pub fn write(&self) -> Vec<u8> {
+        self.write_with(&self.options)
+    }
+
+    /// Writes the dump with the given layout.
+    ///
+    /// # Panics
+    ///
+    /// If `options.id_size` is 4 and an id doesn't fit (use [`HeapBuilder::with_id_size`]).
+    pub fn write_with(&self, options: &DumpOptions) -> Vec<u8> {
+        let id_size = options.id_size;
+        assert!(
+            id_size == 8 || self.next_id <= u32::MAX as u64,
+            "this builder's ids don't fit {id_size} bytes: make it with HeapBuilder::with_id_size({id_size})"
+        );
+        let mut out = HprofWriter::new(options.minor_version, id_size);
+        let mut strings = StringTable::default();
+
+        for (serial, class) in (1..).zip(&self.classes) {
+            let name_id = strings.id(&mut out, &format::jvm_class_name(&class.name));
+            out.load_class(serial, class.id, name_id);
+        }
+        for (serial, &thread) in (1..).zip(&self.threads) {
+            out.empty_stack_trace(serial, serial);
+            if options.start_thread_records {
+                let name_id = strings.id(&mut out, &format!("thread-{serial}"));
+                out.start_thread(serial, thread, name_id);
+            }
+        }
+
+        let mut heap = SubRecords::new(id_size);
+        if options.roots_first {
+            self.write_roots(&mut heap);
+        }
+        for (index, class) in self.classes.iter().enumerate() {
+            let super_id = class.super_class.map_or(0, |s| self.classes[s].id);
+            let statics: Vec<_> = class
+                .statics
+                .iter()
+                .map(|(name, ty, value)| {
+                    let mut encoded = Vec::new();
+                    value.encode(&mut encoded, id_size);
+                    (strings.id(&mut out, name), *ty, encoded)
+                })
+                .collect();
+            let fields: Vec<_> = class.fields.iter().map(|(name, ty)| (strings.id(&mut out, name), *ty)).collect();
+            let instance_size = self
+                .instance_slots(index)
+                .iter()
+                .map(|&(_, _, ty)| format::field_size(ty, id_size) as u32)
+                .sum();
+            heap.class_dump(class.id, super_id, instance_size, &statics, &fields);
+        }
+        for &(id, ref data) in self.ordered_objects(options.object_order) {
+            match data {
+                ObjectData::Instance { class, values } => {
+                    let mut field_bytes = Vec::new();
+                    for value in values {
+                        value.encode(&mut field_bytes, id_size);
+                    }
+                    heap.instance(id, self.classes[*class].id, &field_bytes);
+                }
+                ObjectData::ObjectArray { class, elements } => {
+                    let elements: Vec<u64> = elements.iter().map(|e| e.map_or(0, |o| o.0)).collect();
+                    heap.object_array(id, self.classes[*class].id, &elements);
+                }
+                ObjectData::PrimitiveArray { ty, length, data } => heap.primitive_array(id, *ty, *length, data),
+            }
+        }
+        if !options.roots_first {
+            self.write_roots(&mut heap);
+        }
+        let segmenting = match options.segment_bytes {
+            None => Segmenting::SingleHeapDump,
+            Some(max_bytes) => Segmenting::Segments { max_bytes, split_sub_records: options.split_sub_records },
+        };
+        out.heap(&heap, segmenting);
+        out.finish()
+    }
+
+    fn write_roots(&self, heap: &mut SubRecords) {
+        if self.system_classes_sticky {
+            let system = ["java.", "javax.", "jdk.", "sun."];
+            for class in &self.classes {
+                if system.iter().any(|prefix| class.name.starts_with(prefix)) {
+                    heap.root(RootKind::StickyClass, class.id, 0);
+                }
+            }
+        }
+        for root in &self.roots {
+            heap.root(root.kind, root.object, root.thread_serial);
+        }
+    }
+
+    fn ordered_objects(&self, order: ObjectOrder) -> Vec<&(u64, ObjectData)> {
+        // Objects are created with ascending ids.
+        let mut objects: Vec<_> = self.objects.iter().collect();
+        match order {
+            ObjectOrder::Ascending => {}
+            ObjectOrder::Descending => objects.reverse(),
+            ObjectOrder::Shuffled { seed } => {
+                let mut state = seed | 1;
+                for i in (1..objects.len()).rev() {
+                    // xorshift64: enough to scramble the order, reproducibly.
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    objects.swap(i, (state % (i as u64 + 1)) as usize);
+                }
+            }
+        }
+        objects
+    }
+
+    /// Writes the dump and reads it back.
+    ///
+    /// # Panics
+    ///
+    /// If the reader rejects the dump (a reader bug, since the builder writes valid dumps).
+    pub fn build(&self) -> HeapGraph {
+        self.build_with(&self.options)
+    }
+
+    /// Writes the dump with the given layout and reads it back.
+    ///
+    /// # Panics
+    ///
+    /// As [`build`](Self::build).
+    pub fn build_with(&self, options: &DumpOptions) -> HeapGraph {
+        HeapGraph::from_bytes(self.write_with(options))
+            .unwrap_or_else(|e| panic!("the reader rejected a builder dump ({options:?}): {e}"))
+    }
+}
+
+/// STRING records, written once per distinct text.
+#[derive(Default)]
+struct StringTable {
+    ids: HashMap<String, u64>,
+}
+
+impl StringTable {
+    fn id(&mut self, out: &mut HprofWriter, text: &str) -> u64 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        // String ids are their own name space; small numbers keep them apart from object ids.
+        let id = self.ids.len() as u64 + 1;
+        debug_assert!(out.id_size() == 8 || id <= u32::MAX as u64);
+        out.string(id, text);
+        self.ids.insert(text.to_string(), id);
+        id
+    }
+}

@@ -1,0 +1,417 @@
+//! The two per-object arrays that dominate the model's memory, in compact forms: the sorted id
+//! array with its bucket directory, and the record offsets as 32-bit deltas.
+
+/// Sorted object ids, and the map back from id to dense index.
+///
+/// References are followed by id, so `index_of` runs once per edge of every traversal: it is
+/// the hottest lookup of the whole tool. Ids are object addresses, aligned and clustered (heap
+/// regions, the CDS archive at the top of the heap), so the usual lookup is a bitmap of the
+/// address space with one bit per aligned slot, stored in 64-byte lines that carry their own
+/// rank counts: one cache line answers whether an id exists and which index it has. Pages of
+/// the address space without objects cost 4 bytes. When the ids are spread too thinly for that
+/// to pay (corrupt or unusual dumps), a directory over the sorted ids takes over.
+pub(crate) struct IdIndex {
+    /// Strictly ascending; `index → id`.
+    ids: Vec<u64>,
+    lookup: Lookup,
+}
+
+enum Lookup {
+    Bitmap(RankBitmap),
+    Directory(Directory),
+}
+
+impl IdIndex {
+    /// Builds the lookup over `ids`, which must be strictly ascending.
+    pub(crate) fn new(ids: Vec<u64>) -> IdIndex {
+        debug_assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        let lookup = match RankBitmap::new(&ids) {
+            Some(bitmap) => Lookup::Bitmap(bitmap),
+            None => Lookup::Directory(Directory::new(&ids)),
+        };
+        IdIndex { ids, lookup }
+    }
+
+    /// The same, always with the directory (to test it).
+    #[cfg(test)]
+    fn with_directory(ids: Vec<u64>) -> IdIndex {
+        let lookup = Lookup::Directory(Directory::new(&ids));
+        IdIndex { ids, lookup }
+    }
+
+    /// The dense index of `id`, if an object has it.
+    #[inline(always)]
+    pub(crate) fn index_of(&self, id: u64) -> Option<u32> {
+        match &self.lookup {
+            Lookup::Bitmap(bitmap) => bitmap.rank_of(id),
+            Lookup::Directory(directory) => directory.index_of(&self.ids, id),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn id(&self, index: u32) -> u64 {
+        self.ids[index as usize]
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let lookup = match &self.lookup {
+            Lookup::Bitmap(bitmap) => bitmap.heap_bytes(),
+            Lookup::Directory(directory) => directory.heap_bytes(),
+        };
+        self.ids.capacity() * 8 + lookup
+    }
+}
+
+/// 64 bytes: six bitmap words and the rank (number of set bits before) of each word.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Line {
+    /// Set bits before this line.
+    base_rank: u32,
+    /// Set bits before each word, counted from the start of the line.
+    word_ranks: [u16; WORDS_PER_LINE],
+    words: [u64; WORDS_PER_LINE],
+}
+
+const WORDS_PER_LINE: usize = 6;
+const BITS_PER_LINE: usize = WORDS_PER_LINE * 64;
+/// Slots per page: 8192 (64 KiB of address space at 8-byte alignment). Small enough that the
+/// gaps between heap regions cost only page-table entries, large enough for a small table.
+const PAGE_BITS_LOG2: u32 = 13;
+const PAGE_BITS: usize = 1 << PAGE_BITS_LOG2;
+const LINES_PER_PAGE: usize = PAGE_BITS.div_ceil(BITS_PER_LINE);
+/// Page-table entry of a page without objects.
+const EMPTY_PAGE: u32 = u32::MAX;
+
+/// The bitmap-with-ranks lookup of [`IdIndex`].
+struct RankBitmap {
+    min: u64,
+    /// `max - min`.
+    span: u64,
+    /// Every `id - min` is a multiple of `1 << align_shift`.
+    align_shift: u32,
+    /// Page number → index of the page's first line, or [`EMPTY_PAGE`].
+    pages: Vec<u32>,
+    lines: Vec<Line>,
+}
+
+impl RankBitmap {
+    /// `None` when the bitmap would take more than [`BITMAP_BUDGET_PER_ID`] bytes per id.
+    fn new(ids: &[u64]) -> Option<RankBitmap> {
+        let (&min, &max) = (ids.first()?, ids.last()?);
+        let span = max - min;
+        let spread = ids.iter().fold(0, |acc, &id| acc | (id - min));
+        let align_shift = if spread == 0 { 0 } else { spread.trailing_zeros() };
+        let page_count = (span >> align_shift >> PAGE_BITS_LOG2) + 1;
+        // Count the pages that hold ids before allocating anything sized by the span.
+        let mut used_pages = 0u64;
+        let mut last_page = u64::MAX;
+        for &id in ids {
+            let page = (id - min) >> align_shift >> PAGE_BITS_LOG2;
+            if page != last_page {
+                used_pages += 1;
+                last_page = page;
+            }
+        }
+        let bytes = page_count * 4 + used_pages * (LINES_PER_PAGE * std::mem::size_of::<Line>()) as u64;
+        if bytes > BITMAP_BUDGET_PER_ID * ids.len() as u64 + BITMAP_BUDGET_FLOOR {
+            return None;
+        }
+
+        let mut pages = vec![EMPTY_PAGE; page_count as usize];
+        let mut lines: Vec<Line> = Vec::with_capacity(used_pages as usize * LINES_PER_PAGE);
+        for &id in ids {
+            let slot = ((id - min) >> align_shift) as usize;
+            let page = &mut pages[slot >> PAGE_BITS_LOG2];
+            if *page == EMPTY_PAGE {
+                *page = lines.len() as u32;
+                lines.resize(lines.len() + LINES_PER_PAGE, Line::default());
+            }
+            let bit = slot & (PAGE_BITS - 1);
+            let line = &mut lines[*page as usize + bit / BITS_PER_LINE];
+            line.words[(bit % BITS_PER_LINE) / 64] |= 1 << (bit % 64);
+        }
+        let mut rank = 0u32;
+        for line in &mut lines {
+            line.base_rank = rank;
+            let mut within = 0u16;
+            for (word_rank, word) in line.word_ranks.iter_mut().zip(line.words) {
+                *word_rank = within;
+                within += word.count_ones() as u16;
+            }
+            rank += within as u32;
+        }
+        Some(RankBitmap { min, span, align_shift, pages, lines })
+    }
+
+    #[inline(always)]
+    fn rank_of(&self, id: u64) -> Option<u32> {
+        // Ids below `min` wrap around to huge values and fail the span test too.
+        let relative = id.wrapping_sub(self.min);
+        if relative > self.span || relative & ((1 << self.align_shift) - 1) != 0 {
+            return None;
+        }
+        let slot = (relative >> self.align_shift) as usize;
+        let first_line = *self.pages.get(slot >> PAGE_BITS_LOG2)?;
+        if first_line == EMPTY_PAGE {
+            return None;
+        }
+        let bit = slot & (PAGE_BITS - 1);
+        let line = self.lines.get(first_line as usize + bit / BITS_PER_LINE)?;
+        let word_index = (bit % BITS_PER_LINE) / 64;
+        let word = line.words[word_index];
+        let mask = 1u64 << (bit % 64);
+        if word & mask == 0 {
+            return None;
+        }
+        Some(line.base_rank + line.word_ranks[word_index] as u32 + (word & (mask - 1)).count_ones())
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.pages.capacity() * 4 + self.lines.capacity() * std::mem::size_of::<Line>()
+    }
+}
+
+/// Largest bitmap, in bytes per id (plus a floor for small heaps), before the directory takes
+/// over: live heaps of 64-bit JVMs measure about 0.6.
+const BITMAP_BUDGET_PER_ID: u64 = 4;
+const BITMAP_BUDGET_FLOOR: u64 = 1 << 16;
+
+/// The fallback lookup: buckets over the id range, each pointing at its first id in the sorted
+/// array, then a short search.
+struct Directory {
+    min: u64,
+    /// `max - min`.
+    span: u64,
+    /// Bucket of an id: `(id - min) >> shift`.
+    shift: u32,
+    /// `bucket_starts[b]` = index of the first id in bucket `b` or later; one extra entry at
+    /// the end holds `ids.len()`.
+    bucket_starts: Vec<u32>,
+}
+
+/// Average ids per bucket when ids are spread evenly: a directory entry (4 bytes) per four
+/// objects costs 1 byte per object and keeps the search within a bucket short.
+const IDS_PER_BUCKET: usize = 4;
+
+impl Directory {
+    fn new(ids: &[u64]) -> Directory {
+        let (Some(&min), Some(&max)) = (ids.first(), ids.last()) else {
+            return Directory { min: 1, span: 0, shift: 0, bucket_starts: vec![0, 0] };
+        };
+        let span = max - min;
+        let target_buckets = (ids.len() / IDS_PER_BUCKET).max(1) as u64;
+        // Capped so `>> shift` stays defined; a span near 2^64 then gets two buckets.
+        let mut shift = 0;
+        while shift < 63 && (span >> shift) >= target_buckets {
+            shift += 1;
+        }
+        let buckets = (span >> shift) as usize + 1;
+        let mut bucket_starts = Vec::with_capacity(buckets + 1);
+        for (index, &id) in ids.iter().enumerate() {
+            let bucket = ((id - min) >> shift) as usize;
+            while bucket_starts.len() <= bucket {
+                bucket_starts.push(index as u32);
+            }
+        }
+        bucket_starts.resize(buckets + 1, ids.len() as u32);
+        Directory { min, span, shift, bucket_starts }
+    }
+
+    #[inline(always)]
+    fn index_of(&self, ids: &[u64], id: u64) -> Option<u32> {
+        let relative = id.wrapping_sub(self.min);
+        if relative > self.span {
+            return None;
+        }
+        let bucket = (relative >> self.shift) as usize;
+        let start = *self.bucket_starts.get(bucket)? as usize;
+        let end = *self.bucket_starts.get(bucket + 1)? as usize;
+        let candidates = ids.get(start..end)?;
+        candidates.binary_search(&id).ok().map(|i| (start + i) as u32)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.bucket_starts.capacity() * 4
+    }
+}
+
+/// Record offsets (u64) stored as a u32 delta per object from a u64 base per block of
+/// [`OFFSET_BLOCK`] objects: 4.1 bytes per object instead of 8. Objects of a block are
+/// neighbours in the dump, so their deltas fit; one that doesn't (a block spanning more than
+/// 4 GiB: huge arrays, or objects stored far out of address order) goes to a side list.
+pub(crate) struct RecordOffsets {
+    block_bases: Vec<u64>,
+    deltas: Vec<u32>,
+    /// (object index, offset) of objects whose delta doesn't fit, sorted by index.
+    far: Vec<(u32, u64)>,
+}
+
+const OFFSET_BLOCK_SHIFT: u32 = 6;
+/// Objects per block: small enough that blocks rarely span 4 GiB, large enough that the bases
+/// cost an eighth of a byte per object.
+const OFFSET_BLOCK: usize = 1 << OFFSET_BLOCK_SHIFT;
+/// Delta marking an offset kept in [`RecordOffsets::far`].
+const FAR: u32 = u32::MAX;
+
+/// Builds [`RecordOffsets`] from offsets pushed in object index order, a block at a time, so
+/// no full-width copy of the offsets ever exists.
+pub(crate) struct RecordOffsetsBuilder {
+    offsets: RecordOffsets,
+    block: Vec<u64>,
+}
+
+impl RecordOffsetsBuilder {
+    pub(crate) fn with_capacity(objects: usize) -> RecordOffsetsBuilder {
+        RecordOffsetsBuilder {
+            offsets: RecordOffsets {
+                block_bases: Vec::with_capacity(objects.div_ceil(OFFSET_BLOCK)),
+                deltas: Vec::with_capacity(objects),
+                far: Vec::new(),
+            },
+            block: Vec::with_capacity(OFFSET_BLOCK),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, offset: u64) {
+        self.block.push(offset);
+        if self.block.len() == OFFSET_BLOCK {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        let Some(&base) = self.block.iter().min() else { return };
+        let offsets = &mut self.offsets;
+        offsets.block_bases.push(base);
+        for &offset in &self.block {
+            let delta = offset - base;
+            if delta < FAR as u64 {
+                offsets.deltas.push(delta as u32);
+            } else {
+                offsets.far.push((offsets.deltas.len() as u32, offset));
+                offsets.deltas.push(FAR);
+            }
+        }
+        self.block.clear();
+    }
+
+    pub(crate) fn finish(mut self) -> RecordOffsets {
+        self.flush();
+        self.offsets
+    }
+}
+
+impl RecordOffsets {
+    #[cfg(test)]
+    fn new(offsets: &[u64]) -> RecordOffsets {
+        let mut builder = RecordOffsetsBuilder::with_capacity(offsets.len());
+        for &offset in offsets {
+            builder.push(offset);
+        }
+        builder.finish()
+    }
+
+    #[inline(always)]
+    pub(crate) fn get(&self, index: u32) -> u64 {
+        let delta = self.deltas[index as usize];
+        if delta != FAR {
+            self.block_bases[(index >> OFFSET_BLOCK_SHIFT) as usize] + delta as u64
+        } else {
+            self.far_offset(index)
+        }
+    }
+
+    #[cold]
+    fn far_offset(&self, index: u32) -> u64 {
+        match self.far.binary_search_by_key(&index, |&(i, _)| i) {
+            Ok(position) => self.far[position].1,
+            // Unreachable by construction; an offset past every byte makes readers see nothing.
+            Err(_) => u64::MAX,
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.block_bases.capacity() * 8 + self.deltas.capacity() * 4 + self.far.capacity() * 16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both lookups of `ids`, with which one `IdIndex::new` chose.
+    fn both_lookups(ids: &[u64]) -> [(IdIndex, &'static str); 2] {
+        let chosen = IdIndex::new(ids.to_vec());
+        let name = if matches!(chosen.lookup, Lookup::Bitmap(_)) { "bitmap" } else { "directory" };
+        [(chosen, name), (IdIndex::with_directory(ids.to_vec()), "directory")]
+    }
+
+    fn assert_finds_exactly(ids: &[u64], probes: &[u64]) {
+        for (index, lookup) in both_lookups(ids) {
+            for (i, &id) in ids.iter().enumerate() {
+                assert_eq!(index.index_of(id), Some(i as u32), "{lookup}: id {id:x}");
+                assert_eq!(index.id(i as u32), id);
+            }
+            for &probe in probes {
+                assert_eq!(index.index_of(probe), ids.binary_search(&probe).ok().map(|i| i as u32), "{lookup}: {probe:x}");
+            }
+        }
+    }
+
+    #[test]
+    fn id_index_finds_every_id_and_nothing_else() {
+        // Dense clusters far apart, like heap regions and the CDS archive.
+        let mut ids: Vec<u64> = (0..10_000u64).map(|i| 0xc000_0000 + i * 64 + (i % 7) * 8).collect();
+        ids.extend((0..3000u64).map(|i| 0xd000_0000 + i * 24));
+        ids.extend((0..100u64).map(|i| 0xfff0_0000 + i * 16));
+        assert!(matches!(IdIndex::new(ids.clone()).lookup, Lookup::Bitmap(_)));
+        let mut probes: Vec<u64> = ids.iter().flat_map(|&id| [id - 8, id + 4, id + 8, id + 1]).collect();
+        probes.extend([0, 0xbfff_fff8, 0xc000_0000 + 640_000 * 2, u64::MAX, 0x1_0000_0000]);
+        assert_finds_exactly(&ids, &probes);
+    }
+
+    #[test]
+    fn id_index_handles_tiny_sparse_and_unaligned_sets() {
+        assert_finds_exactly(&[], &[0, 1, u64::MAX]);
+        assert_finds_exactly(&[42], &[41, 43, 0]);
+        assert_finds_exactly(&[1, u64::MAX], &[0, 2, u64::MAX - 1]);
+        // Unaligned ids, and ids spread so thinly that only the directory fits the budget.
+        let odd: Vec<u64> = (0..5000u64).map(|i| 1001 + i * 3).collect();
+        assert_finds_exactly(&odd, &[1000, 1002, 1004, 20_000]);
+        let sparse: Vec<u64> = (0..5000u64).map(|i| i * ((1 << 40) + 8)).collect();
+        assert!(matches!(IdIndex::new(sparse.clone()).lookup, Lookup::Directory(_)));
+        assert_finds_exactly(&sparse, &[1, (3 << 40) + 16, u64::MAX]);
+        // Perfectly aligned ids far apart are dense in units of their alignment.
+        let aligned: Vec<u64> = (0..5000u64).map(|i| i << 40).collect();
+        assert!(matches!(IdIndex::new(aligned.clone()).lookup, Lookup::Bitmap(_)));
+        assert_finds_exactly(&aligned, &[1, (3 << 40) + 8, u64::MAX]);
+    }
+
+    #[test]
+    fn bitmap_stays_within_its_budget() {
+        let ids: Vec<u64> = (0..100_000u64).map(|i| 0x7_0000_0000 + i * 32).collect();
+        let index = IdIndex::new(ids);
+        assert!(matches!(index.lookup, Lookup::Bitmap(_)));
+        let lookup_bytes = index.heap_bytes() - 100_000 * 8;
+        assert!(lookup_bytes < 100_000, "{lookup_bytes} bytes for 100k ids");
+    }
+
+    #[test]
+    fn record_offsets_round_trip_including_far_ones() {
+        let mut offsets: Vec<u64> = (0..1000u64).map(|i| 100 + i * 40).collect();
+        // A block that spans more than 4 GiB, and descending order inside a block.
+        offsets[130] = 9 << 32;
+        offsets[131] = (9 << 32) - 8;
+        offsets.extend((0..70u64).rev().map(|i| (20 << 32) + i * 16));
+        let compact = RecordOffsets::new(&offsets);
+        for (i, &offset) in offsets.iter().enumerate() {
+            assert_eq!(compact.get(i as u32), offset, "offset {i}");
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! The HPROF heap dump reader: turns a dump (memory-mapped, never copied) into a
+//! [`HeapGraph`](crate::heap::HeapGraph).
+//!
+//! Reading takes four passes, each chosen for what the format guarantees:
+//! 1. top-level records (strings, LOAD CLASS, START THREAD, where heap dump segments are);
+//! 2. every heap dump sub-record in order, since only walking them finds where each starts:
+//!    class dumps and roots are kept, instances and arrays only counted in runs of ~1 MiB;
+//! 3. the runs, in parallel: id, class and record offset of every object;
+//! 4. ordering by id (HotSpot writes objects in address order, so this is mostly a check and a
+//!    merge of the class objects, which come first in the dump).
+//!
+//! References are not extracted: the graph decodes them from the mapped records on demand.
+//! Supported: `JAVA PROFILE 1.0.1/1.0.2/1.0.3`, 4- and 8-byte ids, HotSpot and Android root
+//! kinds, HEAP DUMP and HEAP DUMP SEGMENT records, dumps over 4 GiB, up to 2^32-1 objects, and
+//! sub-records split across segments (copied together). Corrupt input gives an [`HprofError`]
+//! naming the offset, never a panic.
+
+mod classes;
+mod error;
+pub(crate) mod format;
+mod id_map;
+mod index;
+mod measure;
+pub(crate) mod records;
+mod scan;
+pub(crate) mod writer;
+
+#[cfg(test)]
+mod jvm_tests;
+#[cfg(test)]
+mod tests;
+
+pub use error::HprofError;
+pub use measure::{measure_parse_and_walk, walk_from_roots, ParseMeasurement};
+
+use crate::heap::graph::DumpBytes;
+use crate::heap::storage::IdIndex;
+use crate::heap::{HeapGraph, ObjectIndex, Root, RootKind};
+use records::{Id4, Id8, IdWidth};
+use scan::{HeapScan, TopLevel};
+
+/// Reads a whole dump into a graph.
+pub(crate) fn read_graph(bytes: DumpBytes) -> Result<HeapGraph, HprofError> {
+    let header = scan::read_header(bytes.as_slice())?;
+    if header.id_size == 8 {
+        read_graph_with::<Id8>(bytes, header)
+    } else {
+        read_graph_with::<Id4>(bytes, header)
+    }
+}
+
+fn read_graph_with<W: IdWidth>(bytes: DumpBytes, header: scan::Header) -> Result<HeapGraph, HprofError> {
+    let data = bytes.as_slice();
+    let t = std::time::Instant::now();
+    let top = scan::scan_top_level(data, header)?;
+    eprintln!("T top {:?} strings {}", t.elapsed(), top.strings.len());
+    let scan = scan::scan_heap::<W>(data, &top.segments)?;
+    eprintln!("T scan {:?}", t.elapsed());
+    let mut classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size)?;
+    eprintln!("T classes {:?}", t.elapsed());
+    let columns = index::index_objects::<W>(data, &scan, &classes)?;
+    eprintln!("T index {:?}", t.elapsed());
+    let ids = IdIndex::new(columns.ids);
+    eprintln!("T idindex {:?}", t.elapsed());
+    for (info, dump) in classes.infos.iter_mut().zip(&scan.class_dumps) {
+        info.object = ids.index_of(dump.class_id);
+    }
+    let roots = resolve_roots(&ids, &top, &scan);
+
+    let mut class_names = std::collections::HashMap::with_capacity(classes.infos.len());
+    for (index, info) in classes.infos.iter().enumerate() {
+        class_names.entry(info.name.clone()).or_insert(index as u32);
+    }
+    let HeapScan { spliced, .. } = scan;
+    eprintln!("T end {:?}", t.elapsed());
+    let mut class_words = columns.class_words;
+    class_words.shrink_to_fit();
+    Ok(HeapGraph {
+        bytes,
+        spliced,
+        id_size: header.id_size,
+        ids,
+        offsets: columns.offsets,
+        class_words,
+        classes: classes.infos,
+        layouts: classes.layouts,
+        instance_slots: classes.instance_slots,
+        static_value_pos: classes.static_value_pos,
+        class_names,
+        java_lang_class: classes.java_lang_class,
+        roots,
+    })
+}
+
+/// Maps root ids to objects (dropping roots whose object has no record) and stack roots'
+/// thread serials to thread objects.
+fn resolve_roots(ids: &IdIndex, top: &TopLevel, scan: &HeapScan) -> Vec<Root> {
+    let mut thread_by_serial: id_map::IdMap<ObjectIndex> = Default::default();
+    // THREAD OBJECT roots are what HotSpot writes; START THREAD records are the older way.
+    for &(serial, thread_id) in top.thread_objects.iter().chain(&scan.thread_objects) {
+        if let Some(thread) = ids.index_of(thread_id) {
+            thread_by_serial.insert(serial as u64, thread);
+        }
+    }
+    scan.roots
+        .iter()
+        .filter_map(|raw| {
+            let object = ids.index_of(raw.id)?;
+            let thread = raw.owner_thread_serial.and_then(|serial| thread_by_serial.get(&(serial as u64)).copied());
+            Some(Root { kind: raw.kind, object, thread })
+        })
+        .collect()
+}
+
+/// Reads `bytes` as a heap dump and, if that works, touches everything a graph offers: every
+/// object's class, kind, size, array length and references, every class and every root. The
+/// fuzz target and the mutation test run this: reading must never panic or hang, whatever the
+/// input. Returns a checksum so the work can't be optimized away.
+///
+/// # Panics
+///
+/// Only if the graph breaks its own invariants (an id that doesn't map back to its object):
+/// a reader bug, which is what fuzzing looks for.
+pub fn read_and_walk(bytes: &[u8]) -> Result<u64, HprofError> {
+    let graph = HeapGraph::from_bytes(bytes.to_vec())?;
+    let mut checksum = graph.object_count() as u64 ^ ((graph.class_count() as u64) << 32);
+    for o in 0..graph.object_count() as ObjectIndex {
+        let class = graph.class_of(o);
+        checksum = checksum.wrapping_mul(31).wrapping_add(class as u64);
+        checksum = checksum.wrapping_add(graph.shallow_size(o)).wrapping_add(graph.id(o));
+        checksum ^= graph.array_length(o).unwrap_or(0) as u64;
+        checksum ^= matches!(graph.kind(o), crate::heap::ObjectKind::Class) as u64;
+        checksum ^= graph.class_object_of(o).unwrap_or(0) as u64;
+        assert_eq!(graph.index_of_id(graph.id(o)), Some(o), "ids must map back to their objects");
+        graph.for_each_reference(o, |reference| {
+            checksum = checksum.wrapping_mul(17).wrapping_add(reference.target as u64);
+        });
+        if graph.class(class).name == "java.lang.String" {
+            checksum ^= graph.string_value(o).map_or(0, |s| s.len() as u64);
+        }
+        if let Some(field) = graph.class(class).instance_fields.first() {
+            checksum ^= graph.field_value(o, &field.name).is_some() as u64;
+        }
+    }
+    for class in graph.classes() {
+        checksum ^= class.name.len() as u64;
+        if let Some(object) = class.object {
+            debug_assert_eq!(graph.kind(object), crate::heap::ObjectKind::Class);
+        }
+    }
+    for root in graph.roots() {
+        checksum = checksum.wrapping_add(root.object as u64 + root.thread.unwrap_or(0) as u64);
+        checksum ^= (root.kind == RootKind::ThreadObject) as u64;
+    }
+    checksum ^= graph.model_bytes() as u64;
+    Ok(checksum)
+}

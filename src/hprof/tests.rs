@@ -1,0 +1,747 @@
+//! Reader tests: round trips through the heap builder in every layout it can write, hand-made
+//! dumps for what the builder doesn't write, and corrupt input of every kind.
+
+use super::format::sub;
+use super::writer::{HprofWriter, Segmenting, SubRecords};
+use super::{read_and_walk, HprofError};
+use crate::heap::builder::{DumpOptions, HeapBuilder, ObjectId, ObjectOrder, Value};
+use crate::heap::{
+    FieldType, FieldValue, HeapGraph, ObjectIndex, ObjectKind, PrimitiveType, ReferenceKind, RootKind,
+};
+
+/// Handles to the interesting objects of [`sample_heap`].
+struct Sample {
+    cart_class: crate::heap::builder::ClassId,
+    cart: ObjectId,
+    items: Vec<ObjectId>,
+    array: ObjectId,
+    thread: ObjectId,
+    latin1: ObjectId,
+    utf16: ObjectId,
+    weak: ObjectId,
+    dangling: ObjectId,
+}
+
+/// A small heap with a superclass chain, a cycle, statics, arrays of every kind, strings,
+/// references, threads and most root kinds.
+fn sample_heap(id_size: u8) -> (HeapBuilder, Sample) {
+    let mut h = HeapBuilder::with_id_size(id_size);
+    h.make_system_classes_sticky();
+    let object = h.class_named("java.lang.Object");
+    let base = h.class("com.example.Base", Some(object), &[("owner", FieldType::Object), ("serial", FieldType::INT)]);
+    let item = h.class(
+        "com.example.Item",
+        Some(base),
+        &[("name", FieldType::Object), ("price", FieldType::LONG), ("next", FieldType::Object)],
+    );
+    let cart_class = h.class("com.example.Cart", Some(object), &[("items", FieldType::Object), ("count", FieldType::INT)]);
+    h.static_field(cart_class, "INSTANCE", FieldType::Object);
+    h.static_field(cart_class, "LIMIT", FieldType::INT);
+    h.static_field(cart_class, "EMPTY", FieldType::Object);
+
+    let cart = h.instance(cart_class, &[("count", 3.into())]);
+    let mut items = Vec::new();
+    for i in 0..3 {
+        let name = h.string(&format!("item-{i}"));
+        let item = h.instance(
+            item,
+            &[("name", name.into()), ("price", Value::Long(100 * i)), ("owner", cart.into()), ("serial", (i as i32).into())],
+        );
+        items.push(item);
+    }
+    for pair in items.windows(2) {
+        h.set_field(pair[0], "next", pair[1]);
+    }
+    h.set_field(items[2], "next", items[0]); // a cycle
+    let dangling = ObjectId::from_raw(if id_size == 8 { 0x9_dead_bee0 } else { 0x0dead_bee0 });
+    let array = h.object_array("com.example.Item[]", &[Some(items[0]), None, Some(dangling), Some(items[2])]);
+    h.set_field(cart, "items", array);
+    h.set_static(cart_class, "INSTANCE", cart);
+    h.set_static(cart_class, "LIMIT", 10);
+    for ty in [
+        PrimitiveType::Boolean,
+        PrimitiveType::Char,
+        PrimitiveType::Float,
+        PrimitiveType::Double,
+        PrimitiveType::Byte,
+        PrimitiveType::Short,
+        PrimitiveType::Int,
+        PrimitiveType::Long,
+    ] {
+        h.primitive_array(ty, 5);
+    }
+    h.int_array(&[1, 2, 3]);
+    let latin1 = h.string("héllo");
+    let utf16 = h.string("snow ☃ man");
+    let weak_class = h.class_named("java.lang.ref.WeakReference");
+    let weak = h.instance(weak_class, &[("referent", items[1].into())]);
+    let thread = h.thread_named("main");
+    h.frame_local(cart, thread);
+    h.thread_root(RootKind::JniLocal, weak, thread);
+    h.root(RootKind::JniGlobal, latin1);
+    h.root(RootKind::MonitorUsed, utf16);
+    h.root(RootKind::JavaFrame, dangling); // a root without a record: dropped
+    h.root(RootKind::StickyClass, cart_class);
+    (h, Sample { cart_class, cart, items, array, thread, latin1, utf16, weak, dangling })
+}
+
+/// Everything observable about a graph, by id, so graphs read from different layouts of the
+/// same heap can be compared.
+fn describe(graph: &HeapGraph) -> Vec<String> {
+    let mut lines = Vec::new();
+    for o in 0..graph.object_count() as ObjectIndex {
+        let mut refs = Vec::new();
+        graph.for_each_reference(o, |r| {
+            let location = match r.kind {
+                ReferenceKind::InstanceField { declaring_class, field } => {
+                    let class = graph.class(declaring_class);
+                    format!("{}.{}", class.name, class.instance_fields[field as usize].name)
+                }
+                ReferenceKind::StaticField { class, field } => {
+                    let class = graph.class(class);
+                    format!("{}::{}", class.name, class.static_fields[field as usize].name)
+                }
+                ReferenceKind::ArrayEntry { index } => format!("[{index}]"),
+            };
+            refs.push(format!("{location}->{:x}", graph.id(r.target)));
+        });
+        lines.push(format!(
+            "{:x} {} {:?} size={} len={:?} describes={:?} refs=[{}]",
+            graph.id(o),
+            graph.class(graph.class_of(o)).name,
+            graph.kind(o),
+            graph.shallow_size(o),
+            graph.array_length(o),
+            graph.class_object_of(o).map(|c| graph.class(c).name.clone()),
+            refs.join(", ")
+        ));
+    }
+    let mut roots: Vec<String> = graph
+        .roots()
+        .iter()
+        .map(|r| format!("root {:?} {:x} thread={:?}", r.kind, graph.id(r.object), r.thread.map(|t| graph.id(t))))
+        .collect();
+    // Layouts may list roots in another order relative to each other only by kind position.
+    roots.sort();
+    lines.extend(roots);
+    lines
+}
+
+#[test]
+fn every_layout_of_the_same_heap_reads_the_same() {
+    for id_size in [4, 8] {
+        let (h, _) = sample_heap(id_size);
+        let variants = DumpOptions::variants(id_size);
+        let expected = describe(&h.build_with(&variants[0]));
+        assert!(expected.len() > 30);
+        for options in &variants[1..] {
+            let graph = h.build_with(options);
+            assert_eq!(graph.id_size(), id_size);
+            assert_eq!(describe(&graph), expected, "layout {options:?}");
+        }
+    }
+}
+
+#[test]
+fn objects_are_numbered_in_id_order_and_ids_map_back() {
+    let (h, _) = sample_heap(8);
+    let graph = h.build_with(&DumpOptions { object_order: ObjectOrder::Shuffled { seed: 3 }, ..Default::default() });
+    for o in 1..graph.object_count() as ObjectIndex {
+        assert!(graph.id(o - 1) < graph.id(o));
+    }
+    for o in 0..graph.object_count() as ObjectIndex {
+        assert_eq!(graph.index_of_id(graph.id(o)), Some(o));
+    }
+    assert_eq!(graph.index_of_id(0), None);
+    assert_eq!(graph.index_of_id(graph.id(0) - 1), None);
+}
+
+#[test]
+fn instance_fields_are_read_across_the_superclass_chain() {
+    let (h, s) = sample_heap(8);
+    let graph = h.build();
+    let item = s.items[1].index_in(&graph);
+    let item_class = graph.class_of(item);
+    assert_eq!(graph.class(item_class).name, "com.example.Item");
+    let base = graph.class(item_class).super_class.unwrap();
+    assert_eq!(graph.class(base).name, "com.example.Base");
+    assert_eq!(graph.class(graph.class(base).super_class.unwrap()).name, "java.lang.Object");
+
+    // Own fields first (name, next), then the super class's (owner).
+    let mut references = Vec::new();
+    graph.for_each_reference(item, |r| references.push(r));
+    let name = graph.field_value(item, "name").unwrap();
+    let FieldValue::Object(name_id) = name else { panic!("name is a reference") };
+    let expected = [
+        (ReferenceKind::InstanceField { declaring_class: item_class, field: 0 }, name_id),
+        (ReferenceKind::InstanceField { declaring_class: item_class, field: 2 }, s.items[2].raw()),
+        (ReferenceKind::InstanceField { declaring_class: base, field: 0 }, s.cart.raw()),
+    ];
+    let actual: Vec<_> = references.iter().map(|r| (r.kind, graph.id(r.target))).collect();
+    assert_eq!(actual, expected);
+
+    assert_eq!(graph.field_value(item, "price"), Some(FieldValue::Long(100)));
+    assert_eq!(graph.field_value(item, "serial"), Some(FieldValue::Int(1)));
+    assert_eq!(graph.field_value(item, "owner"), Some(FieldValue::Object(s.cart.raw())));
+    assert_eq!(graph.field_value(item, "missing"), None);
+    assert_eq!(graph.string_value(graph.index_of_id(name_id).unwrap()).as_deref(), Some("item-1"));
+    // field data: name 8 + price 8 + next 8 + owner 8 + serial 4
+    assert_eq!(graph.shallow_size(item), 36 + 16);
+    assert_eq!(graph.class(item_class).instance_size, 36);
+}
+
+#[test]
+fn static_references_come_from_the_class_object_in_declaration_order() {
+    let (h, s) = sample_heap(8);
+    let graph = h.build();
+    let cart_class = graph.class_by_name("com.example.Cart").unwrap();
+    let class_object = graph.class(cart_class).object.unwrap();
+    assert_eq!(class_object, s.cart_class.object().index_in(&graph));
+    assert_eq!(graph.kind(class_object), ObjectKind::Class);
+    assert_eq!(graph.class_object_of(class_object), Some(cart_class));
+    assert_eq!(graph.class(graph.class_of(class_object)).name, "java.lang.Class");
+
+    let mut references = Vec::new();
+    graph.for_each_reference(class_object, |r| references.push((r.kind, r.target)));
+    // INSTANCE is set; LIMIT is an int; EMPTY is null.
+    assert_eq!(
+        references,
+        [(ReferenceKind::StaticField { class: cart_class, field: 0 }, s.cart.index_in(&graph))]
+    );
+    assert_eq!(graph.static_field_value(cart_class, "LIMIT"), Some(FieldValue::Int(10)));
+    assert_eq!(graph.static_field_value(cart_class, "EMPTY"), Some(FieldValue::Object(0)));
+    // Static data: two references and an int.
+    assert_eq!(graph.shallow_size(class_object), 8 + 4 + 8 + 16);
+    let names: Vec<_> = graph.class(cart_class).static_fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["INSTANCE", "LIMIT", "EMPTY"]);
+}
+
+#[test]
+fn arrays_report_entries_lengths_and_sizes() {
+    let (h, s) = sample_heap(4);
+    let graph = h.build();
+    let array = s.array.index_in(&graph);
+    assert_eq!(graph.kind(array), ObjectKind::ObjectArray);
+    assert_eq!(graph.class(graph.class_of(array)).name, "com.example.Item[]");
+    assert_eq!(graph.array_length(array), Some(4));
+    assert_eq!(graph.shallow_size(array), 16 + 4 * 4);
+    let mut entries = Vec::new();
+    graph.for_each_reference(array, |r| entries.push((r.kind, r.target)));
+    // Null and the dangling id are skipped.
+    assert_eq!(
+        entries,
+        [
+            (ReferenceKind::ArrayEntry { index: 0 }, s.items[0].index_in(&graph)),
+            (ReferenceKind::ArrayEntry { index: 3 }, s.items[2].index_in(&graph)),
+        ]
+    );
+    assert_eq!(graph.index_of_id(s.dangling.raw()), None);
+
+    let mut seen = Vec::new();
+    for o in 0..graph.object_count() as ObjectIndex {
+        if let ObjectKind::PrimitiveArray(ty) = graph.kind(o) {
+            let class = graph.class(graph.class_of(o));
+            assert_eq!(class.name, format!("{}[]", ty.java_name()));
+            assert!(class.object.is_none(), "the builder writes no class dumps for primitive arrays");
+            let length = graph.array_length(o).unwrap();
+            assert_eq!(graph.shallow_size(o), 16 + length as u64 * ty.size() as u64);
+            let mut any = false;
+            graph.for_each_reference(o, |_| any = true);
+            assert!(!any);
+            seen.push((ty, length));
+        }
+    }
+    for ty in [PrimitiveType::Boolean, PrimitiveType::Double, PrimitiveType::Long, PrimitiveType::Char] {
+        assert!(seen.contains(&(ty, 5)), "{ty:?}[5]");
+    }
+    assert!(seen.contains(&(PrimitiveType::Int, 3)));
+    assert_eq!(graph.array_length(s.cart.index_in(&graph)), None);
+}
+
+#[test]
+fn strings_decode_latin1_and_utf16() {
+    let (h, s) = sample_heap(8);
+    let graph = h.build();
+    assert_eq!(graph.string_value(s.latin1.index_in(&graph)).as_deref(), Some("héllo"));
+    assert_eq!(graph.string_value(s.utf16.index_in(&graph)).as_deref(), Some("snow ☃ man"));
+    assert_eq!(graph.string_value(s.cart.index_in(&graph)), None);
+}
+
+#[test]
+fn stack_roots_name_their_thread() {
+    let (h, s) = sample_heap(8);
+    let graph = h.build();
+    let thread = s.thread.index_in(&graph);
+    let roots = graph.roots();
+    let find = |kind: RootKind, object: ObjectId| {
+        roots.iter().find(|r| r.kind == kind && r.object == object.index_in(&graph)).copied()
+    };
+    assert_eq!(find(RootKind::ThreadObject, s.thread).unwrap().thread, None);
+    assert_eq!(find(RootKind::JavaFrame, s.cart).unwrap().thread, Some(thread));
+    assert_eq!(find(RootKind::JniLocal, s.weak).unwrap().thread, Some(thread));
+    assert_eq!(find(RootKind::JniGlobal, s.latin1).unwrap().thread, None);
+    assert!(find(RootKind::MonitorUsed, s.utf16).is_some());
+    // The dangling root is dropped; system classes are sticky, and so is Cart.
+    assert_eq!(roots.iter().filter(|r| r.kind == RootKind::JavaFrame).count(), 1);
+    let sticky: Vec<_> = roots
+        .iter()
+        .filter(|r| r.kind == RootKind::StickyClass)
+        .map(|r| graph.class(graph.class_object_of(r.object).unwrap()).name.as_str())
+        .collect();
+    assert!(sticky.contains(&"java.lang.String"));
+    assert!(sticky.contains(&"com.example.Cart"));
+    assert!(!sticky.contains(&"com.example.Item"));
+}
+
+#[test]
+fn start_thread_records_also_name_threads() {
+    // No THREAD OBJECT root at all: only START THREAD knows serial 7.
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.instance(0x200, 0x100, &[]);
+    dump.heap.instance(0x300, 0x100, &[]);
+    dump.heap.root(RootKind::JavaFrame, 0x300, 7);
+    dump.heap.root(RootKind::NativeStack, 0x300, 8); // serial nobody names
+    dump.out.start_thread(7, 0x200, 0);
+    let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
+    let thread = graph.index_of_id(0x200);
+    assert_eq!(graph.roots().len(), 2);
+    assert_eq!(graph.roots()[0].thread, thread);
+    assert_eq!(graph.roots()[1].thread, None);
+}
+
+#[test]
+fn android_records_are_understood() {
+    let mut dump = Dump::new(4);
+    dump.class(0x100, 0, &[]);
+    dump.heap.raw(&[sub::HEAP_DUMP_INFO, 0, 0, 0, 1, 0, 0, 0, 9]);
+    dump.heap.instance(0x200, 0x100, &[]);
+    // PRIMITIVE ARRAY NODATA: id, stack serial, length, type (int).
+    dump.heap.raw(&[sub::PRIMITIVE_ARRAY_NODATA, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10]);
+    for kind in [
+        RootKind::InternedString,
+        RootKind::Finalizing,
+        RootKind::Debugger,
+        RootKind::ReferenceCleanup,
+        RootKind::VmInternal,
+        RootKind::Unreachable,
+        RootKind::Unknown,
+        RootKind::ThreadBlock,
+    ] {
+        dump.heap.root(kind, 0x200, 0);
+    }
+    dump.heap.root(RootKind::JniMonitor, 0x300, 0);
+    let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
+    assert_eq!(graph.object_count(), 3);
+    let no_data = graph.index_of_id(0x300).unwrap();
+    assert_eq!(graph.kind(no_data), ObjectKind::PrimitiveArray(PrimitiveType::Int));
+    assert_eq!(graph.array_length(no_data), Some(10));
+    assert_eq!(graph.shallow_size(no_data), 16 + 40);
+    assert_eq!(graph.roots().len(), 9);
+    assert_eq!(graph.roots()[8].kind, RootKind::JniMonitor);
+}
+
+#[test]
+fn array_classes_come_from_load_class_or_class_dumps() {
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.load_class(0x100, "java/lang/Object");
+    // An object array class known only from LOAD CLASS (announced twice, as HotSpot does).
+    dump.load_class(0x110, "[Ljava/lang/Object;");
+    dump.load_class(0x110, "[Ljava/lang/Object;");
+    // A primitive array class with its own class dump, as HotSpot writes.
+    dump.class(0x120, 0x100, &[]);
+    dump.load_class(0x120, "[I");
+    dump.heap.object_array(0x200, 0x110, &[0x300]);
+    dump.heap.primitive_array(0x300, PrimitiveType::Int, 1, &[0, 0, 0, 7]);
+    let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
+    let array = graph.index_of_id(0x200).unwrap();
+    let array_class = graph.class_of(array);
+    assert_eq!(graph.class(array_class).name, "java.lang.Object[]");
+    assert_eq!(graph.class(array_class).object, None);
+    assert_eq!(graph.class(array_class).super_class, graph.class_by_name("java.lang.Object"));
+    let ints = graph.index_of_id(0x300).unwrap();
+    let int_class = graph.class_of(ints);
+    assert_eq!(graph.class(int_class).name, "int[]");
+    assert_eq!(graph.class(int_class).object, graph.index_of_id(0x120));
+    assert_eq!(graph.kind(ints), ObjectKind::PrimitiveArray(PrimitiveType::Int));
+    assert_eq!(graph.class_by_name("int[]"), Some(int_class));
+    assert!(graph.class_by_name("long[]").is_some(), "missing primitive array classes are made up");
+    // Class objects are objects: Object's and int[]'s, plus the two arrays.
+    assert_eq!(graph.object_count(), 4);
+}
+
+#[test]
+fn class_by_name_returns_the_first_of_equal_names() {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let first = h.class("com.example.Twin", Some(object), &[]);
+    h.class("com.example.Twin", Some(object), &[("x", FieldType::INT)]);
+    let graph = h.build();
+    let found = graph.class_by_name("com.example.Twin").unwrap();
+    assert_eq!(graph.class(found).object, Some(first.object().index_in(&graph)));
+    assert_eq!(graph.classes().iter().filter(|c| c.name == "com.example.Twin").count(), 2);
+}
+
+#[test]
+fn model_stays_small() {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let node = h.class("Node", Some(object), &[("next", FieldType::Object), ("value", FieldType::INT)]);
+    let mut previous: Option<ObjectId> = None;
+    for i in 0..20_000 {
+        previous = Some(h.instance(node, &[("next", previous.into()), ("value", i.into())]));
+    }
+    let graph = h.build();
+    let per_object = graph.model_bytes() as f64 / graph.object_count() as f64;
+    // 8 (id) + ~4.1 (offset) + 4 (class word) + ~1 (directory), plus the classes' share.
+    assert!(per_object < 20.0, "{per_object} model bytes per object");
+}
+
+#[test]
+fn a_large_array_split_over_many_segments_reads_whole() {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let leaf = h.class("Leaf", Some(object), &[]);
+    let leaves: Vec<_> = (0..500).map(|_| Some(h.instance(leaf, &[]))).collect();
+    let array = h.object_array("Leaf[]", &leaves);
+    h.root(RootKind::JniGlobal, array);
+    let options = DumpOptions { segment_bytes: Some(100), split_sub_records: true, ..Default::default() };
+    let graph = h.build_with(&options);
+    assert!(graph.spliced.len() > 500 * 8, "the array was read from a copy made whole");
+    let array_index = array.index_in(&graph);
+    let mut count = 0;
+    graph.for_each_reference(array_index, |r| {
+        assert_eq!(r.target, leaves[count].unwrap().index_in(&graph));
+        count += 1;
+    });
+    assert_eq!(count, 500);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corrupt input
+
+#[test]
+fn every_truncation_is_an_error() {
+    for options in [
+        DumpOptions { segment_bytes: Some(300), ..Default::default() },
+        DumpOptions { id_size: 4, segment_bytes: Some(90), split_sub_records: true, ..Default::default() },
+        DumpOptions { minor_version: 1, segment_bytes: None, roots_first: true, ..Default::default() },
+    ] {
+        let (h, _) = sample_heap(options.id_size);
+        let bytes = h.write_with(&options);
+        HeapGraph::from_bytes(bytes.clone()).expect("the whole dump reads");
+        for len in 0..bytes.len() {
+            let result = HeapGraph::from_bytes(bytes[..len].to_vec());
+            assert!(result.is_err(), "a dump cut to {len} of {} bytes was accepted ({options:?})", bytes.len());
+        }
+    }
+}
+
+#[test]
+fn header_errors() {
+    let bad = |bytes: &[u8]| HeapGraph::from_bytes(bytes.to_vec()).unwrap_err();
+    assert!(matches!(bad(b""), HprofError::BadHeader { .. }));
+    assert!(matches!(bad(b"JAVA PROFILE 9.9.9\0\0\0\0\x08"), HprofError::BadHeader { .. }));
+    assert!(matches!(bad(b"JAVA PROFILE 1.0.2\0\0\0\0\x03\0\0\0\0\0\0\0\0"), HprofError::BadHeader { offset: 19, .. }));
+    assert!(matches!(bad(b"JAVA PROFILE 1.0.2\0\0\0"), HprofError::Truncated { .. }));
+    let empty = HprofWriter::new(2, 8).finish();
+    assert!(matches!(bad(&empty), HprofError::NoHeapDump { .. }));
+}
+
+#[test]
+fn unknown_sub_record_tag_names_its_offset() {
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.instance(0x200, 0x100, &[]);
+    let offset = dump.heap_offset(1);
+    let mut bytes = dump.finish();
+    bytes[offset as usize] = 0x55;
+    let error = HeapGraph::from_bytes(bytes).unwrap_err();
+    assert!(matches!(error, HprofError::UnknownSubRecord { offset: o, tag: 0x55 } if o == offset), "{error}");
+    assert!(error.to_string().contains(&format!("offset {offset}")));
+}
+
+#[test]
+fn absurd_lengths_are_truncation_errors() {
+    // Field byte count, array length and segment length near 4 GiB, in a 200-byte file.
+    let patch_u32 = |bytes: &mut Vec<u8>, at: usize| bytes[at..at + 4].copy_from_slice(&0xFFFF_FFF0u32.to_be_bytes());
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.instance(0x200, 0x100, &[]);
+    let instance = dump.heap_offset(1) as usize;
+    let mut bytes = dump.finish();
+    patch_u32(&mut bytes, instance + 1 + 8 + 4 + 8);
+    assert!(matches!(HeapGraph::from_bytes(bytes).unwrap_err(), HprofError::Truncated { what: "instance dump", .. }));
+
+    let mut dump = Dump::new(4);
+    dump.class(0x100, 0, &[]);
+    dump.heap.primitive_array(0x200, PrimitiveType::Long, 0, &[]);
+    let array = dump.heap_offset(1) as usize;
+    let mut bytes = dump.finish();
+    patch_u32(&mut bytes, array + 1 + 4 + 4);
+    assert!(matches!(HeapGraph::from_bytes(bytes).unwrap_err(), HprofError::Truncated { .. }));
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    let segment_header = dump.heap_offset(0) as usize - 9;
+    let mut bytes = dump.finish();
+    patch_u32(&mut bytes, segment_header + 5);
+    let error = HeapGraph::from_bytes(bytes).unwrap_err();
+    assert!(matches!(error, HprofError::Truncated { what: "HEAP DUMP SEGMENT record", .. }), "{error}");
+}
+
+#[test]
+fn reference_to_a_missing_class_is_an_error() {
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.instance(0x200, 0xdead, &[]);
+    let offset = dump.heap_offset(1);
+    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    assert!(matches!(error, HprofError::MissingClass { offset: o, class_id: 0xdead, .. } if o == offset), "{error}");
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0xbad, &[]);
+    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    assert!(matches!(error, HprofError::MissingClass { class_id: 0xbad, .. }), "{error}");
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.object_array(0x200, 0x999, &[]);
+    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    assert!(matches!(error, HprofError::MissingClass { class_id: 0x999, .. }), "{error}");
+}
+
+#[test]
+fn super_class_cycles_are_errors() {
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0x110, &[]);
+    dump.class(0x110, 0x120, &[]);
+    dump.class(0x120, 0x100, &[]);
+    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    assert!(matches!(error, HprofError::SuperClassCycle { .. }), "{error}");
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0x100, &[]);
+    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::SuperClassCycle { .. }));
+}
+
+#[test]
+fn duplicate_ids_are_errors() {
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.instance(0x200, 0x100, &[]);
+    dump.heap.instance(0x200, 0x100, &[]);
+    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::DuplicateId { id: 0x200, .. }));
+
+    // An instance with a class object's id.
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.instance(0x100, 0x100, &[]);
+    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::DuplicateId { id: 0x100, .. }));
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.class(0x100, 0, &[]);
+    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::DuplicateId { id: 0x100, .. }));
+}
+
+#[test]
+fn bad_type_codes_and_short_instances_are_errors() {
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.primitive_array(0x200, PrimitiveType::Byte, 0, &[]);
+    let array = dump.heap_offset(1) as usize;
+    let mut bytes = dump.finish();
+    bytes[array + 1 + 8 + 8] = 3; // not a basic type
+    assert!(matches!(HeapGraph::from_bytes(bytes).unwrap_err(), HprofError::BadBasicType { code: 3, .. }));
+
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[(FieldType::INT, 0x50)]);
+    dump.heap.instance(0x200, 0x100, &[0, 0]); // two bytes for a four-byte int
+    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    assert!(matches!(error, HprofError::InstanceTooShort { actual: 2, expected: 4, .. }), "{error}");
+}
+
+#[test]
+fn heap_dump_without_end_record_is_truncated() {
+    let mut out = HprofWriter::new(2, 8);
+    let mut heap = SubRecords::new(8);
+    heap.class_dump(0x100, 0, 0, &[], &[]);
+    out.heap(&heap, Segmenting::Segments { max_bytes: 1 << 20, split_sub_records: false });
+    let mut bytes = out.finish();
+    HeapGraph::from_bytes(bytes.clone()).unwrap();
+    bytes.truncate(bytes.len() - 9);
+    let error = HeapGraph::from_bytes(bytes).unwrap_err();
+    assert!(matches!(error, HprofError::Truncated { .. }), "{error}");
+}
+
+/// A cheap, deterministic stand-in for the fuzz target: thousands of mutated dumps (bit flips,
+/// truncations, overwritten lengths, inserted and deleted bytes) must each read or fail
+/// cleanly, and a graph that reads must survive the full walk.
+#[test]
+fn mutated_dumps_never_panic() {
+    let mut seeds = Vec::new();
+    for options in [
+        DumpOptions { segment_bytes: Some(200), ..Default::default() },
+        DumpOptions { id_size: 4, segment_bytes: Some(53), split_sub_records: true, roots_first: true, ..Default::default() },
+    ] {
+        seeds.push(sample_heap(options.id_size).0.write_with(&options));
+    }
+    let mut random = XorShift(0x5eed_1234_abcd_0001);
+    let mut accepted = 0;
+    for round in 0..4000 {
+        let mut bytes = seeds[round % seeds.len()].clone();
+        for _ in 0..=random.below(3) {
+            mutate(&mut bytes, &mut random);
+        }
+        if read_and_walk(&bytes).is_ok() {
+            accepted += 1;
+        }
+    }
+    eprintln!("{accepted} of 4000 mutated dumps read");
+    // Many mutations hit primitive data or names and still read; most don't.
+    assert!(accepted > 50 && accepted < 3950, "{accepted} mutated dumps read");
+}
+
+fn mutate(bytes: &mut Vec<u8>, random: &mut XorShift) {
+    if bytes.is_empty() {
+        return;
+    }
+    let at = random.below(bytes.len());
+    match random.below(6) {
+        0 => bytes[at] ^= 1 << random.below(8),
+        1 => bytes[at] = random.next() as u8,
+        2 => bytes.truncate(at),
+        3 => {
+            // Overwrite what may be a length or count with a boundary value.
+            let values = [0u32, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 0x0001_0000, bytes.len() as u32];
+            let value = values[random.below(values.len())].to_be_bytes();
+            let end = (at + 4).min(bytes.len());
+            bytes[at..end].copy_from_slice(&value[..end - at]);
+        }
+        4 => {
+            let insert_at = at;
+            bytes.insert(insert_at, random.next() as u8);
+        }
+        _ => {
+            bytes.remove(at);
+        }
+    }
+}
+
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files over 4 GiB
+
+/// Offsets past 4 GiB, in a sparse file: a `byte[]` of almost 4 GiB whose data is a hole, then
+/// objects that live past the 4 GiB mark and reference each other and the big array.
+#[test]
+fn dump_over_4_gib() {
+    const BIG_LENGTH: u32 = 0xFFFF_0000;
+    let path = std::env::temp_dir().join(format!("heapgrowth-over-4gib-{}.hprof", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = std::fs::File::create(&path)?;
+        let mut out = HprofWriter::new(2, 8);
+        let mut heap = SubRecords::new(8);
+        heap.class_dump(0x100, 0, 8, &[], &[(0, FieldType::Object)]);
+        heap.object_array(0x300, 0x100, &[0x200, 0x400]);
+        out.heap(&heap, Segmenting::Segments { max_bytes: 1 << 20, split_sub_records: false });
+        let prefix = out.finish();
+        // Drop the END record the writer added: more segments follow.
+        file.write_all(&prefix[..prefix.len() - 9])?;
+        // Segment 2: the big byte[] header, then a hole for its data.
+        let array_header_len = 1 + 8 + 4 + 4 + 1;
+        let mut header = vec![0x1C, 0, 0, 0, 0];
+        header.extend_from_slice(&(array_header_len + BIG_LENGTH).to_be_bytes());
+        header.extend_from_slice(&[sub::PRIMITIVE_ARRAY_DUMP]);
+        header.extend_from_slice(&0x200u64.to_be_bytes());
+        header.extend_from_slice(&0u32.to_be_bytes());
+        header.extend_from_slice(&BIG_LENGTH.to_be_bytes());
+        header.push(8);
+        file.write_all(&header)?;
+        file.seek(SeekFrom::Current(BIG_LENGTH as i64))?;
+        // Segment 3, past 4 GiB: an instance pointing at the array and at the object array.
+        let mut tail = SubRecords::new(8);
+        tail.instance(0x400, 0x100, &0x200u64.to_be_bytes());
+        tail.instance(0x500, 0x100, &0x300u64.to_be_bytes());
+        let mut tail_out = HprofWriter::new(2, 8);
+        let before = tail_out.len();
+        tail_out.heap(&tail, Segmenting::Segments { max_bytes: 1 << 20, split_sub_records: false });
+        file.write_all(&tail_out.finish()[before..])?;
+        Ok(())
+    };
+    if let Err(e) = write() {
+        eprintln!("skipping dump_over_4_gib: cannot write a sparse file: {e}");
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let result = HeapGraph::open(&path);
+    let _ = std::fs::remove_file(&path);
+    let graph = result.unwrap();
+    assert_eq!(graph.object_count(), 5);
+    let big = graph.index_of_id(0x200).unwrap();
+    assert_eq!(graph.array_length(big), Some(BIG_LENGTH));
+    let far = graph.index_of_id(0x500).unwrap();
+    let mut targets = Vec::new();
+    graph.for_each_reference(far, |r| targets.push(graph.id(r.target)));
+    assert_eq!(targets, [0x300]);
+    let mut targets = Vec::new();
+    graph.for_each_reference(graph.index_of_id(0x300).unwrap(), |r| targets.push(graph.id(r.target)));
+    assert_eq!(targets, [0x200, 0x400]);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// A hand-made dump, for what the builder doesn't write.
+struct Dump {
+    out: HprofWriter,
+    heap: SubRecords,
+    strings: u64,
+}
+
+impl Dump {
+    fn new(id_size: u8) -> Dump {
+        Dump { out: HprofWriter::new(2, id_size), heap: SubRecords::new(id_size), strings: 0 }
+    }
+
+    /// A class dump with instance fields (type, name string id).
+    fn class(&mut self, id: u64, super_id: u64, fields: &[(FieldType, u64)]) {
+        let fields: Vec<_> = fields.iter().map(|&(ty, name)| (name, ty)).collect();
+        let size = fields.iter().map(|&(_, ty)| super::format::field_size(ty, 8) as u32).sum();
+        self.heap.class_dump(id, super_id, size, &[], &fields);
+    }
+
+    fn load_class(&mut self, id: u64, jvm_name: &str) {
+        self.strings += 1;
+        self.out.string(self.strings, jvm_name);
+        self.out.load_class(self.strings as u32, id, self.strings);
+    }
+
+    /// File offset of sub-record `index`, once [`Dump::finish`] writes the heap as one segment
+    /// right after the records written so far.
+    fn heap_offset(&self, index: usize) -> u64 {
+        (self.out.len() + 9 + self.heap.starts[index]) as u64
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        self.out.heap(&self.heap, Segmenting::Segments { max_bytes: usize::MAX, split_sub_records: false });
+        self.out.finish()
+    }
+}

@@ -1,0 +1,301 @@
+//! Calls into heapgrowth's Java glue (`jvm-glue/.../dev/heapgrowth/glue`): the only JNI method
+//! calls in heapgrowth. Every call's result goes through [`catch`], which takes a pending Java
+//! exception out of the thread; the callers then map it to a typed [`JvmError`].
+
+use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JThrowable, JValue};
+use jni::JNIEnv;
+
+use super::{JavaException, JvmError};
+
+const SCENARIO_HOST: &str = "dev/heapgrowth/glue/ScenarioHost";
+const SCENARIO_THREAD: &str = "dev/heapgrowth/glue/ScenarioThread";
+const SCENARIO_FAILURE: &str = "dev/heapgrowth/glue/ScenarioFailure";
+const SETUP_EXCEPTION: &str = "dev/heapgrowth/glue/ScenarioSetupException";
+const THROWABLES: &str = "dev/heapgrowth/glue/Throwables";
+const HEAP_DUMPER: &str = "dev/heapgrowth/glue/HeapDumper";
+
+/// How a JNI call that can run Java code failed.
+enum CallError<'local> {
+    /// Java code threw; the exception is no longer pending.
+    Thrown(JThrowable<'local>),
+    /// JNI itself failed.
+    Jni(jni::errors::Error),
+}
+
+/// The one place that checks a JNI result for a Java exception: if one is pending, it is
+/// cleared (later JNI calls would be illegal otherwise) and returned.
+fn catch<'local, T>(
+    env: &mut JNIEnv<'local>,
+    result: jni::errors::Result<T>,
+) -> Result<T, CallError<'local>> {
+    let error = match result {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    if !env.exception_check().unwrap_or(false) {
+        return Err(CallError::Jni(error));
+    }
+    let thrown = env.exception_occurred();
+    let _ = env.exception_clear();
+    match thrown {
+        Ok(thrown) if !thrown.is_null() => Err(CallError::Thrown(thrown)),
+        _ => Err(CallError::Jni(error)),
+    }
+}
+
+/// The glue classes, pinned with global references.
+#[derive(Debug)]
+pub(crate) struct Glue {
+    scenario_host: GlobalRef,
+    scenario_failure: GlobalRef,
+    setup_exception: GlobalRef,
+    throwables: GlobalRef,
+    heap_dumper: GlobalRef,
+}
+
+fn as_class(global: &GlobalRef) -> &JClass<'static> {
+    <&JClass>::from(global.as_obj())
+}
+
+impl Glue {
+    /// Loads every glue class now: besides caching them, this makes the JVM open the glue jar,
+    /// after which the extracted file may be deleted (the open jar stays readable).
+    pub(crate) fn load(env: &mut JNIEnv) -> Result<Glue, JvmError> {
+        let mut load = |name: &str| -> Result<GlobalRef, JvmError> {
+            let found = env.find_class(name);
+            match catch(env, found) {
+                Ok(class) => Ok(env.new_global_ref(class)?),
+                Err(CallError::Thrown(thrown)) => {
+                    let exception = describe_minimal(env, &thrown);
+                    Err(JvmError::StartFailed {
+                        reason: format!("heapgrowth's Java glue class {name} cannot be loaded: {exception}"),
+                    })
+                }
+                Err(CallError::Jni(e)) => Err(e.into()),
+            }
+        };
+        let glue = Glue {
+            scenario_host: load(SCENARIO_HOST)?,
+            scenario_failure: load(SCENARIO_FAILURE)?,
+            setup_exception: load(SETUP_EXCEPTION)?,
+            throwables: load(THROWABLES)?,
+            heap_dumper: load(HEAP_DUMPER)?,
+        };
+        load(SCENARIO_THREAD)?;
+        Ok(glue)
+    }
+
+    /// `System.getProperty("java.version")`.
+    pub(crate) fn java_version(&self, env: &mut JNIEnv) -> Result<String, JvmError> {
+        let key = env.new_string("java.version")?;
+        let result = env.call_static_method(
+            "java/lang/System",
+            "getProperty",
+            "(Ljava/lang/String;)Ljava/lang/String;",
+            &[JValue::Object(&key)],
+        );
+        let value = self.unexpected(env, "reading java.version", result)?.l()?;
+        Ok(string(env, &JString::from(value))?.unwrap_or_default())
+    }
+
+    /// `ScenarioHost.open(className, classpath)`.
+    pub(crate) fn open(
+        &self,
+        env: &mut JNIEnv,
+        class_name: &str,
+        classpath: &[String],
+    ) -> Result<GlobalRef, JvmError> {
+        let name = env.new_string(class_name)?;
+        let length = i32::try_from(classpath.len()).map_err(|_| JvmError::Jni("classpath too long".into()))?;
+        let entries = env.new_object_array(length, "java/lang/String", JObject::null())?;
+        for (i, entry) in classpath.iter().enumerate() {
+            let entry = env.new_string(entry)?;
+            env.set_object_array_element(&entries, i as i32, entry)?;
+        }
+        let result = env.call_static_method(
+            as_class(&self.scenario_host),
+            "open",
+            "(Ljava/lang/String;[Ljava/lang/String;)Ldev/heapgrowth/glue/ScenarioHost;",
+            &[JValue::Object(&name), JValue::Object(&entries)],
+        );
+        let thrown = match catch(env, result) {
+            Ok(host) => return Ok(env.new_global_ref(host.l()?)?),
+            Err(CallError::Jni(e)) => return Err(e.into()),
+            Err(CallError::Thrown(thrown)) => thrown,
+        };
+        let class = class_name.to_string();
+        if env.is_instance_of(&thrown, as_class(&self.setup_exception))? {
+            let problem = self.call_string(env, &thrown, "problem", "reading the setup problem")?;
+            return Err(match problem.as_deref() {
+                Some("CLASS_NOT_FOUND") => JvmError::ClassNotFound { class },
+                Some("NOT_RUNNABLE") => JvmError::NotRunnable { class },
+                Some("ABSTRACT") => JvmError::AbstractClass { class },
+                Some("NO_PUBLIC_NO_ARG_CONSTRUCTOR") => JvmError::NoPublicNoArgConstructor { class },
+                Some("CLASS_LOAD_FAILED") => {
+                    let exception = self.cause(env, &thrown)?;
+                    JvmError::ClassLoadFailed { class, exception }
+                }
+                _ => JvmError::GlueFailed {
+                    operation: "opening the scenario",
+                    exception: self.describe(env, &thrown),
+                },
+            });
+        }
+        if env.is_instance_of(&thrown, as_class(&self.scenario_failure))? {
+            let exception = self.cause(env, &thrown)?;
+            return Err(JvmError::ConstructorThrew { class, exception });
+        }
+        Err(JvmError::GlueFailed { operation: "opening the scenario", exception: self.describe(env, &thrown) })
+    }
+
+    /// `host.runLoops(count)`: the total number of loops run so far.
+    pub(crate) fn run_loops(
+        &self,
+        env: &mut JNIEnv,
+        host: &GlobalRef,
+        class_name: &str,
+        count: u32,
+    ) -> Result<u32, JvmError> {
+        let count = i32::try_from(count)
+            .map_err(|_| JvmError::Jni(format!("loop count {count} exceeds Java's int range")))?;
+        let result = env.call_method(host, "runLoops", "(I)I", &[JValue::Int(count)]);
+        let thrown = match catch(env, result) {
+            Ok(total) => return Ok(total.i()? as u32),
+            Err(CallError::Jni(e)) => return Err(e.into()),
+            Err(CallError::Thrown(thrown)) => thrown,
+        };
+        if env.is_instance_of(&thrown, as_class(&self.scenario_failure))? {
+            let result = env.call_method(&thrown, "loopNumber", "()I", &[]);
+            let loop_number = self.unexpected(env, "reading the loop number", result)?.i()? as u32;
+            let exception = self.cause(env, &thrown)?;
+            return Err(JvmError::ScenarioThrew { class: class_name.to_string(), loop_number, exception });
+        }
+        Err(JvmError::GlueFailed { operation: "running loops", exception: self.describe(env, &thrown) })
+    }
+
+    /// `host.close()`.
+    pub(crate) fn close(&self, env: &mut JNIEnv, host: &GlobalRef) -> Result<(), JvmError> {
+        let result = env.call_method(host, "close", "()V", &[]);
+        self.unexpected(env, "closing the scenario", result)?;
+        Ok(())
+    }
+
+    /// `HeapDumper.dumpHeap(path)`.
+    pub(crate) fn dump_heap(&self, env: &mut JNIEnv, path: &str) -> Result<(), JvmError> {
+        let path = env.new_string(path)?;
+        let result = env.call_static_method(
+            as_class(&self.heap_dumper),
+            "dumpHeap",
+            "(Ljava/lang/String;)V",
+            &[JValue::Object(&path)],
+        );
+        match catch(env, result) {
+            Ok(_) => Ok(()),
+            Err(CallError::Jni(e)) => Err(e.into()),
+            Err(CallError::Thrown(thrown)) => {
+                Err(JvmError::HeapDumpFailed { reason: self.describe(env, &thrown).to_string() })
+            }
+        }
+    }
+
+    /// For calls that only throw if heapgrowth or the JVM is broken: any exception becomes
+    /// [`JvmError::GlueFailed`].
+    fn unexpected<'local, T>(
+        &self,
+        env: &mut JNIEnv<'local>,
+        operation: &'static str,
+        result: jni::errors::Result<T>,
+    ) -> Result<T, JvmError> {
+        match catch(env, result) {
+            Ok(value) => Ok(value),
+            Err(CallError::Jni(e)) => Err(e.into()),
+            Err(CallError::Thrown(thrown)) => {
+                Err(JvmError::GlueFailed { operation, exception: self.describe(env, &thrown) })
+            }
+        }
+    }
+
+    fn call_string(
+        &self,
+        env: &mut JNIEnv,
+        object: &JObject,
+        method: &str,
+        operation: &'static str,
+    ) -> Result<Option<String>, JvmError> {
+        let result = env.call_method(object, method, "()Ljava/lang/String;", &[]);
+        let value = self.unexpected(env, operation, result)?.l()?;
+        Ok(string(env, &JString::from(value))?)
+    }
+
+    /// The cause of a glue exception (the user's throwable), described.
+    fn cause(&self, env: &mut JNIEnv, thrown: &JThrowable) -> Result<JavaException, JvmError> {
+        let result = env.call_method(thrown, "getCause", "()Ljava/lang/Throwable;", &[]);
+        let cause = JThrowable::from(self.unexpected(env, "reading an exception's cause", result)?.l()?);
+        if cause.is_null() {
+            return Ok(self.describe(env, thrown));
+        }
+        Ok(self.describe(env, &cause))
+    }
+
+    /// `Throwables.describe(throwable)` as a [`JavaException`]. Never fails: if describing
+    /// throws too (say, out of memory), the class name alone is returned.
+    pub(crate) fn describe(&self, env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
+        let result = env.call_static_method(
+            as_class(&self.throwables),
+            "describe",
+            "(Ljava/lang/Throwable;)[Ljava/lang/String;",
+            &[JValue::Object(throwable)],
+        );
+        let lines = match catch(env, result) {
+            Ok(value) => value.l().map_err(CallError::Jni).and_then(|array| {
+                let array = JObjectArray::from(array);
+                let lines = string_array(env, &array);
+                catch(env, lines)
+            }),
+            Err(e) => Err(e),
+        };
+        match lines {
+            Ok(lines) if lines.len() >= 2 => {
+                let mut lines = lines.into_iter();
+                let class = lines.next().flatten().unwrap_or_default();
+                let message = lines.next().flatten();
+                JavaException { class, message, stack: lines.flatten().collect() }
+            }
+            _ => describe_minimal(env, throwable),
+        }
+    }
+}
+
+/// The throwable's class name only, for when the glue cannot describe it.
+fn describe_minimal(env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
+    let name = (|| -> jni::errors::Result<Option<String>> {
+        let class = env.get_object_class(throwable)?;
+        let name = env.call_method(&class, "getName", "()Ljava/lang/String;", &[])?.l()?;
+        string(env, &JString::from(name))
+    })();
+    let name = catch(env, name).ok().flatten();
+    JavaException {
+        class: name.unwrap_or_else(|| "<unknown throwable>".into()),
+        message: Some("(heapgrowth could not read the exception's details)".into()),
+        stack: Vec::new(),
+    }
+}
+
+/// A Java string as a Rust one; `None` for Java `null`.
+fn string(env: &mut JNIEnv, value: &JString) -> jni::errors::Result<Option<String>> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(env.get_string(value)?.into()))
+}
+
+fn string_array(env: &mut JNIEnv, array: &JObjectArray) -> jni::errors::Result<Vec<Option<String>>> {
+    let length = env.get_array_length(array)?;
+    let mut out = Vec::with_capacity(length as usize);
+    for i in 0..length {
+        let element = JString::from(env.get_object_array_element(array, i)?);
+        out.push(string(env, &element)?);
+        env.delete_local_ref(element)?;
+    }
+    Ok(out)
+}

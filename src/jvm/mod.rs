@@ -1,0 +1,348 @@
+//! Starting a JVM in this process and driving scenarios in it.
+//!
+//! All raw JNI lives in this module (the glue calls in `glue.rs`) and all raw JVMTI in
+//! [`crate::jvmti`]; what is public here is safe.
+//!
+//! ```no_run
+//! use heapgrowth::jvm::{Jvm, JvmOptions};
+//! # fn main() -> Result<(), heapgrowth::jvm::JvmError> {
+//! let jvm = Jvm::start(&JvmOptions {
+//!     classpath: vec!["build/classes".into()],
+//!     ..JvmOptions::default()
+//! })?;
+//! let mut scenario = jvm.open_scenario("com.example.CartScenario")?;
+//! scenario.run_loops(3)?;
+//! jvm.dump_heap(std::path::Path::new("/tmp/private-dir/after-3.hprof"))?;
+//! # Ok(()) }
+//! ```
+//!
+//! A process can create one JVM only, ever: the JVM cannot be destroyed and created again.
+//! Dropping [`Jvm`] therefore leaves the JVM running (idle) until the process exits.
+
+mod agent;
+mod embedded;
+mod error;
+mod glue;
+mod jdk;
+
+use std::ffi::OsStr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use jni::objects::GlobalRef;
+use jni::{InitArgsBuilder, JNIEnv, JNIVersion, JavaVM};
+
+pub use self::error::{JavaException, JvmError};
+pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
+pub use crate::jvmti::AgentCapabilities;
+use crate::jvmti::JvmtiEnv;
+
+use self::agent::AgentLibrary;
+use self::glue::Glue;
+
+/// Local references one glue call creates at most (strings, arrays, exceptions); the frame
+/// frees them when the call returns, also on threads that stay attached.
+const LOCAL_FRAME_CAPACITY: i32 = 32;
+
+/// How to start the JVM.
+#[derive(Debug, Clone, Default)]
+pub struct JvmOptions {
+    /// The JDK to use (`--java-home`); else `JAVA_HOME`, else `java` on PATH.
+    pub java_home: Option<PathBuf>,
+    /// Directories and jars holding the scenario classes. They are given to each scenario's
+    /// own class loader, not to the JVM's class path.
+    pub classpath: Vec<PathBuf>,
+    /// Extra JVM options (`--jvm-arg`), for example `-Xmx2g`.
+    pub jvm_args: Vec<String>,
+}
+
+/// Whether this process already created its one JVM.
+static STARTED: Mutex<bool> = Mutex::new(false);
+
+/// What scenarios share with the [`Jvm`]; kept alive by whichever lives longer.
+#[derive(Debug)]
+struct Runtime {
+    vm: JavaVM,
+    glue: Glue,
+}
+
+impl Runtime {
+    /// Runs `f` on this thread attached to the JVM, inside a local reference frame.
+    fn with_env<T>(&self, f: impl FnOnce(&mut JNIEnv, &Glue) -> Result<T, JvmError>) -> Result<T, JvmError> {
+        // A scoped attachment: threads that were not attached are detached again afterwards,
+        // so no idle attached thread shows up in later heap dumps.
+        let mut env = self
+            .vm
+            .attach_current_thread()
+            .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
+        env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| f(env, &self.glue))
+    }
+}
+
+/// The JVM running in this process, with heapgrowth's glue and JVMTI agent loaded.
+#[derive(Debug)]
+pub struct Jvm {
+    runtime: Arc<Runtime>,
+    jdk: Jdk,
+    java_version: String,
+    jvmti: JvmtiEnv,
+    capabilities: AgentCapabilities,
+    classpath: Vec<PathBuf>,
+    _agent: AgentLibrary,
+}
+
+impl Jvm {
+    /// Finds the JDK, starts its JVM in this process with heapgrowth's glue and agent, and
+    /// checks that the agent got its JVMTI environment.
+    ///
+    /// Fails with [`JvmError::AlreadyStarted`] if this process already started a JVM.
+    pub fn start(options: &JvmOptions) -> Result<Jvm, JvmError> {
+        // Held for the whole start, so two threads cannot both try to create the JVM.
+        let mut started = STARTED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if *started {
+            return Err(JvmError::AlreadyStarted);
+        }
+        reject_class_path_options(&options.jvm_args)?;
+        let jdk = find_jdk(options.java_home.as_deref())?;
+
+        let extracted = embedded::extract().map_err(|e| JvmError::StartFailed {
+            reason: format!("cannot extract heapgrowth's JVM glue into a private temporary directory: {e}"),
+        })?;
+        let agent = AgentLibrary::load(&extracted.agent_library)?;
+        let args = InitArgsBuilder::new()
+            .version(JNIVersion::V8)
+            // Only the glue: scenario classes go to a class loader of their own per scenario.
+            .option(format!("-Djava.class.path={}", utf8(&extracted.glue_jar)?))
+            .option(format!("-agentpath:{}", utf8(&extracted.agent_library)?))
+            // No JVM handlers for SIGINT/SIGTERM: ours must delete the heap dumps on Ctrl-C.
+            .option("-Xrs")
+            .ignore_unrecognized(false);
+        let args = options
+            .jvm_args
+            .iter()
+            .fold(args, |args, arg| args.option(arg.as_str()))
+            .build()
+            .map_err(|e| JvmError::StartFailed { reason: format!("invalid JVM option: {e}") })?;
+
+        let libjvm = jdk.libjvm.clone();
+        let vm = JavaVM::with_libjvm(args, || Ok(libjvm)).map_err(start_error)?;
+        *started = true;
+        drop(started);
+
+        // The glue does not exist before this, so attach directly rather than through
+        // `Runtime::with_env`.
+        let (glue, java_version) = {
+            let mut env = vm
+                .attach_current_thread()
+                .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
+            env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
+                let glue = Glue::load(env)?;
+                let version = glue.java_version(env)?;
+                Ok::<_, JvmError>((glue, version))
+            })?
+        };
+        let jvmti = agent.jvmti_env(&vm)?;
+        let capabilities = jvmti.capabilities()?;
+        // The JVM has mapped the agent and opened the glue jar (Glue::load loaded every glue
+        // class; an open jar stays readable after its file is deleted), so delete the extracted
+        // files now instead of when `Jvm` drops, which may be never (a `Jvm` in a static).
+        drop(extracted);
+        Ok(Jvm {
+            runtime: Arc::new(Runtime { vm, glue }),
+            jdk,
+            java_version,
+            jvmti,
+            capabilities,
+            classpath: options.classpath.clone(),
+            _agent: agent,
+        })
+    }
+
+    /// The Java version, for example `17.0.15`.
+    pub fn java_version(&self) -> &str {
+        &self.java_version
+    }
+
+    /// The JDK the JVM came from.
+    pub fn jdk(&self) -> &Jdk {
+        &self.jdk
+    }
+
+    /// The JVMTI capabilities heapgrowth's agent obtained. `field_modification_events` is only
+    /// there because the agent was loaded with `-agentpath:` at JVM start.
+    pub fn capabilities(&self) -> AgentCapabilities {
+        self.capabilities
+    }
+
+    /// The agent's JVMTI environment.
+    pub fn jvmti(&self) -> &JvmtiEnv {
+        &self.jvmti
+    }
+
+    /// Opens scenario `class_name` from [`JvmOptions::classpath`] (see [`Jvm::open_scenario_in`]).
+    pub fn open_scenario(&self, class_name: &str) -> Result<Scenario, JvmError> {
+        self.open_scenario_in(class_name, &self.classpath)
+    }
+
+    /// Loads `class_name` from `classpath` in a new class loader (so its static state does not
+    /// depend on other scenarios), checks it is a concrete `Runnable` with a public no-arg
+    /// constructor, and constructs one instance on a new thread `heapgrowth-scenario`, where all
+    /// its loops will run.
+    pub fn open_scenario_in(&self, class_name: &str, classpath: &[PathBuf]) -> Result<Scenario, JvmError> {
+        let entries = classpath
+            .iter()
+            .map(|entry| {
+                if !entry.exists() {
+                    return Err(JvmError::ClasspathEntryMissing { path: entry.clone() });
+                }
+                // Absolute, so the JVM resolves it the same way whatever the current directory
+                // is later.
+                let absolute = std::path::absolute(entry).map_err(|_| JvmError::InvalidPath {
+                    path: entry.clone(),
+                    reason: "cannot be made absolute",
+                })?;
+                Ok(utf8(&absolute)?.to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let host = self.runtime.with_env(|env, glue| glue.open(env, class_name, &entries))?;
+        Ok(Scenario {
+            class_name: class_name.to_string(),
+            loops_run: 0,
+            host: Some(host),
+            runtime: Arc::clone(&self.runtime),
+        })
+    }
+
+    /// Writes a heap dump of the live objects to `path`
+    /// (`HotSpotDiagnosticMXBean.dumpHeap(path, live = true)`, which runs a full GC first).
+    /// `path` must end with `.hprof` (the JVM insists) and must not exist yet.
+    pub fn dump_heap(&self, path: &Path) -> Result<(), JvmError> {
+        if path.extension() != Some(OsStr::new("hprof")) {
+            return Err(JvmError::HeapDumpFailed {
+                reason: format!("{}: the file name must end with .hprof", path.display()),
+            });
+        }
+        if path.symlink_metadata().is_ok() {
+            return Err(JvmError::HeapDumpFailed { reason: format!("{} already exists", path.display()) });
+        }
+        let absolute = std::path::absolute(path).map_err(|e| JvmError::HeapDumpFailed {
+            reason: format!("{}: {e}", path.display()),
+        })?;
+        let absolute_str = utf8(&absolute)?;
+        self.runtime.with_env(|env, glue| glue.dump_heap(env, absolute_str))?;
+        if !absolute.is_file() {
+            return Err(JvmError::HeapDumpFailed {
+                reason: format!("the JVM reported success but wrote no file at {}", absolute.display()),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A scenario opened in the JVM: its own class loader, its thread, and one instance.
+///
+/// Dropping it stops the thread and releases the instance and the loader, so its objects
+/// become garbage.
+#[derive(Debug)]
+pub struct Scenario {
+    class_name: String,
+    loops_run: u32,
+    /// `None` only during drop.
+    host: Option<GlobalRef>,
+    runtime: Arc<Runtime>,
+}
+
+impl Scenario {
+    /// The scenario class's name.
+    pub fn class_name(&self) -> &str {
+        &self.class_name
+    }
+
+    /// Runs `run()` `count` more times on the scenario's thread, blocking until done. If a
+    /// loop throws, the rest are not run and the error names the loop.
+    pub fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        if count == 0 {
+            return Ok(());
+        }
+        let Some(host) = &self.host else { return Err(JvmError::Jni("scenario already closed".into())) };
+        let result = self.runtime.with_env(|env, glue| glue.run_loops(env, host, &self.class_name, count));
+        match result {
+            Ok(total) => {
+                self.loops_run = total;
+                Ok(())
+            }
+            Err(error) => {
+                if let JvmError::ScenarioThrew { loop_number, .. } = &error {
+                    self.loops_run = *loop_number;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Loops run over the scenario's life, including one that threw. Loop numbers count from 1.
+    pub fn loops_run(&self) -> u32 {
+        self.loops_run
+    }
+}
+
+impl Drop for Scenario {
+    fn drop(&mut self) {
+        let Some(host) = self.host.take() else { return };
+        // Never panic in drop; a failure to close leaves a daemon thread idle, nothing worse.
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            let _ = self.runtime.with_env(|env, glue| {
+                let closed = glue.close(env, &host);
+                // Deleted while this thread is attached, instead of GlobalRef's drop attaching
+                // again.
+                drop(host);
+                closed
+            });
+        }));
+    }
+}
+
+/// `-Djava.class.path` and friends would replace the glue jar and break heapgrowth; scenario
+/// classes belong in [`JvmOptions::classpath`].
+fn reject_class_path_options(jvm_args: &[String]) -> Result<(), JvmError> {
+    for arg in jvm_args {
+        if arg.starts_with("-Djava.class.path=") || arg == "-cp" || arg == "-classpath" || arg.starts_with("--class-path") {
+            return Err(JvmError::StartFailed {
+                reason: format!("JVM option {arg} is not allowed: pass scenario classes with --classpath instead"),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn utf8(path: &Path) -> Result<&str, JvmError> {
+    path.to_str().ok_or_else(|| JvmError::InvalidPath { path: path.to_path_buf(), reason: "not valid UTF-8" })
+}
+
+/// Explains `JNI_CreateJavaVM`'s failure. The JVM usually prints its own reason on stderr
+/// first.
+fn start_error(error: jni::errors::StartJvmError) -> JvmError {
+    use jni::errors::{Error, JniError, StartJvmError};
+    let reason = match error {
+        StartJvmError::LoadError(path, e) => format!("cannot load {path}: {e}"),
+        StartJvmError::Create(Error::JniCall(code)) => match code {
+            JniError::AlreadyCreated => return JvmError::AlreadyStarted,
+            JniError::Unknown => "JNI_CreateJavaVM returned JNI_ERR: the JVM rejected an option or could not \
+                                  initialise (see its message above)"
+                .into(),
+            JniError::InvalidArguments => {
+                "JNI_CreateJavaVM returned JNI_EINVAL: an option is invalid (check the --jvm-arg values; \
+                 the JVM's message is above)"
+                    .into()
+            }
+            JniError::NoMemory => {
+                "JNI_CreateJavaVM returned JNI_ENOMEM: not enough memory (check -Xmx and -Xms)".into()
+            }
+            JniError::WrongVersion => "JNI_CreateJavaVM returned JNI_EVERSION: this JVM lacks JNI 1.8".into(),
+            other => format!("JNI_CreateJavaVM failed: {other}"),
+        },
+        other => other.to_string(),
+    };
+    JvmError::StartFailed { reason }
+}

@@ -1,0 +1,116 @@
+//! Raw JVMTI declarations: just the types and function-table slots heapgrowth uses.
+//!
+//! The JVMTI function table is an array of function pointers in the order of the function
+//! numbers in the JVMTI specification (function N sits at index N - 1; slot 1 is reserved). We
+//! declare each function we use with its number and C signature in [`jvmti_functions!`]; adding
+//! one is one line, copied from the specification (or `$JAVA_HOME/include/jvmti.h`).
+#![allow(non_camel_case_types)]
+
+/// `jint` from jni.h.
+pub type jint = i32;
+/// `jvmtiError` from jvmti.h (a C enum: an `int`).
+pub type jvmtiError = u32;
+
+/// The C `jvmtiInterface_1_` function table; opaque because we read it by slot number.
+#[repr(C)]
+pub struct jvmtiInterface_1_ {
+    _opaque: [u8; 0],
+}
+
+/// The C `jvmtiEnv`: a pointer to the function table. Functions take a `*mut jvmtiEnv`.
+pub type jvmtiEnv = *const jvmtiInterface_1_;
+
+/// `JVMTI_ERROR_NONE`.
+pub const JVMTI_ERROR_NONE: jvmtiError = 0;
+/// `JVMTI_ERROR_NOT_AVAILABLE`, also returned by our wrappers for a missing table slot.
+pub const JVMTI_ERROR_NOT_AVAILABLE: jvmtiError = 98;
+
+/// `jvmtiCapabilities`: 128 one-bit fields in four `unsigned int`s, in the declaration order
+/// of jvmti.h. Read bits with [`jvmtiCapabilities::has`] and the `CAN_*` bit numbers below.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct jvmtiCapabilities {
+    words: [u32; 4],
+}
+
+impl jvmtiCapabilities {
+    /// Whether the capability at bit `bit` (its position in jvmti.h's declaration) is set.
+    pub fn has(&self, bit: u32) -> bool {
+        let (word, within) = ((bit / 32) as usize, bit % 32);
+        // GCC and Clang allocate bit-fields from the least significant bit on little-endian
+        // targets and from the most significant one on big-endian targets.
+        let shift = if cfg!(target_endian = "little") { within } else { 31 - within };
+        self.words[word] >> shift & 1 == 1
+    }
+
+    /// Sets bit `bit`.
+    #[cfg(test)]
+    pub fn set(&mut self, bit: u32) {
+        let (word, within) = ((bit / 32) as usize, bit % 32);
+        let shift = if cfg!(target_endian = "little") { within } else { 31 - within };
+        self.words[word] |= 1 << shift;
+    }
+}
+
+// Bit numbers of the capabilities heapgrowth cares about: their declaration order in jvmti.h
+// (JDK 17 and 25 agree; fields are only ever appended).
+pub const CAN_TAG_OBJECTS: u32 = 0;
+pub const CAN_GENERATE_FIELD_MODIFICATION_EVENTS: u32 = 1;
+pub const CAN_GENERATE_FIELD_ACCESS_EVENTS: u32 = 2;
+pub const CAN_GET_SOURCE_FILE_NAME: u32 = 11;
+pub const CAN_GET_LINE_NUMBERS: u32 = 12;
+pub const CAN_GENERATE_OBJECT_FREE_EVENTS: u32 = 32;
+pub const CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS: u32 = 43;
+
+/// A function-table slot, untyped.
+type AnyFn = unsafe extern "system" fn();
+
+/// Reads slot `number` (the specification's function number) of `env`'s function table.
+///
+/// # Safety
+/// `env` must be a live JVMTI environment of version 1.2 or later, and `number` a function
+/// number that exists in JVMTI 1.2 (the table is at least that long).
+unsafe fn slot(env: *mut jvmtiEnv, number: usize) -> Option<AnyFn> {
+    // Safety: the caller guarantees `env` points to a valid `jvmtiEnv`, whose value points to a
+    // function table with at least `number` pointer-sized slots; slots hold a function pointer
+    // or NULL, which `Option<fn>` represents exactly.
+    unsafe {
+        let table = (*env).cast::<Option<AnyFn>>();
+        *table.add(number - 1)
+    }
+}
+
+/// Declares `unsafe fn Name(env, args...) -> jvmtiError` for each listed table slot.
+macro_rules! jvmti_functions {
+    ($( $(#[$doc:meta])* $number:literal => fn $name:ident($($arg:ident: $ty:ty),* $(,)?); )*) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// Returns `JVMTI_ERROR_NOT_AVAILABLE` if the JVM's table has no such function.
+            ///
+            /// # Safety
+            /// `env` must be a live JVMTI environment, and every argument valid as the JVMTI
+            /// specification requires for this function (pointers writable for outputs, live
+            /// references, and so on).
+            #[allow(non_snake_case, clippy::too_many_arguments)]
+            pub unsafe fn $name(env: *mut jvmtiEnv, $($arg: $ty),*) -> jvmtiError {
+                type Typed = unsafe extern "system" fn(*mut jvmtiEnv, $($ty),*) -> jvmtiError;
+                // Safety: the caller guarantees `env` is live; $number is a JVMTI 1.2 function.
+                match unsafe { slot(env, $number) } {
+                    None => JVMTI_ERROR_NOT_AVAILABLE,
+                    // Safety: slot $number holds a function with exactly this C signature
+                    // (declared from the specification), and the caller vouches for the
+                    // arguments.
+                    Some(f) => unsafe { std::mem::transmute::<AnyFn, Typed>(f)(env, $($arg),*) },
+                }
+            }
+        )*
+    };
+}
+
+jvmti_functions! {
+    /// `GetVersionNumber` (88).
+    88 => fn GetVersionNumber(version_ptr: *mut jint);
+    /// `GetCapabilities` (89): the capabilities this environment possesses.
+    89 => fn GetCapabilities(capabilities_ptr: *mut jvmtiCapabilities);
+}

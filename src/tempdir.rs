@@ -1,0 +1,251 @@
+//! Private temporary directories that are deleted on drop and on Ctrl-C.
+//!
+//! Heap dumps hold every secret in the heap, and the extracted JVM glue (jar and agent library)
+//! is code the JVM will execute, so both go into a directory only the current user can read or
+//! write, with a name nobody can guess in advance, created with `mkdir`'s fail-if-exists semantics
+//! (so an attacker cannot pre-create it or plant a symlink there).
+//!
+//! Every live [`PrivateTempDir`] is recorded in a process-wide registry so that the handler
+//! installed by [`install_interrupt_cleanup`] can delete them all before the process exits on
+//! Ctrl-C. (The JVM is started with `-Xrs`, so it leaves SIGINT and SIGTERM to us.)
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, Once};
+
+/// Exit status after Ctrl-C, as shells report a process killed by SIGINT (128 + 2).
+pub const INTERRUPTED_EXIT_STATUS: i32 = 130;
+
+/// How many random names to try before giving up; a collision of 128 random bits means
+/// something other than chance (an attacker racing us, or a broken random source).
+const MAX_CREATE_ATTEMPTS: usize = 16;
+
+/// Directories that exist right now and must be deleted if the process is interrupted.
+struct Registry {
+    live: Vec<(u64, PathBuf)>,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry { live: Vec::new() });
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+/// Locks the registry, also after a panic elsewhere poisoned it: the list stays consistent
+/// because every critical section is a single push or remove.
+fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A directory readable and writable only by the current user (mode 0700), with an
+/// unpredictable name, deleted with everything in it when dropped or when the process is
+/// interrupted (see [`install_interrupt_cleanup`]).
+#[derive(Debug)]
+pub struct PrivateTempDir {
+    id: u64,
+    path: PathBuf,
+}
+
+impl PrivateTempDir {
+    /// Creates `heapgrowth-<purpose>-<32 random hex digits>` under `$TMPDIR` (or `/tmp`).
+    ///
+    /// `purpose` only makes the directory recognisable (for example `"jvm"` or `"dumps"`).
+    pub fn new(purpose: &str) -> io::Result<PrivateTempDir> {
+        Self::new_in(&std::env::temp_dir(), purpose)
+    }
+
+    /// Like [`PrivateTempDir::new`], under `parent` instead of the system temporary directory.
+    pub fn new_in(parent: &Path, purpose: &str) -> io::Result<PrivateTempDir> {
+        // The registry lock is held while the directory is created, so a Ctrl-C arriving
+        // between `mkdir` and the registration cannot miss it.
+        let mut registry = registry();
+        let mut last_error = None;
+        for _ in 0..MAX_CREATE_ATTEMPTS {
+            let path = parent.join(format!("heapgrowth-{purpose}-{}", random_hex()?));
+            // `mkdir` fails with EEXIST instead of reusing an existing entry (directory or
+            // symlink): the O_EXCL guarantee for directories.
+            match fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => {
+                    let dir = PrivateTempDir {
+                        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                        path,
+                    };
+                    registry.live.push((dir.id, dir.path.clone()));
+                    drop(registry);
+                    // From here on, dropping `dir` on error deletes it again.
+                    dir.make_private()?;
+                    return Ok(dir);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_error = Some(e),
+                Err(e) => {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!("cannot create a temporary directory in {}: {e}", parent.display()),
+                    ))
+                }
+            }
+        }
+        Err(last_error.unwrap_or_else(|| io::Error::other("no attempt made")))
+    }
+
+    /// The umask can only take permissions away; an umask such as 0200 would leave the owner
+    /// unable to write. Set exactly 0700 and check that we own what we created.
+    fn make_private(&self) -> io::Result<()> {
+        fs::set_permissions(&self.path, fs::Permissions::from_mode(0o700))?;
+        let meta = fs::symlink_metadata(&self.path)?;
+        // Safety: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o777 != 0o700 {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("temporary directory {} is not private after creation", self.path.display()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The directory's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for PrivateTempDir {
+    fn drop(&mut self) {
+        registry().live.retain(|(id, _)| *id != self.id);
+        // Errors are ignored: Drop must not panic, and a directory that is already gone (deleted
+        // by someone else) is the state we want anyway.
+        let _ = remove_dir_all_retrying(&self.path);
+    }
+}
+
+/// `remove_dir_all` can fail with "directory not empty" when another thread (for example the
+/// JVM writing a heap dump) creates a file between the listing and the final `rmdir`; a few
+/// retries settle that race.
+fn remove_dir_all_retrying(path: &Path) -> io::Result<()> {
+    let mut result = Ok(());
+    for _ in 0..3 {
+        result = match fs::remove_dir_all(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            other => other,
+        };
+        if result.is_ok() {
+            break;
+        }
+    }
+    result
+}
+
+/// 128 bits from the kernel's random source as 32 hex digits: the name must be unpredictable,
+/// not just unique.
+fn random_hex() -> io::Result<String> {
+    let mut bytes = [0u8; 16];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        // Safety: the pointer and length describe the unfilled tail of `bytes`, which is
+        // valid for writes; flags 0 means the blocking /dev/urandom source.
+        let n = unsafe {
+            libc::getrandom(
+                bytes[filled..].as_mut_ptr().cast(),
+                bytes.len() - filled,
+                0,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        filled += n as usize;
+    }
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Deletes every live [`PrivateTempDir`] and returns the registry lock still held, so no new
+/// directory can appear before the caller exits.
+fn delete_all_live() -> MutexGuard<'static, Registry> {
+    let mut registry = registry();
+    for (_, path) in registry.live.drain(..) {
+        let _ = remove_dir_all_retrying(&path);
+    }
+    registry
+}
+
+/// Installs (once per process; later calls do nothing) a Ctrl-C handler that deletes every
+/// live [`PrivateTempDir`] and exits with status 130.
+///
+/// Fails if another part of the program already installed a Ctrl-C handler with the `ctrlc`
+/// crate.
+pub fn install_interrupt_cleanup() -> io::Result<()> {
+    static INSTALL: Once = Once::new();
+    let mut result = Ok(());
+    INSTALL.call_once(|| {
+        result = ctrlc::set_handler(|| {
+            // Runs on ctrlc's own thread, not in signal context, so locking and file system
+            // calls are allowed.
+            let _held = delete_all_live();
+            eprintln!("heapgrowth: interrupted; temporary files deleted");
+            // `_exit`, not `std::process::exit`: `exit` would run the C++ static destructors
+            // of libjvm while the JVM's threads are still running, which can crash or hang.
+            // Safety: `_exit` has no preconditions; it ends the process immediately.
+            unsafe { libc::_exit(INTERRUPTED_EXIT_STATUS) }
+        })
+        .map_err(|e| io::Error::other(format!("cannot install the Ctrl-C handler: {e}")));
+    });
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_is_private_and_deleted_on_drop() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        let path = dir.path().to_path_buf();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!(meta.mode() & 0o777, 0o700);
+        fs::create_dir(path.join("sub")).unwrap();
+        fs::write(path.join("sub/file.hprof"), b"secret").unwrap();
+        drop(dir);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn names_are_unpredictable_and_distinct() {
+        let a = PrivateTempDir::new("test").unwrap();
+        let b = PrivateTempDir::new("test").unwrap();
+        assert_ne!(a.path(), b.path());
+        let name = a.path().file_name().unwrap().to_str().unwrap();
+        let suffix = name.strip_prefix("heapgrowth-test-").unwrap();
+        assert_eq!(suffix.len(), 32);
+        assert!(suffix.chars().all(|c| c.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn registry_tracks_live_directories_only() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        let path = dir.path().to_path_buf();
+        assert!(registry().live.iter().any(|(_, p)| *p == path));
+        drop(dir);
+        assert!(!registry().live.iter().any(|(_, p)| *p == path));
+    }
+
+    #[test]
+    fn nested_directory_is_private_too() {
+        // make_private sets exactly 0700 whatever the umask took away.
+        let parent = PrivateTempDir::new("test").unwrap();
+        let dir = PrivateTempDir::new_in(parent.path(), "inner").unwrap();
+        let meta = fs::symlink_metadata(dir.path()).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o700);
+    }
+
+    #[test]
+    fn missing_parent_is_a_clear_error() {
+        let err = PrivateTempDir::new_in(Path::new("/nonexistent/heapgrowth"), "x").unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/heapgrowth"), "{err}");
+    }
+}

@@ -1,0 +1,95 @@
+//! Compiling the Java corpus once per test run, running the binary, and normalising reports.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The corpus classes, compiled once for this test binary.
+pub fn corpus_classes() -> &'static Path {
+    static CLASSES: OnceLock<PathBuf> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/src");
+        let classes = Path::new(env!("CARGO_TARGET_TMPDIR")).join("corpus-classes");
+        let _ = std::fs::remove_dir_all(&classes);
+        std::fs::create_dir_all(&classes).unwrap();
+        let mut files = Vec::new();
+        collect_java_files(&sources, &mut files);
+        let status = Command::new(javac())
+            .args(["--release", "17", "-nowarn", "-d"])
+            .arg(&classes)
+            .args(&files)
+            .status()
+            .expect("javac runs");
+        assert!(status.success(), "the corpus compiles");
+        classes
+    })
+}
+
+fn javac() -> PathBuf {
+    match std::env::var_os("JAVA_HOME") {
+        Some(home) => Path::new(&home).join("bin/javac"),
+        None => PathBuf::from("javac"),
+    }
+}
+
+fn collect_java_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_java_files(&path, files);
+        } else if path.extension().is_some_and(|e| e == "java") {
+            files.push(path);
+        }
+    }
+}
+
+/// Runs `heapgrowth run` on corpus scenarios with extra arguments.
+pub fn heapgrowth(scenarios: &[&str], extra: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_heapgrowth"));
+    command.arg("run").arg("--classpath").arg(corpus_classes());
+    for scenario in scenarios {
+        command.args(["--scenario", scenario]);
+    }
+    command.args(extra).output().expect("heapgrowth runs")
+}
+
+/// Output as text, with what differs between runs of the same scenario taken out: the size of
+/// root groups (class and thread counts vary with JIT and class loading) and retained sizes
+/// (object headers and padding differ between JVMs).
+pub fn normalized(stdout: &[u8]) -> String {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("Retained "))
+        .map(|line| match (line.find("GcRoot("), line.rfind(" (")) {
+            (Some(_), Some(count)) if line.ends_with(" objects)") => line[..count].to_owned(),
+            _ => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Parses the JSON output.
+pub fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "stdout is JSON ({error}); stdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// The last step of each growing node of the first scenario: `STATIC_FIELD Owner.field`.
+pub fn growing_fields(document: &serde_json::Value) -> Vec<String> {
+    document["scenarios"][0]["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| {
+            let step = node["path"].as_array().unwrap().last().unwrap();
+            let owner = step["owner"].as_str().unwrap();
+            let simple = owner.rsplit('.').next().unwrap();
+            format!("{} {}.{}", step["kind"].as_str().unwrap(), simple, step["name"].as_str().unwrap())
+        })
+        .collect()
+}

@@ -1,0 +1,491 @@
+//! The JVM layer against a real JVM: start, agent capabilities, scenarios, errors, heap dumps,
+//! private temporary directories and Ctrl-C cleanup.
+//!
+//! A process can create one JVM only, so the tests share one ([`jvm`]); tests that need a fresh
+//! JVM (start failures, Ctrl-C) re-run this test binary as a child process with
+//! `HEAPGROWTH_TEST_CHILD` set, which selects the `child_*` test to act and the others to do
+//! nothing.
+//!
+//! Runs on whatever JDK discovery finds; check JDK 25 with
+//! `JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 cargo test --test jvm_layer`.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use heapgrowth::jvm::{Jvm, JvmError, JvmOptions, Scenario};
+use heapgrowth::tempdir::{install_interrupt_cleanup, PrivateTempDir, INTERRUPTED_EXIT_STATUS};
+
+/// Scenario classes compiled at test time, one `(file, source)` each, all in package `t`.
+const SCENARIO_SOURCES: &[(&str, &str)] = &[
+    (
+        "Counter.java",
+        r#"package t;
+public class Counter implements Runnable {
+    public static final java.util.List<byte[]> HELD = new java.util.ArrayList<>();
+    public void run() { HELD.add(new byte[16]); }
+}"#,
+    ),
+    (
+        "SameThread.java",
+        r#"package t;
+/** Throws unless every loop runs on the thread that ran the constructor, set up as promised. */
+public class SameThread implements Runnable {
+    private final Thread owner = Thread.currentThread();
+    public SameThread() { check(); }
+    public void run() { check(); }
+    private void check() {
+        Thread now = Thread.currentThread();
+        if (now != owner) throw new IllegalStateException("moved to " + now.getName());
+        if (!now.getName().equals("heapgrowth-scenario")) throw new IllegalStateException("thread " + now.getName());
+        if (!now.isDaemon()) throw new IllegalStateException("not a daemon");
+        if (now.getContextClassLoader() != getClass().getClassLoader()) throw new IllegalStateException("context loader");
+        if (getClass().getClassLoader() == ClassLoader.getSystemClassLoader()) throw new IllegalStateException("system loader");
+    }
+}"#,
+    ),
+    (
+        "FreshStatics.java",
+        r#"package t;
+/** Each scenario gets its own class loader, so this static counts one construction only. */
+public class FreshStatics implements Runnable {
+    static int constructions;
+    public FreshStatics() { constructions++; }
+    public void run() {
+        if (constructions != 1) throw new IllegalStateException("constructions=" + constructions);
+    }
+}"#,
+    ),
+    (
+        "Boom.java",
+        r#"package t;
+public class Boom implements Runnable {
+    private int loops;
+    public void run() {
+        loops++;
+        if (loops == 3) {
+            explode();
+        }
+    }
+    private void explode() {
+        throw new IllegalStateException("boom", new java.io.IOException("disk full"));
+    }
+}"#,
+    ),
+    ("NotRunnable.java", "package t;\npublic class NotRunnable { public NotRunnable() {} }"),
+    (
+        "NoNoArg.java",
+        "package t;\npublic class NoNoArg implements Runnable { public NoNoArg(int x) {} public void run() {} }",
+    ),
+    (
+        "PrivateCtor.java",
+        "package t;\npublic class PrivateCtor implements Runnable { private PrivateCtor() {} public void run() {} }",
+    ),
+    ("Abstract.java", "package t;\npublic abstract class Abstract implements Runnable {}"),
+    (
+        "Outer.java",
+        "package t;\npublic class Outer { public class Inner implements Runnable { public void run() {} } }",
+    ),
+    (
+        "CtorThrows.java",
+        r#"package t;
+public class CtorThrows implements Runnable {
+    public CtorThrows() { throw new UnsupportedOperationException("no constructing today"); }
+    public void run() {}
+}"#,
+    ),
+    (
+        "StaticInitThrows.java",
+        r#"package t;
+public class StaticInitThrows implements Runnable {
+    static final int VALUE = compute();
+    static int compute() { throw new RuntimeException("static boom"); }
+    public void run() {}
+}"#,
+    ),
+    (
+        "PackagePrivate.java",
+        "package t;\nclass PackagePrivate implements Runnable { public PackagePrivate() {} public void run() {} }",
+    ),
+    (
+        "Parent.java",
+        "package t;\npublic class Parent { }",
+    ),
+    (
+        "Orphan.java",
+        "package t;\npublic class Orphan extends Parent implements Runnable { public void run() {} }",
+    ),
+    (
+        "UnloadMe.java",
+        r#"package t;
+public class UnloadMe implements Runnable {
+    static final java.util.List<Object> KEPT = new java.util.ArrayList<>();
+    public void run() { KEPT.add(new Object()); }
+}"#,
+    ),
+];
+
+/// The JVM all tests in this process share.
+fn jvm() -> &'static Jvm {
+    static JVM: OnceLock<Jvm> = OnceLock::new();
+    JVM.get_or_init(|| Jvm::start(&JvmOptions::default()).unwrap_or_else(|e| panic!("JVM start: {e}")))
+}
+
+/// The compiled scenario classes (compiled once per process).
+fn scenario_classes() -> &'static Path {
+    static CLASSES: OnceLock<PathBuf> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        // Under cargo's per-target temporary directory, per process, so concurrent runs do not
+        // trample each other; never secret, so no private directory needed.
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jvm_layer-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let sources = root.join("src/t");
+        let classes = root.join("classes");
+        fs::create_dir_all(&sources).unwrap();
+        fs::create_dir_all(&classes).unwrap();
+        let mut files = Vec::new();
+        for (name, source) in SCENARIO_SOURCES {
+            let file = sources.join(name);
+            fs::write(&file, source).unwrap();
+            files.push(file);
+        }
+        let javac = jvm().jdk().home.join("bin/javac");
+        let output = Command::new(&javac)
+            .args(["--release", "17", "-d"])
+            .arg(&classes)
+            .args(&files)
+            .output()
+            .unwrap_or_else(|e| panic!("run {}: {e}", javac.display()));
+        assert!(output.status.success(), "javac failed: {}", String::from_utf8_lossy(&output.stderr));
+        // Orphan's superclass goes missing: loading Orphan must fail with a LinkageError.
+        fs::remove_file(classes.join("t/Parent.class")).unwrap();
+        classes
+    })
+}
+
+fn open(class_name: &str) -> Result<Scenario, JvmError> {
+    jvm().open_scenario_in(class_name, &[scenario_classes().to_path_buf()])
+}
+
+#[test]
+fn starts_the_jdk_that_discovery_found() {
+    let jvm = jvm();
+    let release = fs::read_to_string(jvm.jdk().home.join("release")).unwrap();
+    let expected = release
+        .lines()
+        .find_map(|l| l.strip_prefix("JAVA_VERSION="))
+        .unwrap()
+        .trim_matches('"');
+    assert_eq!(jvm.java_version(), expected);
+    let feature: u32 = jvm.java_version().split('.').next().unwrap().parse().unwrap();
+    assert!(feature >= 17, "{}", jvm.java_version());
+    assert_eq!(jvm.jvmti().version().unwrap().0, feature);
+}
+
+#[test]
+fn agent_loaded_at_start_has_the_onload_only_capability() {
+    let caps = jvm().capabilities();
+    // Only an agent loaded with -agentpath: at JVM start can get this one.
+    assert!(caps.field_modification_events, "{caps:?}");
+    assert!(caps.tag_objects && caps.line_numbers && caps.source_file_name, "{caps:?}");
+    assert!(caps.field_access_events && caps.object_free_events && caps.sampled_alloc_events, "{caps:?}");
+}
+
+#[test]
+fn second_start_in_one_process_is_already_started() {
+    jvm();
+    let err = Jvm::start(&JvmOptions::default()).unwrap_err();
+    assert!(matches!(err, JvmError::AlreadyStarted), "{err:?}");
+}
+
+#[test]
+fn runs_loops_and_counts_them_over_the_scenario_life() {
+    let mut scenario = open("t.Counter").unwrap();
+    assert_eq!(scenario.class_name(), "t.Counter");
+    assert_eq!(scenario.loops_run(), 0);
+    scenario.run_loops(3).unwrap();
+    scenario.run_loops(0).unwrap();
+    scenario.run_loops(2).unwrap();
+    assert_eq!(scenario.loops_run(), 5);
+}
+
+#[test]
+fn scenario_runs_on_its_own_daemon_thread_with_its_loader() {
+    let mut scenario = open("t.SameThread").unwrap();
+    scenario.run_loops(4).unwrap();
+}
+
+#[test]
+fn each_scenario_gets_fresh_static_state() {
+    let mut first = open("t.FreshStatics").unwrap();
+    first.run_loops(1).unwrap();
+    let mut second = open("t.FreshStatics").unwrap();
+    second.run_loops(1).unwrap();
+    drop(first);
+    let mut third = open("t.FreshStatics").unwrap();
+    third.run_loops(2).unwrap();
+}
+
+#[test]
+fn scenario_throwing_reports_loop_number_and_stack() {
+    let mut scenario = open("t.Boom").unwrap();
+    let err = scenario.run_loops(5).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "scenario t.Boom threw java.lang.IllegalStateException: boom in loop 3"
+    );
+    let JvmError::ScenarioThrew { loop_number, exception, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(*loop_number, 3);
+    assert_eq!(
+        exception.stack,
+        [
+            "at t.Boom.explode(Boom.java:11)",
+            "at t.Boom.run(Boom.java:6)",
+            "Caused by: java.io.IOException: disk full",
+            "... 2 more",
+        ],
+        "the glue's own frames are cut from the bottom"
+    );
+    assert!(err.java_exception().unwrap().stack_trace().contains("    at t.Boom.run(Boom.java:6)\n"));
+    // The failed loop counts; the remaining two of the batch did not run; the scenario goes on.
+    assert_eq!(scenario.loops_run(), 3);
+    scenario.run_loops(2).unwrap();
+    assert_eq!(scenario.loops_run(), 5);
+}
+
+#[test]
+fn unknown_class_is_class_not_found() {
+    let err = open("t.DoesNotExist").unwrap_err();
+    assert!(matches!(&err, JvmError::ClassNotFound { class } if class == "t.DoesNotExist"), "{err:?}");
+    assert_eq!(err.to_string(), "scenario class t.DoesNotExist not found on the scenario classpath");
+}
+
+#[test]
+fn missing_classpath_entry_is_reported_before_loading() {
+    let err = jvm().open_scenario_in("t.Counter", &[PathBuf::from("/nonexistent/classes")]).unwrap_err();
+    assert_eq!(err.to_string(), "scenario classpath entry /nonexistent/classes does not exist");
+}
+
+#[test]
+fn class_with_missing_superclass_is_class_load_failed() {
+    let err = open("t.Orphan").unwrap_err();
+    let JvmError::ClassLoadFailed { exception, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(exception.class, "java.lang.NoClassDefFoundError");
+    assert_eq!(exception.message.as_deref(), Some("t/Parent"));
+}
+
+#[test]
+fn not_a_runnable_is_not_runnable() {
+    let err = open("t.NotRunnable").unwrap_err();
+    assert!(matches!(err, JvmError::NotRunnable { .. }), "{err:?}");
+    assert_eq!(err.to_string(), "scenario class t.NotRunnable does not implement java.lang.Runnable");
+}
+
+#[test]
+fn constructors_that_do_not_fit_are_no_public_no_arg_constructor() {
+    for class in ["t.NoNoArg", "t.PrivateCtor", "t.Outer$Inner"] {
+        let err = open(class).unwrap_err();
+        assert!(matches!(err, JvmError::NoPublicNoArgConstructor { .. }), "{class}: {err:?}");
+    }
+    let err = open("t.Outer$Inner").unwrap_err();
+    assert!(err.to_string().ends_with("(a nested scenario class must be static)"), "{err}");
+}
+
+#[test]
+fn abstract_class_is_abstract_class() {
+    let err = open("t.Abstract").unwrap_err();
+    assert!(matches!(err, JvmError::AbstractClass { .. }), "{err:?}");
+}
+
+#[test]
+fn package_private_class_with_public_constructor_is_accepted() {
+    open("t.PackagePrivate").unwrap().run_loops(1).unwrap();
+}
+
+#[test]
+fn constructor_throwing_is_constructor_threw() {
+    let err = open("t.CtorThrows").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "constructor of scenario t.CtorThrows threw java.lang.UnsupportedOperationException: no constructing today"
+    );
+    let JvmError::ConstructorThrew { exception, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(exception.stack, ["at t.CtorThrows.<init>(CtorThrows.java:3)"]);
+}
+
+#[test]
+fn static_initializer_throwing_is_constructor_threw_with_cause() {
+    let err = open("t.StaticInitThrows").unwrap_err();
+    let JvmError::ConstructorThrew { exception, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(exception.class, "java.lang.ExceptionInInitializerError");
+    assert!(
+        exception.stack.iter().any(|l| l == "Caused by: java.lang.RuntimeException: static boom"),
+        "{:?}",
+        exception.stack
+    );
+    assert!(exception.stack.iter().any(|l| l == "at t.StaticInitThrows.compute(StaticInitThrows.java:4)"));
+}
+
+#[test]
+fn heap_dump_is_an_hprof_file() {
+    let dir = PrivateTempDir::new("test").unwrap();
+    let path = dir.path().join("heap.hprof");
+    jvm().dump_heap(&path).unwrap();
+    let bytes = fs::read(&path).unwrap();
+    assert!(bytes.starts_with(b"JAVA PROFILE 1.0.2\0"), "{:?}", &bytes[..20.min(bytes.len())]);
+    assert!(bytes.len() > 1024);
+    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o077, 0, "dump readable by others");
+}
+
+#[test]
+fn heap_dump_refuses_existing_files_and_other_extensions() {
+    let dir = PrivateTempDir::new("test").unwrap();
+    let existing = dir.path().join("old.hprof");
+    fs::write(&existing, b"keep me").unwrap();
+    let err = jvm().dump_heap(&existing).unwrap_err();
+    assert!(matches!(&err, JvmError::HeapDumpFailed { reason } if reason.contains("already exists")), "{err:?}");
+    assert_eq!(fs::read(&existing).unwrap(), b"keep me");
+    let err = jvm().dump_heap(&dir.path().join("heap.bin")).unwrap_err();
+    assert!(err.to_string().contains("must end with .hprof"), "{err}");
+    let err = jvm().dump_heap(Path::new("/nonexistent/dir/heap.hprof")).unwrap_err();
+    assert!(matches!(err, JvmError::HeapDumpFailed { .. }), "{err:?}");
+}
+
+#[test]
+fn closed_scenario_and_its_classes_are_garbage() {
+    let dir = PrivateTempDir::new("test").unwrap();
+    let mut scenario = open("t.UnloadMe").unwrap();
+    scenario.run_loops(3).unwrap();
+    let alive = dir.path().join("alive.hprof");
+    jvm().dump_heap(&alive).unwrap();
+    assert!(loaded_classes(&alive).iter().any(|c| c == "t/UnloadMe"));
+    drop(scenario);
+    let closed = dir.path().join("closed.hprof");
+    jvm().dump_heap(&closed).unwrap();
+    // The live dump's full GC unloaded the class: nothing (thread, loader, instance) held it.
+    assert!(!loaded_classes(&closed).iter().any(|c| c == "t/UnloadMe"));
+}
+
+#[test]
+fn private_temp_dir_is_owner_only_and_deleted_on_drop() {
+    let dir = PrivateTempDir::new("test").unwrap();
+    let path = dir.path().to_path_buf();
+    assert!(path.starts_with(std::env::temp_dir()));
+    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o700);
+    fs::write(path.join("secret.hprof"), b"x").unwrap();
+    drop(dir);
+    assert!(!path.exists());
+}
+
+/// Names of the classes in an HPROF file's LOAD CLASS records (a minimal reader for this test
+/// only: top-level records, ids of any size).
+fn loaded_classes(path: &Path) -> Vec<String> {
+    let bytes = fs::read(path).unwrap();
+    let header_end = bytes.iter().position(|&b| b == 0).unwrap() + 1;
+    let id_size = u32::from_be_bytes(bytes[header_end..header_end + 4].try_into().unwrap()) as usize;
+    let id = |at: usize| bytes[at..at + id_size].iter().fold(0u64, |v, &b| v << 8 | b as u64);
+    let mut names = std::collections::HashMap::new();
+    let mut class_name_ids = Vec::new();
+    let mut at = header_end + 4 + 8;
+    while at + 9 <= bytes.len() {
+        let tag = bytes[at];
+        let length = u32::from_be_bytes(bytes[at + 5..at + 9].try_into().unwrap()) as usize;
+        let body = at + 9;
+        match tag {
+            0x01 => {
+                names.insert(id(body), String::from_utf8_lossy(&bytes[body + id_size..body + length]).into_owned());
+            }
+            0x02 => class_name_ids.push(id(body + 4 + id_size + 4)),
+            _ => {}
+        }
+        at = body + length;
+    }
+    class_name_ids.iter().filter_map(|i| names.get(i).cloned()).collect()
+}
+
+// ---- Tests in a fresh JVM: this binary re-run as a child process. ----
+
+const CHILD_ENV: &str = "HEAPGROWTH_TEST_CHILD";
+
+/// Runs test `name` of this binary in a child process with `HEAPGROWTH_TEST_CHILD=name`.
+fn child(name: &str) -> Command {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", name, "--nocapture", "--test-threads=1"]).env(CHILD_ENV, name);
+    command
+}
+
+fn is_child(name: &str) -> bool {
+    std::env::var(CHILD_ENV).is_ok_and(|v| v == name)
+}
+
+#[test]
+fn start_failures_are_typed_errors() {
+    let output = child("child_start_failures").output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "child failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("CHILD OK"), "{stdout}");
+}
+
+#[test]
+fn child_start_failures() {
+    if !is_child("child_start_failures") {
+        return;
+    }
+    // Rejected before any JVM is created.
+    let err = Jvm::start(&JvmOptions { jvm_args: vec!["-Djava.class.path=/x".into()], ..Default::default() })
+        .unwrap_err();
+    assert!(err.to_string().contains("--classpath"), "{err}");
+    let err = Jvm::start(&JvmOptions { java_home: Some("/nonexistent/jdk".into()), ..Default::default() })
+        .unwrap_err();
+    assert!(matches!(err, JvmError::JdkUnusable { .. }), "{err:?}");
+    // The JVM itself rejects this one.
+    let err = Jvm::start(&JvmOptions { jvm_args: vec!["-XX:+NoSuchHeapgrowthFlag".into()], ..Default::default() })
+        .unwrap_err();
+    let JvmError::StartFailed { reason } = &err else { panic!("{err:?}") };
+    assert!(reason.contains("JNI_CreateJavaVM returned"), "{reason}");
+    println!("CHILD OK");
+}
+
+#[test]
+fn interrupt_deletes_private_dirs_and_exits_130() {
+    let mut process = child("child_waits_for_interrupt").stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
+    let dir = loop {
+        let line = lines.next().expect("child ended before reporting its directory").unwrap();
+        if let Some(dir) = line.strip_prefix("DIR ") {
+            break PathBuf::from(dir);
+        }
+    };
+    assert!(dir.join("heap.hprof").is_file());
+    // Safety: sends SIGINT to our own child, whose id we hold.
+    assert_eq!(unsafe { libc::kill(process.id() as i32, libc::SIGINT) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = process.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "child ignored SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(INTERRUPTED_EXIT_STATUS));
+    assert!(!dir.exists(), "{} survived Ctrl-C", dir.display());
+}
+
+#[test]
+fn child_waits_for_interrupt() {
+    if !is_child("child_waits_for_interrupt") {
+        return;
+    }
+    install_interrupt_cleanup().unwrap();
+    // A JVM runs (started with -Xrs, so SIGINT reaches our handler), with a dump written.
+    let dir = PrivateTempDir::new("test").unwrap();
+    jvm().dump_heap(&dir.path().join("heap.hprof")).unwrap();
+    println!("DIR {}", dir.path().display());
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
