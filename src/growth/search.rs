@@ -224,14 +224,15 @@ impl GrowthSearch {
             .iter()
             .map(|&child| {
                 let child_node = last.node(child);
-                let before = previous
+                let (before_objects, before_bytes) = previous
                     .and_then(|p| previous_tree.child(Some(p), child_node.key))
-                    .map_or(0, |c| previous_tree.node(c).objects);
+                    .map_or((0, 0), |c| (previous_tree.node(c).objects, previous_tree.node(c).bytes));
                 ChildGrowth {
                     step: self.resolve_step(child_node.key, child_node.objects),
                     objects: child_node.objects,
-                    new: child_node.objects as i64 - before as i64,
+                    new: child_node.objects as i64 - before_objects as i64,
                     bytes: child_node.bytes,
+                    new_bytes: child_node.bytes as i64 - before_bytes as i64,
                 }
             })
             .collect();
@@ -272,23 +273,31 @@ impl GrowthSearch {
 }
 
 /// Growth streak of every node of `tree`, continuing the streaks of `previous`'s nodes.
+///
+/// A node grows when its children together gain objects, or, with as many objects, gain bytes
+/// while no child grows itself: a lengthening array or string then belongs to the node that
+/// holds it, not to every ancestor whose children total includes it.
 fn growth_streaks(previous: &PathTree, previous_streaks: &[u32], tree: &PathTree) -> Vec<u32> {
-    let mut matches: Vec<Option<NodeId>> = Vec::with_capacity(tree.nodes().len());
-    let mut streaks = Vec::with_capacity(tree.nodes().len());
-    for (id, node) in tree.nodes().iter().enumerate() {
-        // Parents are created before their children, so the parent's match is known.
-        let matched = match node.parent {
+    let nodes = tree.nodes();
+    // Parents are created before their children, so a parent's match is known first.
+    let mut matches: Vec<Option<NodeId>> = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        matches.push(match node.parent {
             None => previous.child(None, node.key),
             Some(parent) => matches[parent as usize].and_then(|p| previous.child(Some(p), node.key)),
-        };
-        matches.push(matched);
-        let (objects, bytes) = tree.children_totals(id as NodeId);
-        let (before_objects, before_bytes) = matched.map_or((0, 0), |m| previous.children_totals(m));
-        let grew = objects > before_objects || (objects == before_objects && bytes > before_bytes);
-        let streak = if grew { matched.map_or(0, |m| previous_streaks[m as usize]) + 1 } else { 0 };
-        streaks.push(streak);
+        });
     }
-    streaks
+    // Children before parents, for the bytes rule.
+    let mut grew = vec![false; nodes.len()];
+    for id in (0..nodes.len()).rev() {
+        let (objects, bytes) = tree.children_totals(id as NodeId);
+        let (before_objects, before_bytes) = matches[id].map_or((0, 0), |m| previous.children_totals(m));
+        let child_grew = || nodes[id].children.iter().any(|&child| grew[child as usize]);
+        grew[id] = objects > before_objects || (objects == before_objects && bytes > before_bytes && !child_grew());
+    }
+    (0..nodes.len())
+        .map(|id| if grew[id] { matches[id].map_or(0, |m| previous_streaks[m as usize]) + 1 } else { 0 })
+        .collect()
 }
 
 /// Nodes with a streak of at least `required`, leaving out those under another such node.
@@ -336,6 +345,8 @@ pub struct ChildGrowth {
     pub new: i64,
     /// Shallow bytes of the child's objects in the last snapshot.
     pub bytes: u64,
+    /// Change in bytes since the snapshot before.
+    pub new_bytes: i64,
 }
 
 /// Retained size in the last snapshot and its change since the one before.

@@ -169,6 +169,20 @@ fn growth_in_bytes_without_more_objects_is_reported() {
 }
 
 #[test]
+fn an_array_replaced_by_a_longer_copy_every_loop_is_reported_not_its_root() {
+    // The root group's children gain bytes (the longer array), but the array's own node
+    // explains that: it gains elements.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let items: Vec<Option<ObjRef>> = jdk.items(loops).into_iter().map(Some).collect();
+        let array = jdk.h.object_array("java.lang.Object[]", &items);
+        jdk.holder("com.example.Table", "rows", array);
+        jdk.build()
+    });
+    assert_eq!(reported(&outcome), ["STATIC_FIELD Table.rows -> instance of java.lang.Object[]"]);
+}
+
+#[test]
 fn a_leak_that_starts_after_the_first_snapshot_is_reported() {
     // Shark stops at the first snapshot without growth.
     let outcome = search(|loops| static_list_heap(loops.saturating_sub(6)));

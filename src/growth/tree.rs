@@ -306,7 +306,7 @@ impl SnapshotNames {
         let mut static_fields = Vec::with_capacity(count as usize);
         for c in 0..count {
             let info = graph.class(c);
-            class.push(names.intern(&info.name));
+            class.push(names.intern(&stable_class_name(&info.name)));
             instance_fields.push(info.instance_fields.iter().map(|f| names.intern(&f.name)).collect());
             static_fields.push(info.static_fields.iter().map(|f| names.intern(&f.name)).collect());
         }
@@ -322,9 +322,40 @@ impl SnapshotNames {
     }
 }
 
+/// A class name without what changes from one JVM run to the next: the address suffix of
+/// hidden classes (`LambdaForm$MH+0x00007f…`, `Foo$$Lambda/0x0000…`) and the sequence number
+/// of JDK 17 lambda classes (`Foo$$Lambda$14/0x…`). Lambdas of one class then share a key,
+/// which is what a reader wants from `Bus.listeners -> Screen$$Lambda` anyway.
+pub(crate) fn stable_class_name(name: &str) -> std::borrow::Cow<'_, str> {
+    let Some(cut) = name.find("/0x").or_else(|| name.find("+0x")) else {
+        return name.into();
+    };
+    let mut stable = name[..cut].to_owned();
+    if let Some(lambda) = stable.find("$$Lambda") {
+        stable.truncate(lambda + "$$Lambda".len());
+    }
+    let suffix = name[cut..].trim_start_matches(|c: char| c == '/' || c == '+' || c == 'x' || c.is_ascii_hexdigit());
+    stable.push_str(suffix);
+    stable.into()
+}
+
 /// `java.util.HashMap$Node` → `HashMap$Node`.
 pub fn simple_name(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stable_class_name;
+
+    #[test]
+    fn hidden_and_lambda_class_names_lose_their_addresses() {
+        assert_eq!(stable_class_name("java.lang.invoke.LambdaForm$MH+0x00007fd0cc005c00"), "java.lang.invoke.LambdaForm$MH");
+        assert_eq!(stable_class_name("com.example.Screen$$Lambda$14/0x0000000800c03000"), "com.example.Screen$$Lambda");
+        assert_eq!(stable_class_name("com.example.Screen$$Lambda/0x0000000800c03000"), "com.example.Screen$$Lambda");
+        assert_eq!(stable_class_name("com.example.Screen$$Lambda/0x0000000800c03000[]"), "com.example.Screen$$Lambda[]");
+        assert_eq!(stable_class_name("java.util.HashMap$Node[]"), "java.util.HashMap$Node[]");
+    }
 }
 
 /// Walks `graph` from its roots and builds its path tree. `names` is shared across the

@@ -262,15 +262,40 @@ impl DumpOptions {
     /// bytes: HotSpot 17 and 25 styles, one HEAP DUMP record (1.0.1), tiny segments, segments
     /// that split sub-records, and objects out of order.
     pub fn variants(id_size: u8) -> Vec<DumpOptions> {
-        let base = DumpOptions { id_size, ..DumpOptions::default() };
+        let base = DumpOptions {
+            id_size,
+            ..DumpOptions::default()
+        };
         vec![
             base,
-            DumpOptions { roots_first: true, ..base },
-            DumpOptions { minor_version: 1, segment_bytes: None, ..base },
-            DumpOptions { segment_bytes: Some(64), ..base },
-            DumpOptions { segment_bytes: Some(37), split_sub_records: true, ..base },
-            DumpOptions { object_order: ObjectOrder::Descending, start_thread_records: true, ..base },
-            DumpOptions { object_order: ObjectOrder::Shuffled { seed: 7 }, roots_first: true, ..base },
+            DumpOptions {
+                roots_first: true,
+                ..base
+            },
+            DumpOptions {
+                minor_version: 1,
+                segment_bytes: None,
+                ..base
+            },
+            DumpOptions {
+                segment_bytes: Some(64),
+                ..base
+            },
+            DumpOptions {
+                segment_bytes: Some(37),
+                split_sub_records: true,
+                ..base
+            },
+            DumpOptions {
+                object_order: ObjectOrder::Descending,
+                start_thread_records: true,
+                ..base
+            },
+            DumpOptions {
+                object_order: ObjectOrder::Shuffled { seed: 7 },
+                roots_first: true,
+                ..base
+            },
         ]
     }
 }
@@ -286,9 +311,16 @@ struct ClassDef {
 enum ObjectData {
     /// Values in dump order: the class's own fields, then each super class's.
     Instance { class: usize, values: Vec<Value> },
-    ObjectArray { class: usize, elements: Vec<Option<ObjectId>> },
+    ObjectArray {
+        class: usize,
+        elements: Vec<Option<ObjectId>>,
+    },
     /// `data` holds the big-endian values.
-    PrimitiveArray { ty: PrimitiveType, length: u32, data: Vec<u8> },
+    PrimitiveArray {
+        ty: PrimitiveType,
+        length: u32,
+        data: Vec<u8>,
+    },
 }
 
 struct RootDef {
@@ -335,7 +367,10 @@ impl HeapBuilder {
 
     /// A heap whose ids fit in `id_size` bytes (4 or 8); dumps use that id size by default.
     pub fn with_id_size(id_size: u8) -> HeapBuilder {
-        assert!(id_size == 4 || id_size == 8, "HPROF ids are 4 or 8 bytes, not {id_size}");
+        assert!(
+            id_size == 4 || id_size == 8,
+            "HPROF ids are 4 or 8 bytes, not {id_size}"
+        );
         let mut h = HeapBuilder {
             classes: Vec::new(),
             classes_by_name: HashMap::new(),
@@ -344,13 +379,24 @@ impl HeapBuilder {
             roots: Vec::new(),
             thread_serials: HashMap::new(),
             threads: Vec::new(),
-            next_id: if id_size == 8 { 0x7_f000_0000 } else { 0x1000_0000 },
+            next_id: if id_size == 8 {
+                0x7_f000_0000
+            } else {
+                0x1000_0000
+            },
             system_classes_sticky: false,
-            options: DumpOptions { id_size, ..DumpOptions::default() },
+            options: DumpOptions {
+                id_size,
+                ..DumpOptions::default()
+            },
         };
         let object = h.class("java.lang.Object", None, &[]);
         h.class("java.lang.Class", Some(object), &[]);
-        h.class("java.lang.String", Some(object), &[("value", FieldType::Object), ("coder", FieldType::BYTE)]);
+        h.class(
+            "java.lang.String",
+            Some(object),
+            &[("value", FieldType::Object), ("coder", FieldType::BYTE)],
+        );
         let reference = h.class(
             "java.lang.ref.Reference",
             Some(object),
@@ -362,9 +408,17 @@ impl HeapBuilder {
             ],
         );
         for kind in ["Weak", "Soft", "Phantom"] {
-            h.class(&format!("java.lang.ref.{kind}Reference"), Some(reference), &[]);
+            h.class(
+                &format!("java.lang.ref.{kind}Reference"),
+                Some(reference),
+                &[],
+            );
         }
-        h.class("java.lang.Thread", Some(object), &[("name", FieldType::Object)]);
+        h.class(
+            "java.lang.Thread",
+            Some(object),
+            &[("name", FieldType::Object)],
+        );
         h
     }
 
@@ -382,7 +436,12 @@ impl HeapBuilder {
 
     /// Declares a class with its own instance fields (in dump order). `super_class: None` makes
     /// a root class like `java.lang.Object`.
-    pub fn class(&mut self, name: &str, super_class: Option<ClassId>, fields: &[(&str, FieldType)]) -> ClassId {
+    pub fn class(
+        &mut self,
+        name: &str,
+        super_class: Option<ClassId>,
+        fields: &[(&str, FieldType)],
+    ) -> ClassId {
         let id = self.new_id();
         let index = self.classes.len();
         self.classes.push(ClassDef {
@@ -392,13 +451,20 @@ impl HeapBuilder {
             fields: fields.iter().map(|&(n, ty)| (n.to_string(), ty)).collect(),
             statics: Vec::new(),
         });
-        self.classes_by_name.entry(name.to_string()).or_insert(index);
-        ClassId { index, object: ObjectId(id) }
+        self.classes_by_name
+            .entry(name.to_string())
+            .or_insert(index);
+        ClassId {
+            index,
+            object: ObjectId(id),
+        }
     }
 
     /// The first class declared with this Java name.
     pub fn find_class(&self, name: &str) -> Option<ClassId> {
-        self.classes_by_name.get(name).map(|&index| self.class_id(index))
+        self.classes_by_name
+            .get(name)
+            .map(|&index| self.class_id(index))
     }
 
     /// The first class declared with this Java name.
@@ -407,16 +473,22 @@ impl HeapBuilder {
     ///
     /// If there is none.
     pub fn class_named(&self, name: &str) -> ClassId {
-        self.find_class(name).unwrap_or_else(|| panic!("no class named {name}"))
+        self.find_class(name)
+            .unwrap_or_else(|| panic!("no class named {name}"))
     }
 
     fn class_id(&self, index: usize) -> ClassId {
-        ClassId { index, object: ObjectId(self.classes[index].id) }
+        ClassId {
+            index,
+            object: ObjectId(self.classes[index].id),
+        }
     }
 
     /// Declares a static field (null or zero until [`set_static`](Self::set_static)).
     pub fn static_field(&mut self, class: ClassId, name: &str, ty: FieldType) {
-        self.classes[class.index].statics.push((name.to_string(), ty, Value::zero(ty)));
+        self.classes[class.index]
+            .statics
+            .push((name.to_string(), ty, Value::zero(ty)));
     }
 
     /// Sets a static field declared by `class`.
@@ -426,7 +498,12 @@ impl HeapBuilder {
         let Some(slot) = def.statics.iter_mut().find(|(n, _, _)| n == name) else {
             panic!("class {} declares no static field {name}", def.name)
         };
-        assert!(value.fits(slot.1), "static {}.{name} is {:?}, got {value:?}", def.name, slot.1);
+        assert!(
+            value.fits(slot.1),
+            "static {}.{name} is {:?}, got {value:?}",
+            def.name,
+            slot.1
+        );
         slot.2 = value;
     }
 
@@ -435,7 +512,12 @@ impl HeapBuilder {
         let mut slots = Vec::new();
         let mut current = Some(class);
         while let Some(c) = current {
-            slots.extend(self.classes[c].fields.iter().map(|(name, ty)| (c, name.as_str(), *ty)));
+            slots.extend(
+                self.classes[c]
+                    .fields
+                    .iter()
+                    .map(|(name, ty)| (c, name.as_str(), *ty)),
+            );
             current = self.classes[c].super_class;
         }
         slots
@@ -444,8 +526,15 @@ impl HeapBuilder {
     /// A new instance of `class`; fields not named are null or zero. Names are looked up in the
     /// class first, then its super classes.
     pub fn instance(&mut self, class: ClassId, fields: &[(&str, Value)]) -> ObjectId {
-        let values = self.instance_slots(class.index).into_iter().map(|(_, _, ty)| Value::zero(ty)).collect();
-        let id = self.push_object(ObjectData::Instance { class: class.index, values });
+        let values = self
+            .instance_slots(class.index)
+            .into_iter()
+            .map(|(_, _, ty)| Value::zero(ty))
+            .collect();
+        let id = self.push_object(ObjectData::Instance {
+            class: class.index,
+            values,
+        });
         for &(name, value) in fields {
             self.set_field(id, name, value);
         }
@@ -460,10 +549,12 @@ impl HeapBuilder {
     }
 
     fn object_mut(&mut self, object: ObjectId) -> &mut ObjectData {
-        let position = *self
-            .object_positions
-            .get(&object.0)
-            .unwrap_or_else(|| panic!("0x{:x} is not an instance or array of this builder", object.0));
+        let position = *self.object_positions.get(&object.0).unwrap_or_else(|| {
+            panic!(
+                "0x{:x} is not an instance or array of this builder",
+                object.0
+            )
+        });
         &mut self.objects[position].1
     }
 
@@ -480,7 +571,11 @@ impl HeapBuilder {
             panic!("{} has no field {name}", self.classes[class].name)
         };
         let ty = slots[position].2;
-        assert!(value.fits(ty), "field {}.{name} is {ty:?}, got {value:?}", self.classes[class].name);
+        assert!(
+            value.fits(ty),
+            "field {}.{name} is {ty:?}, got {value:?}",
+            self.classes[class].name
+        );
         if let ObjectData::Instance { values, .. } = self.object_mut(object) {
             values[position] = value;
         }
@@ -500,7 +595,10 @@ impl HeapBuilder {
     /// An object array of class `array_class` (`java.lang.Object[]`); `None` entries are null.
     pub fn object_array(&mut self, array_class: &str, elements: &[Option<ObjectId>]) -> ObjectId {
         let class = self.array_class(array_class).index;
-        self.push_object(ObjectData::ObjectArray { class, elements: elements.to_vec() })
+        self.push_object(ObjectData::ObjectArray {
+            class,
+            elements: elements.to_vec(),
+        })
     }
 
     /// Sets one element of an object array.
@@ -520,13 +618,21 @@ impl HeapBuilder {
     /// A `byte[]` with these contents.
     pub fn byte_array(&mut self, bytes: &[u8]) -> ObjectId {
         let length = bytes.len() as u32;
-        self.push_object(ObjectData::PrimitiveArray { ty: PrimitiveType::Byte, length, data: bytes.to_vec() })
+        self.push_object(ObjectData::PrimitiveArray {
+            ty: PrimitiveType::Byte,
+            length,
+            data: bytes.to_vec(),
+        })
     }
 
     /// An `int[]` with these contents.
     pub fn int_array(&mut self, values: &[i32]) -> ObjectId {
         let data = values.iter().flat_map(|v| v.to_be_bytes()).collect();
-        self.push_object(ObjectData::PrimitiveArray { ty: PrimitiveType::Int, length: values.len() as u32, data })
+        self.push_object(ObjectData::PrimitiveArray {
+            ty: PrimitiveType::Int,
+            length: values.len() as u32,
+            data,
+        })
     }
 
     /// A `java.lang.String` and its `byte[]` value, encoded as JDK 9+ does: Latin-1 (coder 0)
@@ -539,13 +645,20 @@ impl HeapBuilder {
         };
         let value = self.byte_array(&bytes);
         let string = self.class_named("java.lang.String");
-        self.instance(string, &[("value", value.into()), ("coder", Value::Byte(coder))])
+        self.instance(
+            string,
+            &[("value", value.into()), ("coder", Value::Byte(coder))],
+        )
     }
 
     /// A GC root. Roots that belong to a thread's stack get thread serial 0 (unknown); use
     /// [`thread_root`](Self::thread_root) to name the thread.
     pub fn root(&mut self, kind: RootKind, object: impl Into<ObjectId>) {
-        self.roots.push(RootDef { kind, object: object.into().0, thread_serial: 0 });
+        self.roots.push(RootDef {
+            kind,
+            object: object.into().0,
+            thread_serial: 0,
+        });
     }
 
     /// Registers a thread object with a THREAD OBJECT root (once) and returns its serial.
@@ -556,7 +669,11 @@ impl HeapBuilder {
         let serial = self.threads.len() as u32 + 1;
         self.threads.push(thread.0);
         self.thread_serials.insert(thread.0, serial);
-        self.roots.push(RootDef { kind: RootKind::ThreadObject, object: thread.0, thread_serial: serial });
+        self.roots.push(RootDef {
+            kind: RootKind::ThreadObject,
+            object: thread.0,
+            thread_serial: serial,
+        });
         serial
     }
 
@@ -578,7 +695,11 @@ impl HeapBuilder {
     /// `JniMonitor`), with the thread's serial.
     pub fn thread_root(&mut self, kind: RootKind, object: ObjectId, thread: ObjectId) {
         let thread_serial = self.thread(thread);
-        self.roots.push(RootDef { kind, object: object.0, thread_serial });
+        self.roots.push(RootDef {
+            kind,
+            object: object.0,
+            thread_serial,
+        });
     }
 
     /// Makes every class in `java.`, `javax.`, `jdk.` and `sun.` (those declared so far and
@@ -633,7 +754,11 @@ impl HeapBuilder {
                     (strings.id(&mut out, name), *ty, encoded)
                 })
                 .collect();
-            let fields: Vec<_> = class.fields.iter().map(|(name, ty)| (strings.id(&mut out, name), *ty)).collect();
+            let fields: Vec<_> = class
+                .fields
+                .iter()
+                .map(|(name, ty)| (strings.id(&mut out, name), *ty))
+                .collect();
             let instance_size = self
                 .instance_slots(index)
                 .iter()
@@ -651,10 +776,13 @@ impl HeapBuilder {
                     heap.instance(id, self.classes[*class].id, &field_bytes);
                 }
                 ObjectData::ObjectArray { class, elements } => {
-                    let elements: Vec<u64> = elements.iter().map(|e| e.map_or(0, |o| o.0)).collect();
+                    let elements: Vec<u64> =
+                        elements.iter().map(|e| e.map_or(0, |o| o.0)).collect();
                     heap.object_array(id, self.classes[*class].id, &elements);
                 }
-                ObjectData::PrimitiveArray { ty, length, data } => heap.primitive_array(id, *ty, *length, data),
+                ObjectData::PrimitiveArray { ty, length, data } => {
+                    heap.primitive_array(id, *ty, *length, data)
+                }
             }
         }
         if !options.roots_first {
@@ -662,7 +790,10 @@ impl HeapBuilder {
         }
         let segmenting = match options.segment_bytes {
             None => Segmenting::SingleHeapDump,
-            Some(max_bytes) => Segmenting::Segments { max_bytes, split_sub_records: options.split_sub_records },
+            Some(max_bytes) => Segmenting::Segments {
+                max_bytes,
+                split_sub_records: options.split_sub_records,
+            },
         };
         out.heap(&heap, segmenting);
         out.finish()

@@ -123,7 +123,10 @@ impl HeapGraph {
     /// Memory-maps the heap dump at `path` and indexes it. The file must not change while the
     /// graph exists.
     pub fn open(path: &Path) -> Result<HeapGraph, HprofError> {
-        let io_error = |source| HprofError::Io { path: path.to_path_buf(), source };
+        let io_error = |source| HprofError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = std::fs::File::open(path).map_err(io_error)?;
         // Safety: the mapping is read-only and private to this graph. Mapped memory can still
         // change if another process writes the file; heap dumps are written once and then only
@@ -196,7 +199,8 @@ impl HeapGraph {
     #[inline]
     pub fn class_object_of(&self, o: ObjectIndex) -> Option<ClassIndex> {
         let word = self.class_words[o as usize];
-        (word >> class_word::KIND_SHIFT == class_word::CLASS).then_some(word & class_word::CLASS_MASK)
+        (word >> class_word::KIND_SHIFT == class_word::CLASS)
+            .then_some(word & class_word::CLASS_MASK)
     }
 
     /// Estimated bytes the object takes in the JVM: field data plus a 16-byte header for
@@ -211,7 +215,9 @@ impl HeapGraph {
                 HEADER_ESTIMATE + self.array_length(o).unwrap_or(0) as u64 * self.id_size as u64
             }
             class_word::PRIMITIVE_ARRAY => {
-                let element = self.layouts[class].primitive_element.map_or(1, PrimitiveType::size);
+                let element = self.layouts[class]
+                    .primitive_element
+                    .map_or(1, PrimitiveType::size);
                 HEADER_ESTIMATE + self.array_length(o).unwrap_or(0) as u64 * element as u64
             }
             _ => self.layouts[class].static_data_size + HEADER_ESTIMATE,
@@ -269,23 +275,39 @@ impl HeapGraph {
             class_word::INSTANCE => {
                 let layouts = &self.layouts;
                 let own = &layouts[class as usize];
-                let mut declaring = if own.instance_slot_count > 0 { class } else { own.next_with_refs };
+                let mut declaring = if own.instance_slot_count > 0 {
+                    class
+                } else {
+                    own.next_with_refs
+                };
                 if declaring == NO_CLASS {
                     return;
                 }
-                let fields = self.record(o).get(layout::instance_fields(W::SIZE)..).unwrap_or(&[]);
+                let fields = self
+                    .record(o)
+                    .get(layout::instance_fields(W::SIZE)..)
+                    .unwrap_or(&[]);
                 while let Some(declaring_layout) = layouts.get(declaring as usize) {
-                    let base = own.hierarchy_size.wrapping_sub(declaring_layout.hierarchy_size) as usize;
+                    let base = own
+                        .hierarchy_size
+                        .wrapping_sub(declaring_layout.hierarchy_size)
+                        as usize;
                     let first = declaring_layout.first_instance_slot as usize;
-                    let slots = &self.instance_slots[first..first + declaring_layout.instance_slot_count as usize];
+                    let slots = &self.instance_slots
+                        [first..first + declaring_layout.instance_slot_count as usize];
                     for slot in slots {
                         let at = base.wrapping_add(slot.offset as usize);
-                        let Some(id) = fields.get(at..).and_then(W::read) else { continue };
+                        let Some(id) = fields.get(at..).and_then(W::read) else {
+                            continue;
+                        };
                         if id == 0 {
                             continue;
                         }
                         if let Some(target) = self.ids.index_of(id) {
-                            let kind = ReferenceKind::InstanceField { declaring_class: declaring, field: slot.field };
+                            let kind = ReferenceKind::InstanceField {
+                                declaring_class: declaring,
+                                field: slot.field,
+                            };
                             f(Reference { kind, target });
                         }
                     }
@@ -303,7 +325,12 @@ impl HeapGraph {
                         continue;
                     }
                     if let Some(target) = self.ids.index_of(id) {
-                        f(Reference { kind: ReferenceKind::ArrayEntry { index: index as u32 }, target });
+                        f(Reference {
+                            kind: ReferenceKind::ArrayEntry {
+                                index: index as u32,
+                            },
+                            target,
+                        });
                     }
                 }
             }
@@ -316,12 +343,20 @@ impl HeapGraph {
                     if static_field.ty != FieldType::Object {
                         continue;
                     }
-                    let Some(id) = record.get(pos as usize..).and_then(W::read) else { continue };
+                    let Some(id) = record.get(pos as usize..).and_then(W::read) else {
+                        continue;
+                    };
                     if id == 0 {
                         continue;
                     }
                     if let Some(target) = self.ids.index_of(id) {
-                        f(Reference { kind: ReferenceKind::StaticField { class, field: field as u16 }, target });
+                        f(Reference {
+                            kind: ReferenceKind::StaticField {
+                                class,
+                                field: field as u16,
+                            },
+                            target,
+                        });
                     }
                 }
             }
@@ -340,7 +375,11 @@ impl HeapGraph {
                     + c.name.capacity()
                     + (c.instance_fields.capacity() + c.static_fields.capacity())
                         * std::mem::size_of::<super::Field>()
-                    + c.instance_fields.iter().chain(&c.static_fields).map(|f| f.name.capacity()).sum::<usize>()
+                    + c.instance_fields
+                        .iter()
+                        .chain(&c.static_fields)
+                        .map(|f| f.name.capacity())
+                        .sum::<usize>()
             })
             .sum();
         let name_index: usize = self
@@ -367,7 +406,9 @@ impl HeapGraph {
         if self.class_words[o as usize] >> class_word::KIND_SHIFT != class_word::INSTANCE {
             return None;
         }
-        let fields = self.record(o).get(layout::instance_fields(self.id_size as usize)..)?;
+        let fields = self
+            .record(o)
+            .get(layout::instance_fields(self.id_size as usize)..)?;
         let mut class = Some(self.class_of(o));
         let mut position = 0usize;
         while let Some(c) = class {
@@ -388,8 +429,13 @@ impl HeapGraph {
     pub fn static_field_value(&self, c: ClassIndex, name: &str) -> Option<FieldValue> {
         let info = self.classes.get(c as usize)?;
         let record = self.record(info.object?);
-        let (index, field) = info.static_fields.iter().enumerate().find(|(_, f)| f.name == name)?;
-        let pos = self.static_value_pos[self.layouts[c as usize].first_static_value as usize + index];
+        let (index, field) = info
+            .static_fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| f.name == name)?;
+        let pos =
+            self.static_value_pos[self.layouts[c as usize].first_static_value as usize + index];
         self.decode_value(record.get(pos as usize..)?, field.ty)
     }
 
@@ -398,10 +444,14 @@ impl HeapGraph {
     /// little-endian). JDK 8's `char[]` values work too. `None` for other objects or when the
     /// value array is missing from the dump.
     pub fn string_value(&self, o: ObjectIndex) -> Option<String> {
-        if self.kind(o) != ObjectKind::Instance || self.class(self.class_of(o)).name != "java.lang.String" {
+        if self.kind(o) != ObjectKind::Instance
+            || self.class(self.class_of(o)).name != "java.lang.String"
+        {
             return None;
         }
-        let FieldValue::Object(value_id) = self.field_value(o, "value")? else { return None };
+        let FieldValue::Object(value_id) = self.field_value(o, "value")? else {
+            return None;
+        };
         let value = self.index_of_id(value_id)?;
         let length = self.array_length(value)? as usize;
         let data_start = layout::primitive_array_elements(self.id_size as usize);
@@ -410,15 +460,23 @@ impl HeapGraph {
                 let bytes = self.record(value).get(data_start..data_start + length)?;
                 let utf16 = matches!(self.field_value(o, "coder"), Some(FieldValue::Byte(1)));
                 if utf16 {
-                    let units: Vec<u16> = bytes.chunks_exact(2).map(|u| u16::from_le_bytes([u[0], u[1]])).collect();
+                    let units: Vec<u16> = bytes
+                        .chunks_exact(2)
+                        .map(|u| u16::from_le_bytes([u[0], u[1]]))
+                        .collect();
                     Some(String::from_utf16_lossy(&units))
                 } else {
                     Some(bytes.iter().map(|&b| b as char).collect())
                 }
             }
             ObjectKind::PrimitiveArray(PrimitiveType::Char) => {
-                let bytes = self.record(value).get(data_start..data_start + 2 * length)?;
-                let units: Vec<u16> = bytes.chunks_exact(2).map(|u| u16::from_be_bytes([u[0], u[1]])).collect();
+                let bytes = self
+                    .record(value)
+                    .get(data_start..data_start + 2 * length)?;
+                let units: Vec<u16> = bytes
+                    .chunks_exact(2)
+                    .map(|u| u16::from_be_bytes([u[0], u[1]]))
+                    .collect();
                 Some(String::from_utf16_lossy(&units))
             }
             _ => None,
@@ -428,16 +486,32 @@ impl HeapGraph {
     fn decode_value(&self, bytes: &[u8], ty: FieldType) -> Option<FieldValue> {
         let take = |n: usize| bytes.get(..n);
         Some(match ty {
-            FieldType::Object => FieldValue::Object(if self.id_size == 8 { Id8::read(bytes)? } else { Id4::read(bytes)? }),
+            FieldType::Object => FieldValue::Object(if self.id_size == 8 {
+                Id8::read(bytes)?
+            } else {
+                Id4::read(bytes)?
+            }),
             FieldType::Primitive(p) => match p {
                 PrimitiveType::Boolean => FieldValue::Boolean(*bytes.first()? != 0),
                 PrimitiveType::Byte => FieldValue::Byte(*bytes.first()? as i8),
-                PrimitiveType::Char => FieldValue::Char(u16::from_be_bytes(take(2)?.try_into().ok()?)),
-                PrimitiveType::Short => FieldValue::Short(i16::from_be_bytes(take(2)?.try_into().ok()?)),
-                PrimitiveType::Int => FieldValue::Int(i32::from_be_bytes(take(4)?.try_into().ok()?)),
-                PrimitiveType::Float => FieldValue::Float(f32::from_be_bytes(take(4)?.try_into().ok()?)),
-                PrimitiveType::Long => FieldValue::Long(i64::from_be_bytes(take(8)?.try_into().ok()?)),
-                PrimitiveType::Double => FieldValue::Double(f64::from_be_bytes(take(8)?.try_into().ok()?)),
+                PrimitiveType::Char => {
+                    FieldValue::Char(u16::from_be_bytes(take(2)?.try_into().ok()?))
+                }
+                PrimitiveType::Short => {
+                    FieldValue::Short(i16::from_be_bytes(take(2)?.try_into().ok()?))
+                }
+                PrimitiveType::Int => {
+                    FieldValue::Int(i32::from_be_bytes(take(4)?.try_into().ok()?))
+                }
+                PrimitiveType::Float => {
+                    FieldValue::Float(f32::from_be_bytes(take(4)?.try_into().ok()?))
+                }
+                PrimitiveType::Long => {
+                    FieldValue::Long(i64::from_be_bytes(take(8)?.try_into().ok()?))
+                }
+                PrimitiveType::Double => {
+                    FieldValue::Double(f64::from_be_bytes(take(8)?.try_into().ok()?))
+                }
             },
         })
     }
@@ -452,7 +526,10 @@ impl HeapGraph {
         if offset < dump_len {
             &dump[offset as usize..]
         } else {
-            usize::try_from(offset - dump_len).ok().and_then(|at| self.spliced.get(at..)).unwrap_or(&[])
+            usize::try_from(offset - dump_len)
+                .ok()
+                .and_then(|at| self.spliced.get(at..))
+                .unwrap_or(&[])
         }
     }
 }

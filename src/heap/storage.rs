@@ -105,7 +105,11 @@ impl RankBitmap {
         let (&min, &max) = (ids.first()?, ids.last()?);
         let span = max - min;
         let spread = ids.iter().fold(0, |acc, &id| acc | (id - min));
-        let align_shift = if spread == 0 { 0 } else { spread.trailing_zeros() };
+        let align_shift = if spread == 0 {
+            0
+        } else {
+            spread.trailing_zeros()
+        };
         let page_count = (span >> align_shift >> PAGE_BITS_LOG2) + 1;
         // Count the pages that hold ids before allocating anything sized by the span.
         let mut used_pages = 0u64;
@@ -117,7 +121,8 @@ impl RankBitmap {
                 last_page = page;
             }
         }
-        let bytes = page_count * 4 + used_pages * (LINES_PER_PAGE * std::mem::size_of::<Line>()) as u64;
+        let bytes =
+            page_count * 4 + used_pages * (LINES_PER_PAGE * std::mem::size_of::<Line>()) as u64;
         if bytes > BITMAP_BUDGET_PER_ID * ids.len() as u64 + BITMAP_BUDGET_FLOOR {
             return None;
         }
@@ -145,7 +150,13 @@ impl RankBitmap {
             }
             rank += within as u32;
         }
-        Some(RankBitmap { min, span, align_shift, pages, lines })
+        Some(RankBitmap {
+            min,
+            span,
+            align_shift,
+            pages,
+            lines,
+        })
     }
 
     #[inline(always)]
@@ -201,7 +212,12 @@ const IDS_PER_BUCKET: usize = 4;
 impl Directory {
     fn new(ids: &[u64]) -> Directory {
         let (Some(&min), Some(&max)) = (ids.first(), ids.last()) else {
-            return Directory { min: 1, span: 0, shift: 0, bucket_starts: vec![0, 0] };
+            return Directory {
+                min: 1,
+                span: 0,
+                shift: 0,
+                bucket_starts: vec![0, 0],
+            };
         };
         let span = max - min;
         let target_buckets = (ids.len() / IDS_PER_BUCKET).max(1) as u64;
@@ -219,7 +235,12 @@ impl Directory {
             }
         }
         bucket_starts.resize(buckets + 1, ids.len() as u32);
-        Directory { min, span, shift, bucket_starts }
+        Directory {
+            min,
+            span,
+            shift,
+            bucket_starts,
+        }
     }
 
     #[inline(always)]
@@ -232,7 +253,10 @@ impl Directory {
         let start = *self.bucket_starts.get(bucket)? as usize;
         let end = *self.bucket_starts.get(bucket + 1)? as usize;
         let candidates = ids.get(start..end)?;
-        candidates.binary_search(&id).ok().map(|i| (start + i) as u32)
+        candidates
+            .binary_search(&id)
+            .ok()
+            .map(|i| (start + i) as u32)
     }
 
     fn heap_bytes(&self) -> usize {
@@ -277,42 +301,66 @@ impl RecordOffsetsBuilder {
         }
     }
 
-    #[inline]
-    pub(crate) fn push(&mut self, offset: u64) {
-        self.block.push(offset);
-        if self.block.len() == OFFSET_BLOCK {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        let Some(&base) = self.block.iter().min() else { return };
-        let offsets = &mut self.offsets;
-        offsets.block_bases.push(base);
-        for &offset in &self.block {
-            let delta = offset - base;
-            if delta < FAR as u64 {
-                offsets.deltas.push(delta as u32);
-            } else {
-                offsets.far.push((offsets.deltas.len() as u32, offset));
-                offsets.deltas.push(FAR);
+    /// Appends the offsets of the next objects.
+    pub(crate) fn extend(&mut self, mut offsets: &[u64]) {
+        // Top up a partly filled block first; then whole blocks go straight from the slice.
+        if !self.block.is_empty() {
+            let take = (OFFSET_BLOCK - self.block.len()).min(offsets.len());
+            self.block.extend_from_slice(&offsets[..take]);
+            offsets = &offsets[take..];
+            if self.block.len() < OFFSET_BLOCK {
+                return;
             }
+            let block = std::mem::take(&mut self.block);
+            self.offsets.push_block(&block);
+            self.block = block;
+            self.block.clear();
         }
-        self.block.clear();
+        let mut blocks = offsets.chunks_exact(OFFSET_BLOCK);
+        for block in &mut blocks {
+            self.offsets.push_block(block);
+        }
+        self.block.extend_from_slice(blocks.remainder());
     }
 
     pub(crate) fn finish(mut self) -> RecordOffsets {
-        self.flush();
+        let block = std::mem::take(&mut self.block);
+        self.offsets.push_block(&block);
         self.offsets
+    }
+}
+
+impl RecordOffsets {
+    fn push_block(&mut self, block: &[u64]) {
+        let Some(&base) = block.iter().min() else {
+            return;
+        };
+        self.block_bases.push(base);
+        for &offset in block {
+            let delta = offset - base;
+            if delta < FAR as u64 {
+                self.deltas.push(delta as u32);
+            } else {
+                self.far.push((self.deltas.len() as u32, offset));
+                self.deltas.push(FAR);
+            }
+        }
     }
 }
 
 impl RecordOffsets {
     #[cfg(test)]
     fn new(offsets: &[u64]) -> RecordOffsets {
+        // Uneven pieces, to exercise the builder's block handling.
         let mut builder = RecordOffsetsBuilder::with_capacity(offsets.len());
-        for &offset in offsets {
-            builder.push(offset);
+        let mut rest = offsets;
+        for piece in (1..).step_by(37) {
+            let (now, later) = rest.split_at(piece.min(rest.len()));
+            builder.extend(now);
+            rest = later;
+            if rest.is_empty() {
+                break;
+            }
         }
         builder.finish()
     }
@@ -348,8 +396,15 @@ mod tests {
     /// Both lookups of `ids`, with which one `IdIndex::new` chose.
     fn both_lookups(ids: &[u64]) -> [(IdIndex, &'static str); 2] {
         let chosen = IdIndex::new(ids.to_vec());
-        let name = if matches!(chosen.lookup, Lookup::Bitmap(_)) { "bitmap" } else { "directory" };
-        [(chosen, name), (IdIndex::with_directory(ids.to_vec()), "directory")]
+        let name = if matches!(chosen.lookup, Lookup::Bitmap(_)) {
+            "bitmap"
+        } else {
+            "directory"
+        };
+        [
+            (chosen, name),
+            (IdIndex::with_directory(ids.to_vec()), "directory"),
+        ]
     }
 
     fn assert_finds_exactly(ids: &[u64], probes: &[u64]) {
@@ -359,7 +414,11 @@ mod tests {
                 assert_eq!(index.id(i as u32), id);
             }
             for &probe in probes {
-                assert_eq!(index.index_of(probe), ids.binary_search(&probe).ok().map(|i| i as u32), "{lookup}: {probe:x}");
+                assert_eq!(
+                    index.index_of(probe),
+                    ids.binary_search(&probe).ok().map(|i| i as u32),
+                    "{lookup}: {probe:x}"
+                );
             }
         }
     }
@@ -367,12 +426,26 @@ mod tests {
     #[test]
     fn id_index_finds_every_id_and_nothing_else() {
         // Dense clusters far apart, like heap regions and the CDS archive.
-        let mut ids: Vec<u64> = (0..10_000u64).map(|i| 0xc000_0000 + i * 64 + (i % 7) * 8).collect();
+        let mut ids: Vec<u64> = (0..10_000u64)
+            .map(|i| 0xc000_0000 + i * 64 + (i % 7) * 8)
+            .collect();
         ids.extend((0..3000u64).map(|i| 0xd000_0000 + i * 24));
         ids.extend((0..100u64).map(|i| 0xfff0_0000 + i * 16));
-        assert!(matches!(IdIndex::new(ids.clone()).lookup, Lookup::Bitmap(_)));
-        let mut probes: Vec<u64> = ids.iter().flat_map(|&id| [id - 8, id + 4, id + 8, id + 1]).collect();
-        probes.extend([0, 0xbfff_fff8, 0xc000_0000 + 640_000 * 2, u64::MAX, 0x1_0000_0000]);
+        assert!(matches!(
+            IdIndex::new(ids.clone()).lookup,
+            Lookup::Bitmap(_)
+        ));
+        let mut probes: Vec<u64> = ids
+            .iter()
+            .flat_map(|&id| [id - 8, id + 4, id + 8, id + 1])
+            .collect();
+        probes.extend([
+            0,
+            0xbfff_fff8,
+            0xc000_0000 + 640_000 * 2,
+            u64::MAX,
+            0x1_0000_0000,
+        ]);
         assert_finds_exactly(&ids, &probes);
     }
 
@@ -385,11 +458,17 @@ mod tests {
         let odd: Vec<u64> = (0..5000u64).map(|i| 1001 + i * 3).collect();
         assert_finds_exactly(&odd, &[1000, 1002, 1004, 20_000]);
         let sparse: Vec<u64> = (0..5000u64).map(|i| i * ((1 << 40) + 8)).collect();
-        assert!(matches!(IdIndex::new(sparse.clone()).lookup, Lookup::Directory(_)));
+        assert!(matches!(
+            IdIndex::new(sparse.clone()).lookup,
+            Lookup::Directory(_)
+        ));
         assert_finds_exactly(&sparse, &[1, (3 << 40) + 16, u64::MAX]);
         // Perfectly aligned ids far apart are dense in units of their alignment.
         let aligned: Vec<u64> = (0..5000u64).map(|i| i << 40).collect();
-        assert!(matches!(IdIndex::new(aligned.clone()).lookup, Lookup::Bitmap(_)));
+        assert!(matches!(
+            IdIndex::new(aligned.clone()).lookup,
+            Lookup::Bitmap(_)
+        ));
         assert_finds_exactly(&aligned, &[1, (3 << 40) + 8, u64::MAX]);
     }
 

@@ -44,21 +44,29 @@ pub(crate) fn resolve_classes(
             .unwrap_or_else(|| format!("<unknown class 0x{class_id:x}>"))
     };
 
-    let mut by_id: IdMap<ClassIndex> = IdMap::with_capacity_and_hasher(dumps.len(), Default::default());
+    let mut by_id: IdMap<ClassIndex> =
+        IdMap::with_capacity_and_hasher(dumps.len(), Default::default());
     for (index, dump) in dumps.iter().enumerate() {
         if by_id.insert(dump.class_id, index as ClassIndex).is_some() {
-            return Err(HprofError::DuplicateId { offset: dump.file_offset, id: dump.class_id });
+            return Err(HprofError::DuplicateId {
+                offset: dump.file_offset,
+                id: dump.class_id,
+            });
         }
     }
     let supers = dumps
         .iter()
         .map(|dump| match dump.super_id {
             0 => Ok(None),
-            super_id => by_id.get(&super_id).copied().map(Some).ok_or(HprofError::MissingClass {
-                offset: dump.file_offset,
-                class_id: super_id,
-                what: "class dump (as its super class)",
-            }),
+            super_id => by_id
+                .get(&super_id)
+                .copied()
+                .map(Some)
+                .ok_or(HprofError::MissingClass {
+                    offset: dump.file_offset,
+                    class_id: super_id,
+                    what: "class dump (as its super class)",
+                }),
         })
         .collect::<Result<Vec<_>, _>>()?;
 
@@ -77,7 +85,10 @@ pub(crate) fn resolve_classes(
         let mut own_size = 0u64;
         for (field, &(_, ty)) in dump.instance_fields.iter().enumerate() {
             if ty == FieldType::Object {
-                instance_slots.push(RefSlot { offset: own_size as u32, field: field as u16 });
+                instance_slots.push(RefSlot {
+                    offset: own_size as u32,
+                    field: field as u16,
+                });
             }
             own_size += format::field_size(ty, id_size) as u64;
         }
@@ -97,7 +108,11 @@ pub(crate) fn resolve_classes(
             super_class,
             object: None, // set once objects are indexed
             instance_fields: dump.instance_fields.iter().map(field).collect(),
-            static_fields: dump.static_fields.iter().map(|s| field(&(s.name_id, s.ty))).collect(),
+            static_fields: dump
+                .static_fields
+                .iter()
+                .map(|s| field(&(s.name_id, s.ty)))
+                .collect(),
             instance_size: dump.instance_size,
         });
     }
@@ -113,10 +128,19 @@ pub(crate) fn resolve_classes(
         .filter(|(_, name)| name.ends_with("[]"))
         .collect();
     array_only.sort_unstable();
-    let object_class = infos.iter().position(|c| c.name == "java.lang.Object").map(|i| i as ClassIndex);
+    let object_class = infos
+        .iter()
+        .position(|c| c.name == "java.lang.Object")
+        .map(|i| i as ClassIndex);
     for (id, name) in array_only {
         by_id.insert(id, infos.len() as ClassIndex);
-        push_synthetic(&mut infos, &mut layouts, &static_value_pos, name, object_class);
+        push_synthetic(
+            &mut infos,
+            &mut layouts,
+            &static_value_pos,
+            name,
+            object_class,
+        );
     }
 
     let mut primitive_array_classes = [0; 8];
@@ -124,18 +148,33 @@ pub(crate) fn resolve_classes(
         let name = format!("{}[]", ty.java_name());
         let class = match infos.iter().position(|c| c.name == name) {
             Some(existing) => existing,
-            None => push_synthetic(&mut infos, &mut layouts, &static_value_pos, name, object_class),
+            None => push_synthetic(
+                &mut infos,
+                &mut layouts,
+                &static_value_pos,
+                name,
+                object_class,
+            ),
         };
         layouts[class].primitive_element = Some(ty);
         *slot = class as ClassIndex;
     }
     let java_lang_class = match infos.iter().position(|c| c.name == "java.lang.Class") {
         Some(existing) => existing,
-        None => push_synthetic(&mut infos, &mut layouts, &static_value_pos, "java.lang.Class".into(), object_class),
+        None => push_synthetic(
+            &mut infos,
+            &mut layouts,
+            &static_value_pos,
+            "java.lang.Class".into(),
+            object_class,
+        ),
     } as ClassIndex;
 
     if infos.len() as u64 > class_word::MAX_CLASSES {
-        return Err(HprofError::TooManyClasses { count: infos.len() as u64, max: class_word::MAX_CLASSES });
+        return Err(HprofError::TooManyClasses {
+            count: infos.len() as u64,
+            max: class_word::MAX_CLASSES,
+        });
     }
     Ok(ResolvedClasses {
         infos,
@@ -209,7 +248,11 @@ fn link_hierarchy(
                 None => (0, NO_CLASS),
                 Some(s) => {
                     let parent = &layouts[s as usize];
-                    let next = if parent.instance_slot_count > 0 { s } else { parent.next_with_refs };
+                    let next = if parent.instance_slot_count > 0 {
+                        s
+                    } else {
+                        parent.next_with_refs
+                    };
                     (parent.hierarchy_size, next)
                 }
             };

@@ -24,7 +24,9 @@ pub enum HprofError {
         reason: String,
     },
     /// The file (or a heap dump segment stream) ends inside a record.
-    #[error("truncated heap dump: {what} at offset {offset} needs {needed} bytes, {available} remain")]
+    #[error(
+        "truncated heap dump: {what} at offset {offset} needs {needed} bytes, {available} remain"
+    )]
     Truncated {
         /// Where the record starts.
         offset: u64,
@@ -121,6 +123,11 @@ pub enum HprofError {
 
 impl HprofError {
     pub(crate) fn truncated(offset: u64, what: &'static str, needed: u64, available: u64) -> Self {
-        HprofError::Truncated { offset, what, needed, available }
+        HprofError::Truncated {
+            offset,
+            what,
+            needed,
+            available,
+        }
     }
 }

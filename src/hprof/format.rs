@@ -220,7 +220,9 @@ fn primitive_descriptor(ty: PrimitiveType) -> char {
 }
 
 fn primitive_from_descriptor(c: char) -> Option<PrimitiveType> {
-    PRIMITIVE_TYPES.into_iter().find(|&p| primitive_descriptor(p) == c)
+    PRIMITIVE_TYPES
+        .into_iter()
+        .find(|&p| primitive_descriptor(p) == c)
 }
 
 /// Converts a class name as LOAD CLASS spells it (`java/util/ArrayList`, `[Ljava/lang/Object;`,
@@ -237,7 +239,10 @@ pub(crate) fn java_class_name(jvm_name: &str) -> String {
         class.replace('/', ".")
     } else {
         let mut chars = element.chars();
-        match (chars.next().and_then(primitive_from_descriptor), chars.next()) {
+        match (
+            chars.next().and_then(primitive_from_descriptor),
+            chars.next(),
+        ) {
             (Some(p), None) => primitive_java_name(p).to_string(),
             _ => return jvm_name.replace('/', "."),
         }
@@ -262,7 +267,10 @@ pub(crate) fn jvm_class_name(java_name: &str) -> String {
         return java_name.replace('.', "/");
     }
     let mut name = "[".repeat(dims);
-    match PRIMITIVE_TYPES.into_iter().find(|&p| primitive_java_name(p) == element) {
+    match PRIMITIVE_TYPES
+        .into_iter()
+        .find(|&p| primitive_java_name(p) == element)
+    {
         Some(p) => name.push(primitive_descriptor(p)),
         None => {
             name.push('L');
@@ -311,10 +319,19 @@ mod tests {
 
     #[test]
     fn converts_jvm_names_to_java_names() {
-        assert_eq!(java_class_name("java/util/ArrayList"), "java.util.ArrayList");
-        assert_eq!(java_class_name("java/util/HashMap$Node"), "java.util.HashMap$Node");
+        assert_eq!(
+            java_class_name("java/util/ArrayList"),
+            "java.util.ArrayList"
+        );
+        assert_eq!(
+            java_class_name("java/util/HashMap$Node"),
+            "java.util.HashMap$Node"
+        );
         assert_eq!(java_class_name("[Ljava/lang/Object;"), "java.lang.Object[]");
-        assert_eq!(java_class_name("[[Ljava/lang/String;"), "java.lang.String[][]");
+        assert_eq!(
+            java_class_name("[[Ljava/lang/String;"),
+            "java.lang.String[][]"
+        );
         assert_eq!(java_class_name("[I"), "int[]");
         assert_eq!(java_class_name("[[J"), "long[][]");
         assert_eq!(java_class_name("[Z"), "boolean[]");

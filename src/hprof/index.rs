@@ -33,9 +33,14 @@ struct Context<'a> {
 impl Context<'_> {
     fn bytes(&self, run: &ObjectRun) -> &[u8] {
         let dump_len = self.dump.len() as u64;
-        let (source, start) =
-            if run.start < dump_len { (self.dump, run.start) } else { (self.spliced, run.start - dump_len) };
-        source.get(start as usize..(start + (run.end - run.start)) as usize).unwrap_or(&[])
+        let (source, start) = if run.start < dump_len {
+            (self.dump, run.start)
+        } else {
+            (self.spliced, run.start - dump_len)
+        };
+        source
+            .get(start as usize..(start + (run.end - run.start)) as usize)
+            .unwrap_or(&[])
     }
 
     /// The file offset to report for a (possibly virtual) record offset.
@@ -44,8 +49,12 @@ impl Context<'_> {
         if offset < dump_len {
             return offset;
         }
-        let i = self.spliced_origins.partition_point(|&(virtual_offset, _)| virtual_offset <= offset);
-        self.spliced_origins.get(i.wrapping_sub(1)).map_or(offset, |&(_, file_offset)| file_offset)
+        let i = self
+            .spliced_origins
+            .partition_point(|&(virtual_offset, _)| virtual_offset <= offset);
+        self.spliced_origins
+            .get(i.wrapping_sub(1))
+            .map_or(offset, |&(_, file_offset)| file_offset)
     }
 }
 
@@ -86,33 +95,40 @@ pub(crate) fn index_objects<W: IdWidth>(
         spliced_origins: &scan.spliced_origins,
         classes,
     };
-    let t = std::time::Instant::now();
     let mut parts = index_runs_in_parallel::<W>(&context, &scan.runs)?;
-    eprintln!("  runs {:?}", t.elapsed());
 
     let mut class_objects = Part::with_capacity(scan.class_dumps.len());
     let mut by_id: Vec<(u64, u64, u32)> = scan
         .class_dumps
         .iter()
         .enumerate()
-        .map(|(index, dump)| (dump.class_id, dump.offset, class_word::new(class_word::CLASS, index as u32)))
+        .map(|(index, dump)| {
+            (
+                dump.class_id,
+                dump.offset,
+                class_word::new(class_word::CLASS, index as u32),
+            )
+        })
         .collect();
     by_id.sort_unstable_by_key(|&(id, _, _)| id);
     for (id, offset, word) in by_id {
         class_objects.push(id, offset, word);
     }
     parts.push(class_objects);
-    let r = merge_parts(&parts, &context);
-    eprintln!("  merged {:?}", t.elapsed());
-    r
+    merge_parts(&parts, &context)
 }
 
-fn index_runs_in_parallel<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun]) -> Result<Vec<Part>, HprofError> {
+fn index_runs_in_parallel<W: IdWidth>(
+    context: &Context<'_>,
+    runs: &[ObjectRun],
+) -> Result<Vec<Part>, HprofError> {
     let total_bytes: u64 = runs.iter().map(|r| r.end - r.start).sum();
     let threads = if total_bytes < PARALLEL_MIN_BYTES {
         1
     } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_INDEX_THREADS)
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_INDEX_THREADS)
     };
 
     // Cut the runs into `threads` parts of about equal bytes.
@@ -134,11 +150,17 @@ fn index_runs_in_parallel<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun])
     std::thread::scope(|scope| {
         let mut groups = groups.into_iter();
         let first = groups.next().unwrap_or_default();
-        let handles: Vec<_> = groups.map(|group| scope.spawn(move || index_group::<W>(context, group))).collect();
+        let handles: Vec<_> = groups
+            .map(|group| scope.spawn(move || index_group::<W>(context, group)))
+            .collect();
         let mut parts = vec![index_group::<W>(context, first)];
         for handle in handles {
             // A worker only panics on a bug; let it surface as the panic it is.
-            parts.push(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+            parts.push(
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
         }
         // Report the error that comes first in the dump.
         parts.into_iter().collect()
@@ -155,7 +177,10 @@ fn index_group<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun]) -> Result<
         sort_part(&mut part);
         if let Some(first) = part.ids.windows(2).position(|pair| pair[0] == pair[1]) {
             let (id, offset) = (part.ids[first + 1], part.offsets[first + 1]);
-            return Err(HprofError::DuplicateId { offset: context.file_offset(offset), id });
+            return Err(HprofError::DuplicateId {
+                offset: context.file_offset(offset),
+                id,
+            });
         }
     }
     Ok(part)
@@ -163,41 +188,59 @@ fn index_group<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun]) -> Result<
 
 /// Reads the objects of one run. The scan has already checked every length and type code in
 /// these bytes; the checks here only keep a bug from turning into a panic.
-fn index_run<W: IdWidth>(context: &Context<'_>, run: &ObjectRun, part: &mut Part) -> Result<(), HprofError> {
+fn index_run<W: IdWidth>(
+    context: &Context<'_>,
+    run: &ObjectRun,
+    part: &mut Part,
+) -> Result<(), HprofError> {
     let bytes = context.bytes(run);
     let classes = context.classes;
     let id = W::SIZE;
     let inconsistent = |pos: usize| {
-        HprofError::truncated(context.file_offset(run.start + pos as u64), "object sub-record", 1, 0)
+        HprofError::truncated(
+            context.file_offset(run.start + pos as u64),
+            "object sub-record",
+            1,
+            0,
+        )
     };
     // Objects of one class often come together: remember the last class lookup.
     let mut last_class: Option<(u64, u32)> = None;
-    let mut lookup_class = |class_id: u64, pos: usize, what: &'static str| -> Result<u32, HprofError> {
-        if let Some((cached_id, index)) = last_class {
-            if cached_id == class_id {
-                return Ok(index);
+    let mut lookup_class =
+        |class_id: u64, pos: usize, what: &'static str| -> Result<u32, HprofError> {
+            if let Some((cached_id, index)) = last_class {
+                if cached_id == class_id {
+                    return Ok(index);
+                }
             }
-        }
-        let index = *classes.by_id.get(&class_id).ok_or(HprofError::MissingClass {
-            offset: context.file_offset(run.start + pos as u64),
-            class_id,
-            what,
-        })?;
-        last_class = Some((class_id, index));
-        Ok(index)
-    };
+            let index = *classes
+                .by_id
+                .get(&class_id)
+                .ok_or(HprofError::MissingClass {
+                    offset: context.file_offset(run.start + pos as u64),
+                    class_id,
+                    what,
+                })?;
+            last_class = Some((class_id, index));
+            Ok(index)
+        };
 
     let mut pos = 0usize;
     for _ in 0..run.objects {
         let record = bytes.get(pos..).ok_or_else(|| inconsistent(pos))?;
         let sub_tag = *record.first().ok_or_else(|| inconsistent(pos))?;
-        let object_id = record.get(1..).and_then(W::read).ok_or_else(|| inconsistent(pos))?;
+        let object_id = record
+            .get(1..)
+            .and_then(W::read)
+            .ok_or_else(|| inconsistent(pos))?;
         let (len, word) = match sub_tag {
             sub::INSTANCE_DUMP => {
-                let class_id =
-                    record.get(layout::instance_class_id(id)..).and_then(W::read).ok_or_else(|| inconsistent(pos))?;
-                let field_bytes =
-                    read_u32(record, layout::instance_field_count(id)).ok_or_else(|| inconsistent(pos))?;
+                let class_id = record
+                    .get(layout::instance_class_id(id)..)
+                    .and_then(W::read)
+                    .ok_or_else(|| inconsistent(pos))?;
+                let field_bytes = read_u32(record, layout::instance_field_count(id))
+                    .ok_or_else(|| inconsistent(pos))?;
                 let class = lookup_class(class_id, pos, "instance dump")?;
                 let needed = classes.layouts[class as usize].hierarchy_size;
                 if (field_bytes as u64) < needed {
@@ -208,10 +251,14 @@ fn index_run<W: IdWidth>(context: &Context<'_>, run: &ObjectRun, part: &mut Part
                         expected: needed,
                     });
                 }
-                (layout::instance_fields(id) + field_bytes as usize, class_word::new(class_word::INSTANCE, class))
+                (
+                    layout::instance_fields(id) + field_bytes as usize,
+                    class_word::new(class_word::INSTANCE, class),
+                )
             }
             sub::OBJECT_ARRAY_DUMP => {
-                let length = read_u32(record, layout::array_length(id)).ok_or_else(|| inconsistent(pos))?;
+                let length =
+                    read_u32(record, layout::array_length(id)).ok_or_else(|| inconsistent(pos))?;
                 let class_id = record
                     .get(layout::object_array_class_id(id)..)
                     .and_then(W::read)
@@ -223,7 +270,8 @@ fn index_run<W: IdWidth>(context: &Context<'_>, run: &ObjectRun, part: &mut Part
                 )
             }
             tag @ (sub::PRIMITIVE_ARRAY_DUMP | sub::PRIMITIVE_ARRAY_NODATA) => {
-                let length = read_u32(record, layout::array_length(id)).ok_or_else(|| inconsistent(pos))?;
+                let length =
+                    read_u32(record, layout::array_length(id)).ok_or_else(|| inconsistent(pos))?;
                 let element = record
                     .get(layout::primitive_array_type(id))
                     .and_then(|&code| format::primitive_type(code))
@@ -234,7 +282,10 @@ fn index_run<W: IdWidth>(context: &Context<'_>, run: &ObjectRun, part: &mut Part
                 } else {
                     0
                 };
-                (layout::primitive_array_elements(id) + data_len, class_word::new(class_word::PRIMITIVE_ARRAY, class))
+                (
+                    layout::primitive_array_elements(id) + data_len,
+                    class_word::new(class_word::PRIMITIVE_ARRAY, class),
+                )
             }
             _ => return Err(inconsistent(pos)),
         };
@@ -251,10 +302,21 @@ fn index_run<W: IdWidth>(context: &Context<'_>, run: &ObjectRun, part: &mut Part
 /// writers (or HotSpot's parallel dumper, whose several ascending runs the stable sort merges
 /// in close to linear time).
 fn sort_part(part: &mut Part) {
-    let mut order: Vec<(u64, u32)> = part.ids.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
+    let mut order: Vec<(u64, u32)> = part
+        .ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i as u32))
+        .collect();
     order.sort_by_key(|&(id, _)| id);
-    part.offsets = order.iter().map(|&(_, i)| part.offsets[i as usize]).collect();
-    part.class_words = order.iter().map(|&(_, i)| part.class_words[i as usize]).collect();
+    part.offsets = order
+        .iter()
+        .map(|&(_, i)| part.offsets[i as usize])
+        .collect();
+    part.class_words = order
+        .iter()
+        .map(|&(_, i)| part.class_words[i as usize])
+        .collect();
     part.ids = order.into_iter().map(|(id, _)| id).collect();
 }
 
@@ -281,7 +343,10 @@ fn merge_parts(parts: &[Part], context: &Context<'_>) -> Result<ObjectColumns, H
         // Ids only grow within a part and the pick takes the smallest across parts, so an id
         // equal to the last one written belongs to a second record.
         if ids.last() == Some(&id) {
-            return Err(HprofError::DuplicateId { offset: context.file_offset(part.offsets[next[p]]), id });
+            return Err(HprofError::DuplicateId {
+                offset: context.file_offset(part.offsets[next[p]]),
+                id,
+            });
         }
         // Copy the whole stretch that comes before every other part's next id in one go.
         let limit = parts
@@ -298,10 +363,12 @@ fn merge_parts(parts: &[Part], context: &Context<'_>) -> Result<ObjectColumns, H
         }
         ids.extend_from_slice(&part.ids[start..end]);
         class_words.extend_from_slice(&part.class_words[start..end]);
-        for &offset in &part.offsets[start..end] {
-            offsets.push(offset);
-        }
+        offsets.extend(&part.offsets[start..end]);
         next[p] = end;
     }
-    Ok(ObjectColumns { ids, offsets: offsets.finish(), class_words })
+    Ok(ObjectColumns {
+        ids,
+        offsets: offsets.finish(),
+        class_words,
+    })
 }

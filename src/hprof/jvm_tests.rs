@@ -33,7 +33,14 @@ impl Drop for ScratchDir {
 }
 
 /// Runs `java <source> <args>` and returns its standard output.
-fn run_java_source(java_home: &Path, dir: &Path, class_name: &str, source: &str, jvm_args: &[&str], args: &[&str]) -> String {
+fn run_java_source(
+    java_home: &Path,
+    dir: &Path,
+    class_name: &str,
+    source: &str,
+    jvm_args: &[&str],
+    args: &[&str],
+) -> String {
     let source_path = dir.join(format!("{class_name}.java"));
     std::fs::write(&source_path, source).expect("write the Java source");
     let output = Command::new(java_home.join("bin/java"))
@@ -73,44 +80,88 @@ fn reads_dumps_of_real_jvms() {
         let home = Path::new(home);
         if !home.join("bin/java").exists() {
             assert!(!required, "{name} is missing at {}", home.display());
-            eprintln!("note: {name} not found at {}; skipping its dump", home.display());
+            eprintln!(
+                "note: {name} not found at {}; skipping its dump",
+                home.display()
+            );
             continue;
         }
         let dir = ScratchDir::new(&format!("real-dump-{}", name.replace(' ', "")));
         let dump = dir.0.join("self.hprof");
-        run_java_source(home, &dir.0, "DumpSelf", DUMP_SELF, &[], &[dump.to_str().unwrap()]);
+        run_java_source(
+            home,
+            &dir.0,
+            "DumpSelf",
+            DUMP_SELF,
+            &[],
+            &[dump.to_str().unwrap()],
+        );
         let graph = HeapGraph::open(&dump).unwrap_or_else(|e| panic!("{name}: {e}"));
         check_real_dump(name, &graph);
     }
 }
 
 fn check_real_dump(jdk: &str, graph: &HeapGraph) {
-    assert!(graph.object_count() > 1000, "{jdk}: only {} objects", graph.object_count());
+    assert!(
+        graph.object_count() > 1000,
+        "{jdk}: only {} objects",
+        graph.object_count()
+    );
     assert_eq!(graph.id_size(), 8);
-    let string = graph.class_by_name("java.lang.String").expect("java.lang.String");
-    assert!(graph.class(string).instance_fields.iter().any(|f| f.name == "value"));
+    let string = graph
+        .class_by_name("java.lang.String")
+        .expect("java.lang.String");
+    assert!(graph
+        .class(string)
+        .instance_fields
+        .iter()
+        .any(|f| f.name == "value"));
     assert!(graph.class_by_name("java.lang.Object[]").is_some());
     assert!(graph.class_by_name("int[]").is_some());
-    assert!(graph.roots().iter().any(|r| r.kind == RootKind::ThreadObject), "{jdk}: no thread roots");
     assert!(
-        graph.roots().iter().any(|r| r.kind == RootKind::JavaFrame && r.thread.is_some()),
+        graph
+            .roots()
+            .iter()
+            .any(|r| r.kind == RootKind::ThreadObject),
+        "{jdk}: no thread roots"
+    );
+    assert!(
+        graph
+            .roots()
+            .iter()
+            .any(|r| r.kind == RootKind::JavaFrame && r.thread.is_some()),
         "{jdk}: no Java frame root resolved to its thread"
     );
 
-    let program = graph.class_by_name("DumpSelf").expect("the program's class");
+    let program = graph
+        .class_by_name("DumpSelf")
+        .expect("the program's class");
     let Some(FieldValue::Object(known_id)) = graph.static_field_value(program, "KNOWN") else {
         panic!("{jdk}: DumpSelf.KNOWN is not a reference")
     };
-    let known = graph.index_of_id(known_id).expect("KNOWN's array is in the dump");
-    assert_eq!(graph.kind(known), ObjectKind::PrimitiveArray(PrimitiveType::Int));
+    let known = graph
+        .index_of_id(known_id)
+        .expect("KNOWN's array is in the dump");
+    assert_eq!(
+        graph.kind(known),
+        ObjectKind::PrimitiveArray(PrimitiveType::Int)
+    );
     assert_eq!(graph.array_length(known), Some(12345));
     assert_eq!(graph.shallow_size(known), 16 + 4 * 12345);
     let string_of = |field: &str| match graph.static_field_value(program, field) {
         Some(FieldValue::Object(id)) => graph.index_of_id(id).and_then(|s| graph.string_value(s)),
         _ => None,
     };
-    assert_eq!(string_of("GREETING").as_deref(), Some("snow \u{2603} man"), "{jdk}");
-    assert_eq!(string_of("PLAIN").as_deref(), Some("plain latin-1: caf\u{e9}"), "{jdk}");
+    assert_eq!(
+        string_of("GREETING").as_deref(),
+        Some("snow \u{2603} man"),
+        "{jdk}"
+    );
+    assert_eq!(
+        string_of("PLAIN").as_deref(),
+        Some("plain latin-1: caf\u{e9}"),
+        "{jdk}"
+    );
 
     // KNOWN is reachable from the roots through DumpSelf's class object.
     let mut reached = vec![false; graph.object_count()];
@@ -128,12 +179,19 @@ fn check_real_dump(jdk: &str, graph: &HeapGraph) {
             }
         });
     }
-    assert!(reached[known as usize], "{jdk}: DumpSelf.KNOWN is not reachable from the roots");
+    assert!(
+        reached[known as usize],
+        "{jdk}: DumpSelf.KNOWN is not reachable from the roots"
+    );
     // A live dump: nearly everything is reachable. What isn't (measured: 6 % under the source
     // launcher) is interned strings, and class objects and their reflection data, which HotSpot
     // reaches through the fields of `java.lang.Class` that it leaves out of dumps.
     let unreached = reached.iter().filter(|r| !**r).count();
-    assert!(unreached * 10 < graph.object_count(), "{jdk}: {unreached} of {} unreachable", graph.object_count());
+    assert!(
+        unreached * 10 < graph.object_count(),
+        "{jdk}: {unreached} of {} unreachable",
+        graph.object_count()
+    );
     eprintln!(
         "{jdk}: {} objects, {} classes, {} roots, {unreached} not reachable from the roots",
         graph.object_count(),
@@ -184,7 +242,10 @@ public class ManyObjects {
 #[ignore = "a benchmark: slow, and meaningful only in release builds"]
 fn parse_real_dump_benchmark() {
     const RUNS: usize = 5;
-    let count: usize = std::env::var("HEAPGROWTH_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let count: usize = std::env::var("HEAPGROWTH_BENCH_OBJECTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000);
     let home = Path::new(JDKS[0].1);
     let dir = ScratchDir::new("benchmark");
     let dump = dir.0.join("many.hprof");
@@ -195,7 +256,11 @@ fn parse_real_dump_benchmark() {
         "ManyObjects",
         MANY_OBJECTS,
         &[&heap_size],
-        &[dump.to_str().unwrap(), &count.to_string(), &RUNS.to_string()],
+        &[
+            dump.to_str().unwrap(),
+            &count.to_string(),
+            &RUNS.to_string(),
+        ],
     );
     let dump_ms: f64 = output
         .lines()
@@ -204,7 +269,9 @@ fn parse_real_dump_benchmark() {
         .expect("the Java program prints DUMP_MS");
     let file_bytes = std::fs::metadata(&dump).unwrap().len();
 
-    let mut runs: Vec<_> = (0..RUNS).map(|_| measure_parse_and_walk(&dump).unwrap()).collect();
+    let mut runs: Vec<_> = (0..RUNS)
+        .map(|_| measure_parse_and_walk(&dump).unwrap())
+        .collect();
     runs.sort_by_key(|m| m.parse + m.walk);
     let median = &runs[RUNS / 2];
     let parse_ms = median.parse.as_secs_f64() * 1000.0;
@@ -224,52 +291,4 @@ fn parse_real_dump_benchmark() {
     // Sanity for the walk helper: same answer from an independent graph.
     let graph = HeapGraph::open(&dump).unwrap();
     assert_eq!(walk_from_roots(&graph).0, median.reachable);
-}
-
-#[test]
-#[ignore]
-fn zz_experiment() {
-    use std::time::Instant;
-    let path = Path::new("/tmp/bench1m.hprof");
-    for _ in 0..3 {
-        let t = Instant::now();
-        let graph = HeapGraph::open(path).unwrap();
-        let parse = t.elapsed();
-        let t = Instant::now();
-        let mut refs = 0u64;
-        for o in 0..graph.object_count() as u32 {
-            graph.for_each_reference(o, |_| refs += 1);
-        }
-        let linear = t.elapsed();
-        let t = Instant::now();
-        let (reached, _) = walk_from_roots(&graph);
-        let bfs = t.elapsed();
-        let t = Instant::now();
-        let mut found = 0u64;
-        let mut x = 12345u64;
-        for _ in 0..3_000_000 {
-            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            let o = (x % graph.object_count() as u64) as u32;
-            found += graph.index_of_id(graph.id(o)).unwrap() as u64 & 1;
-        }
-        let lookups = t.elapsed();
-        eprintln!("parse {parse:?} linear-refs {linear:?} ({refs}) bfs {bfs:?} ({reached}) 3M random lookups {lookups:?} {found}");
-    }
-}
-
-#[test]
-#[ignore]
-fn zz_ids() {
-    for path in ["/tmp/bench1m.hprof"] {
-        let graph = HeapGraph::open(Path::new(path)).unwrap();
-        let n = graph.object_count() as u32;
-        let min = graph.id(0); let max = graph.id(n - 1);
-        let mut or = 0u64; for o in 0..n { or |= graph.id(o) - min; }
-        eprintln!("n {n} min {min:x} max {max:x} span {} MB, align tz {}", (max-min)>>20, or.trailing_zeros());
-        // gaps larger than 1 MB
-        for o in 1..n { let g = graph.id(o) - graph.id(o-1); if g > 1<<20 { eprintln!("gap {} MB at {:x}", g>>20, graph.id(o-1)); } }
-        // pages of 64KB non-empty
-        let mut pages = std::collections::HashSet::new(); for o in 0..n { pages.insert((graph.id(o)-min)>>16); }
-        eprintln!("non-empty 64KB pages {}", pages.len());
-    }
 }

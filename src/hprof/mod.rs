@@ -49,19 +49,17 @@ pub(crate) fn read_graph(bytes: DumpBytes) -> Result<HeapGraph, HprofError> {
     }
 }
 
-fn read_graph_with<W: IdWidth>(bytes: DumpBytes, header: scan::Header) -> Result<HeapGraph, HprofError> {
+fn read_graph_with<W: IdWidth>(
+    bytes: DumpBytes,
+    header: scan::Header,
+) -> Result<HeapGraph, HprofError> {
     let data = bytes.as_slice();
-    let t = std::time::Instant::now();
     let top = scan::scan_top_level(data, header)?;
-    eprintln!("T top {:?} strings {}", t.elapsed(), top.strings.len());
     let scan = scan::scan_heap::<W>(data, &top.segments)?;
-    eprintln!("T scan {:?}", t.elapsed());
     let mut classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size)?;
-    eprintln!("T classes {:?}", t.elapsed());
     let columns = index::index_objects::<W>(data, &scan, &classes)?;
-    eprintln!("T index {:?}", t.elapsed());
+
     let ids = IdIndex::new(columns.ids);
-    eprintln!("T idindex {:?}", t.elapsed());
     for (info, dump) in classes.infos.iter_mut().zip(&scan.class_dumps) {
         info.object = ids.index_of(dump.class_id);
     }
@@ -72,7 +70,6 @@ fn read_graph_with<W: IdWidth>(bytes: DumpBytes, header: scan::Header) -> Result
         class_names.entry(info.name.clone()).or_insert(index as u32);
     }
     let HeapScan { spliced, .. } = scan;
-    eprintln!("T end {:?}", t.elapsed());
     let mut class_words = columns.class_words;
     class_words.shrink_to_fit();
     Ok(HeapGraph {
@@ -106,8 +103,14 @@ fn resolve_roots(ids: &IdIndex, top: &TopLevel, scan: &HeapScan) -> Vec<Root> {
         .iter()
         .filter_map(|raw| {
             let object = ids.index_of(raw.id)?;
-            let thread = raw.owner_thread_serial.and_then(|serial| thread_by_serial.get(&(serial as u64)).copied());
-            Some(Root { kind: raw.kind, object, thread })
+            let thread = raw
+                .owner_thread_serial
+                .and_then(|serial| thread_by_serial.get(&(serial as u64)).copied());
+            Some(Root {
+                kind: raw.kind,
+                object,
+                thread,
+            })
         })
         .collect()
 }
@@ -127,13 +130,21 @@ pub fn read_and_walk(bytes: &[u8]) -> Result<u64, HprofError> {
     for o in 0..graph.object_count() as ObjectIndex {
         let class = graph.class_of(o);
         checksum = checksum.wrapping_mul(31).wrapping_add(class as u64);
-        checksum = checksum.wrapping_add(graph.shallow_size(o)).wrapping_add(graph.id(o));
+        checksum = checksum
+            .wrapping_add(graph.shallow_size(o))
+            .wrapping_add(graph.id(o));
         checksum ^= graph.array_length(o).unwrap_or(0) as u64;
         checksum ^= matches!(graph.kind(o), crate::heap::ObjectKind::Class) as u64;
         checksum ^= graph.class_object_of(o).unwrap_or(0) as u64;
-        assert_eq!(graph.index_of_id(graph.id(o)), Some(o), "ids must map back to their objects");
+        assert_eq!(
+            graph.index_of_id(graph.id(o)),
+            Some(o),
+            "ids must map back to their objects"
+        );
         graph.for_each_reference(o, |reference| {
-            checksum = checksum.wrapping_mul(17).wrapping_add(reference.target as u64);
+            checksum = checksum
+                .wrapping_mul(17)
+                .wrapping_add(reference.target as u64);
         });
         if graph.class(class).name == "java.lang.String" {
             checksum ^= graph.string_value(o).map_or(0, |s| s.len() as u64);

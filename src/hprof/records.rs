@@ -41,7 +41,9 @@ impl IdWidth for Id8 {
 
 #[inline(always)]
 pub(crate) fn read_u32(bytes: &[u8], pos: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(bytes.get(pos..pos + 4)?.try_into().ok()?))
+    Some(u32::from_be_bytes(
+        bytes.get(pos..pos + 4)?.try_into().ok()?,
+    ))
 }
 
 /// The bytes of one sub-record, addressed from its tag byte.
@@ -60,7 +62,9 @@ pub(crate) struct SliceRecord<'a>(pub &'a [u8]);
 impl RecordBytes for SliceRecord<'_> {
     #[inline(always)]
     fn read_into(&mut self, pos: u64, out: &mut [u8]) -> bool {
-        let Ok(start) = usize::try_from(pos) else { return false };
+        let Ok(start) = usize::try_from(pos) else {
+            return false;
+        };
         match self.0.get(start..start.saturating_add(out.len())) {
             Some(bytes) => {
                 out.copy_from_slice(bytes);
@@ -116,7 +120,12 @@ impl<'a> SpanningRecord<'a> {
             data,
             segments,
             next_segment: segment + 1,
-            pieces: vec![Piece { record_pos: 0, file_start: start, len: first_len, segment }],
+            pieces: vec![Piece {
+                record_pos: 0,
+                file_start: start,
+                len: first_len,
+                segment,
+            }],
             covered: first_len,
         }
     }
@@ -245,7 +254,10 @@ pub(crate) struct ClassDumpRecord {
 pub(crate) enum SubRecord {
     Root(RawRoot),
     /// A THREAD OBJECT root also tells which thread object a thread serial stands for.
-    ThreadObject { id: u64, thread_serial: u32 },
+    ThreadObject {
+        id: u64,
+        thread_serial: u32,
+    },
     ClassDump(ClassDumpRecord),
     /// Instance, object array or primitive array: indexed by the second pass.
     Object,
@@ -273,7 +285,10 @@ impl<S: RecordBytes, W: IdWidth> Reader<'_, S, W> {
         if self.src.read_into(pos, &mut out) {
             Ok(out)
         } else {
-            Err(Stop::Incomplete { needed: pos + N as u64, what: self.what })
+            Err(Stop::Incomplete {
+                needed: pos + N as u64,
+                what: self.what,
+            })
         }
     }
 
@@ -307,7 +322,10 @@ impl<S: RecordBytes, W: IdWidth> Reader<'_, S, W> {
         if self.src.has(len) {
             Ok(())
         } else {
-            Err(Stop::Incomplete { needed: len, what: self.what })
+            Err(Stop::Incomplete {
+                needed: len,
+                what: self.what,
+            })
         }
     }
 }
@@ -320,7 +338,11 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
     offset: u64,
 ) -> Result<Parsed, Stop> {
     let id = W::SIZE as u64;
-    let mut r = Reader::<S, W> { src, what: "heap dump sub-record", _width: Default::default() };
+    let mut r = Reader::<S, W> {
+        src,
+        what: "heap dump sub-record",
+        _width: Default::default(),
+    };
     let tag = r.u8(0)?;
     match tag {
         sub::INSTANCE_DUMP => {
@@ -328,46 +350,73 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
             let field_bytes = r.u32(layout::instance_field_count(W::SIZE) as u64)?;
             let len = layout::instance_fields(W::SIZE) as u64 + field_bytes as u64;
             r.need(len)?;
-            Ok(Parsed { len, record: SubRecord::Object })
+            Ok(Parsed {
+                len,
+                record: SubRecord::Object,
+            })
         }
         sub::OBJECT_ARRAY_DUMP => {
             r.what = "object array dump";
             let length = r.u32(layout::array_length(W::SIZE) as u64)?;
             let len = layout::object_array_elements(W::SIZE) as u64 + length as u64 * id;
             r.need(len)?;
-            Ok(Parsed { len, record: SubRecord::Object })
+            Ok(Parsed {
+                len,
+                record: SubRecord::Object,
+            })
         }
         sub::PRIMITIVE_ARRAY_DUMP => {
             r.what = "primitive array dump";
             let length = r.u32(layout::array_length(W::SIZE) as u64)?;
             let code = r.u8(layout::primitive_array_type(W::SIZE) as u64)?;
-            let element = format::primitive_type(code)
-                .ok_or(HprofError::BadBasicType { offset, code, what: r.what })?;
+            let element = format::primitive_type(code).ok_or(HprofError::BadBasicType {
+                offset,
+                code,
+                what: r.what,
+            })?;
             let len = layout::primitive_array_elements(W::SIZE) as u64
                 + length as u64 * format::primitive_size(element) as u64;
             r.need(len)?;
-            Ok(Parsed { len, record: SubRecord::Object })
+            Ok(Parsed {
+                len,
+                record: SubRecord::Object,
+            })
         }
         sub::PRIMITIVE_ARRAY_NODATA => {
             r.what = "primitive array (no data)";
             let code = r.u8(layout::primitive_array_type(W::SIZE) as u64)?;
-            format::primitive_type(code)
-                .ok_or(HprofError::BadBasicType { offset, code, what: r.what })?;
-            Ok(Parsed { len: layout::primitive_array_elements(W::SIZE) as u64, record: SubRecord::Object })
+            format::primitive_type(code).ok_or(HprofError::BadBasicType {
+                offset,
+                code,
+                what: r.what,
+            })?;
+            Ok(Parsed {
+                len: layout::primitive_array_elements(W::SIZE) as u64,
+                record: SubRecord::Object,
+            })
         }
         sub::CLASS_DUMP => parse_class_dump(&mut r, offset),
         sub::HEAP_DUMP_INFO => {
             r.what = "heap dump info";
             let len = 1 + 4 + id;
             r.need(len)?;
-            Ok(Parsed { len, record: SubRecord::Ignored })
+            Ok(Parsed {
+                len,
+                record: SubRecord::Ignored,
+            })
         }
         sub::ROOT_THREAD_OBJECT => {
             r.what = "thread object root";
             let object = r.id(1)?;
             let thread_serial = r.u32(1 + id)?;
             r.need(1 + id + 8)?;
-            Ok(Parsed { len: 1 + id + 8, record: SubRecord::ThreadObject { id: object, thread_serial } })
+            Ok(Parsed {
+                len: 1 + id + 8,
+                record: SubRecord::ThreadObject {
+                    id: object,
+                    thread_serial,
+                },
+            })
         }
         _ => {
             let Some((kind, has_owner)) = format::root_kind(tag) else {
@@ -375,10 +424,21 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
             };
             r.what = "GC root";
             let object = r.id(1)?;
-            let owner_thread_serial = if has_owner { Some(r.u32(1 + id)?) } else { None };
+            let owner_thread_serial = if has_owner {
+                Some(r.u32(1 + id)?)
+            } else {
+                None
+            };
             let len = 1 + id + format::root_trailer_len(tag, W::SIZE as u8) as u64;
             r.need(len)?;
-            Ok(Parsed { len, record: SubRecord::Root(RawRoot { kind, id: object, owner_thread_serial }) })
+            Ok(Parsed {
+                len,
+                record: SubRecord::Root(RawRoot {
+                    kind,
+                    id: object,
+                    owner_thread_serial,
+                }),
+            })
         }
     }
 }
@@ -389,7 +449,13 @@ fn parse_class_dump<S: RecordBytes, W: IdWidth>(
 ) -> Result<Parsed, Stop> {
     r.what = "class dump";
     let id = W::SIZE as u64;
-    let bad_type = |code| Stop::Invalid(HprofError::BadBasicType { offset, code, what: "class dump" });
+    let bad_type = |code| {
+        Stop::Invalid(HprofError::BadBasicType {
+            offset,
+            code,
+            what: "class dump",
+        })
+    };
     let value_size = |code: u8| -> Result<u64, Stop> {
         let ty = format::field_type(code).ok_or_else(|| bad_type(code))?;
         Ok(format::field_size(ty, W::SIZE as u8) as u64)
@@ -419,7 +485,11 @@ fn parse_class_dump<S: RecordBytes, W: IdWidth>(
         let code = r.u8(pos + id)?;
         let ty = format::field_type(code).ok_or_else(|| bad_type(code))?;
         let value_pos = pos + id + 1;
-        static_fields.push(StaticFieldRecord { name_id, ty, value_pos: value_pos as u32 });
+        static_fields.push(StaticFieldRecord {
+            name_id,
+            ty,
+            value_pos: value_pos as u32,
+        });
         pos = value_pos + format::field_size(ty, W::SIZE as u8) as u64;
     }
 

@@ -23,7 +23,10 @@ pub(crate) fn read_header(data: &[u8]) -> Result<Header, HprofError> {
     let bad = |offset: u64, reason: String| HprofError::BadHeader { offset, reason };
     // The format name is NUL-terminated; real ones are 18 characters long.
     let Some(nul) = data.iter().take(64).position(|&b| b == 0) else {
-        return Err(bad(0, "no NUL-terminated `JAVA PROFILE 1.0.x` format name".into()));
+        return Err(bad(
+            0,
+            "no NUL-terminated `JAVA PROFILE 1.0.x` format name".into(),
+        ));
     };
     let name = &data[..nul];
     let version_ok = name.len() == HEADER_PREFIX.len() + 1
@@ -31,22 +34,44 @@ pub(crate) fn read_header(data: &[u8]) -> Result<Header, HprofError> {
         // 1.0.1 and 1.0.2 (HotSpot), 1.0.3 (Android): same records, 1.0.2 adds segments.
         && matches!(name[HEADER_PREFIX.len()], b'1' | b'2' | b'3');
     if !version_ok {
-        return Err(bad(0, format!("unsupported format name {:?}", String::from_utf8_lossy(name))));
+        return Err(bad(
+            0,
+            format!(
+                "unsupported format name {:?}",
+                String::from_utf8_lossy(name)
+            ),
+        ));
     }
     let id_pos = nul + 1;
     let Some(id_bytes) = data.get(id_pos..id_pos + 4) else {
-        return Err(HprofError::truncated(id_pos as u64, "header", 12, (data.len() - id_pos) as u64));
+        return Err(HprofError::truncated(
+            id_pos as u64,
+            "header",
+            12,
+            (data.len() - id_pos) as u64,
+        ));
     };
     let id_size = u32::from_be_bytes(id_bytes.try_into().expect("4 bytes"));
     if id_size != 4 && id_size != 8 {
-        return Err(bad(id_pos as u64, format!("identifier size {id_size} (only 4 and 8 are supported)")));
+        return Err(bad(
+            id_pos as u64,
+            format!("identifier size {id_size} (only 4 and 8 are supported)"),
+        ));
     }
     // The timestamp (two u32) follows the id size.
     let records_start = id_pos as u64 + 12;
     if records_start > data.len() as u64 {
-        return Err(HprofError::truncated(id_pos as u64, "header", 12, (data.len() - id_pos) as u64));
+        return Err(HprofError::truncated(
+            id_pos as u64,
+            "header",
+            12,
+            (data.len() - id_pos) as u64,
+        ));
     }
-    Ok(Header { id_size: id_size as u8, records_start })
+    Ok(Header {
+        id_size: id_size as u8,
+        records_start,
+    })
 }
 
 /// What the top-level records outside the heap dump say.
@@ -74,18 +99,33 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
     while pos < file_len {
         let available = file_len - pos;
         if available < RECORD_HEADER {
-            return Err(HprofError::truncated(pos, "record header", RECORD_HEADER, available));
+            return Err(HprofError::truncated(
+                pos,
+                "record header",
+                RECORD_HEADER,
+                available,
+            ));
         }
         let p = pos as usize;
         let record_tag = data[p];
         let body_len = u32::from_be_bytes(data[p + 5..p + 9].try_into().expect("4 bytes")) as u64;
         let body_start = pos + RECORD_HEADER;
         if body_len > file_len - body_start {
-            return Err(HprofError::truncated(pos, tag_name(record_tag), RECORD_HEADER + body_len, available));
+            return Err(HprofError::truncated(
+                pos,
+                tag_name(record_tag),
+                RECORD_HEADER + body_len,
+                available,
+            ));
         }
         let body = &data[body_start as usize..(body_start + body_len) as usize];
         let too_short = |needed: u64| {
-            HprofError::truncated(pos, tag_name(record_tag), RECORD_HEADER + needed, RECORD_HEADER + body_len)
+            HprofError::truncated(
+                pos,
+                tag_name(record_tag),
+                RECORD_HEADER + needed,
+                RECORD_HEADER + body_len,
+            )
         };
         let read_id = |at: usize| -> u64 {
             if id == 4 {
@@ -100,7 +140,8 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
                 if body_len < id {
                     return Err(too_short(id));
                 }
-                top.strings.insert(read_id(0), (body_start + id, (body_len - id) as u32));
+                top.strings
+                    .insert(read_id(0), (body_start + id, (body_len - id) as u32));
             }
             tag::LOAD_CLASS => {
                 // Class serial, class object id, stack trace serial, name string id.
@@ -108,7 +149,9 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
                     return Err(too_short(8 + 2 * id));
                 }
                 // Array classes are announced more than once: the first name is as good.
-                top.class_names.entry(read_id(4)).or_insert(read_id(8 + id_len));
+                top.class_names
+                    .entry(read_id(4))
+                    .or_insert(read_id(8 + id_len));
             }
             tag::START_THREAD => {
                 // Thread serial, thread object id, stack serial, three name ids.
@@ -119,7 +162,10 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
                 top.thread_objects.push((serial, read_id(4)));
             }
             tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT => {
-                top.segments.push(Segment { start: body_start, end: body_start + body_len });
+                top.segments.push(Segment {
+                    start: body_start,
+                    end: body_start + body_len,
+                });
                 segments_open = record_tag == tag::HEAP_DUMP_SEGMENT;
             }
             tag::HEAP_DUMP_END => segments_open = false,
@@ -131,10 +177,17 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
     // A file cut at a record boundary parses cleanly up to the cut: these two checks are what
     // tells it from a complete dump.
     if segments_open {
-        return Err(HprofError::truncated(file_len, "heap dump without HEAP DUMP END", RECORD_HEADER, 0));
+        return Err(HprofError::truncated(
+            file_len,
+            "heap dump without HEAP DUMP END",
+            RECORD_HEADER,
+            0,
+        ));
     }
     if top.segments.is_empty() {
-        return Err(HprofError::NoHeapDump { records_end: file_len });
+        return Err(HprofError::NoHeapDump {
+            records_end: file_len,
+        });
     }
     Ok(top)
 }
@@ -187,13 +240,18 @@ impl HeapScan {
     fn add_object(&mut self, start: u64, len: u64) {
         self.object_records += 1;
         if let Some(run) = self.runs.last_mut() {
-            if run.end == start && run.end - run.start < RUN_TARGET_BYTES && run.objects < u32::MAX {
+            if run.end == start && run.end - run.start < RUN_TARGET_BYTES && run.objects < u32::MAX
+            {
                 run.end += len;
                 run.objects += 1;
                 return;
             }
         }
-        self.runs.push(ObjectRun { start, end: start + len, objects: 1 });
+        self.runs.push(ObjectRun {
+            start,
+            end: start + len,
+            objects: 1,
+        });
     }
 
     fn add(&mut self, record: SubRecord, start: u64, len: u64) {
@@ -219,7 +277,10 @@ impl HeapScan {
 
 /// Walks every sub-record of every heap dump segment, in order. A sub-record that doesn't end
 /// in its segment continues in the next ones (the format allows it); it is copied together.
-pub(crate) fn scan_heap<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Result<HeapScan, HprofError> {
+pub(crate) fn scan_heap<W: IdWidth>(
+    data: &[u8],
+    segments: &[Segment],
+) -> Result<HeapScan, HprofError> {
     let file_len = data.len() as u64;
     let mut scan = HeapScan::default();
     let mut segment_index = 0;
@@ -228,7 +289,9 @@ pub(crate) fn scan_heap<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Result
     'segments: while segment_index < segments.len() {
         let segment = segments[segment_index];
         let body = &data[segment.start as usize..segment.end as usize];
-        let mut pos = resume_at.take().map_or(0, |at| (at - segment.start) as usize);
+        let mut pos = resume_at
+            .take()
+            .map_or(0, |at| (at - segment.start) as usize);
         while pos < body.len() {
             let offset = segment.start + pos as u64;
             match parse_sub_record::<_, W>(&mut SliceRecord(&body[pos..]), offset) {

@@ -6,7 +6,8 @@ use super::writer::{HprofWriter, Segmenting, SubRecords};
 use super::{read_and_walk, HprofError};
 use crate::heap::builder::{DumpOptions, HeapBuilder, ObjectId, ObjectOrder, Value};
 use crate::heap::{
-    FieldType, FieldValue, HeapGraph, ObjectIndex, ObjectKind, PrimitiveType, ReferenceKind, RootKind,
+    FieldType, FieldValue, HeapGraph, ObjectIndex, ObjectKind, PrimitiveType, ReferenceKind,
+    RootKind,
 };
 
 /// Handles to the interesting objects of [`sample_heap`].
@@ -28,13 +29,25 @@ fn sample_heap(id_size: u8) -> (HeapBuilder, Sample) {
     let mut h = HeapBuilder::with_id_size(id_size);
     h.make_system_classes_sticky();
     let object = h.class_named("java.lang.Object");
-    let base = h.class("com.example.Base", Some(object), &[("owner", FieldType::Object), ("serial", FieldType::INT)]);
+    let base = h.class(
+        "com.example.Base",
+        Some(object),
+        &[("owner", FieldType::Object), ("serial", FieldType::INT)],
+    );
     let item = h.class(
         "com.example.Item",
         Some(base),
-        &[("name", FieldType::Object), ("price", FieldType::LONG), ("next", FieldType::Object)],
+        &[
+            ("name", FieldType::Object),
+            ("price", FieldType::LONG),
+            ("next", FieldType::Object),
+        ],
     );
-    let cart_class = h.class("com.example.Cart", Some(object), &[("items", FieldType::Object), ("count", FieldType::INT)]);
+    let cart_class = h.class(
+        "com.example.Cart",
+        Some(object),
+        &[("items", FieldType::Object), ("count", FieldType::INT)],
+    );
     h.static_field(cart_class, "INSTANCE", FieldType::Object);
     h.static_field(cart_class, "LIMIT", FieldType::INT);
     h.static_field(cart_class, "EMPTY", FieldType::Object);
@@ -45,7 +58,12 @@ fn sample_heap(id_size: u8) -> (HeapBuilder, Sample) {
         let name = h.string(&format!("item-{i}"));
         let item = h.instance(
             item,
-            &[("name", name.into()), ("price", Value::Long(100 * i)), ("owner", cart.into()), ("serial", (i as i32).into())],
+            &[
+                ("name", name.into()),
+                ("price", Value::Long(100 * i)),
+                ("owner", cart.into()),
+                ("serial", (i as i32).into()),
+            ],
         );
         items.push(item);
     }
@@ -53,8 +71,15 @@ fn sample_heap(id_size: u8) -> (HeapBuilder, Sample) {
         h.set_field(pair[0], "next", pair[1]);
     }
     h.set_field(items[2], "next", items[0]); // a cycle
-    let dangling = ObjectId::from_raw(if id_size == 8 { 0x9_dead_bee0 } else { 0x0dead_bee0 });
-    let array = h.object_array("com.example.Item[]", &[Some(items[0]), None, Some(dangling), Some(items[2])]);
+    let dangling = ObjectId::from_raw(if id_size == 8 {
+        0x9_dead_bee0
+    } else {
+        0xdead_bee0
+    });
+    let array = h.object_array(
+        "com.example.Item[]",
+        &[Some(items[0]), None, Some(dangling), Some(items[2])],
+    );
     h.set_field(cart, "items", array);
     h.set_static(cart_class, "INSTANCE", cart);
     h.set_static(cart_class, "LIMIT", 10);
@@ -82,7 +107,20 @@ fn sample_heap(id_size: u8) -> (HeapBuilder, Sample) {
     h.root(RootKind::MonitorUsed, utf16);
     h.root(RootKind::JavaFrame, dangling); // a root without a record: dropped
     h.root(RootKind::StickyClass, cart_class);
-    (h, Sample { cart_class, cart, items, array, thread, latin1, utf16, weak, dangling })
+    (
+        h,
+        Sample {
+            cart_class,
+            cart,
+            items,
+            array,
+            thread,
+            latin1,
+            utf16,
+            weak,
+            dangling,
+        },
+    )
 }
 
 /// Everything observable about a graph, by id, so graphs read from different layouts of the
@@ -93,13 +131,22 @@ fn describe(graph: &HeapGraph) -> Vec<String> {
         let mut refs = Vec::new();
         graph.for_each_reference(o, |r| {
             let location = match r.kind {
-                ReferenceKind::InstanceField { declaring_class, field } => {
+                ReferenceKind::InstanceField {
+                    declaring_class,
+                    field,
+                } => {
                     let class = graph.class(declaring_class);
-                    format!("{}.{}", class.name, class.instance_fields[field as usize].name)
+                    format!(
+                        "{}.{}",
+                        class.name, class.instance_fields[field as usize].name
+                    )
                 }
                 ReferenceKind::StaticField { class, field } => {
                     let class = graph.class(class);
-                    format!("{}::{}", class.name, class.static_fields[field as usize].name)
+                    format!(
+                        "{}::{}",
+                        class.name, class.static_fields[field as usize].name
+                    )
                 }
                 ReferenceKind::ArrayEntry { index } => format!("[{index}]"),
             };
@@ -112,14 +159,23 @@ fn describe(graph: &HeapGraph) -> Vec<String> {
             graph.kind(o),
             graph.shallow_size(o),
             graph.array_length(o),
-            graph.class_object_of(o).map(|c| graph.class(c).name.clone()),
+            graph
+                .class_object_of(o)
+                .map(|c| graph.class(c).name.clone()),
             refs.join(", ")
         ));
     }
     let mut roots: Vec<String> = graph
         .roots()
         .iter()
-        .map(|r| format!("root {:?} {:x} thread={:?}", r.kind, graph.id(r.object), r.thread.map(|t| graph.id(t))))
+        .map(|r| {
+            format!(
+                "root {:?} {:x} thread={:?}",
+                r.kind,
+                graph.id(r.object),
+                r.thread.map(|t| graph.id(t))
+            )
+        })
         .collect();
     // Layouts may list roots in another order relative to each other only by kind position.
     roots.sort();
@@ -145,7 +201,10 @@ fn every_layout_of_the_same_heap_reads_the_same() {
 #[test]
 fn objects_are_numbered_in_id_order_and_ids_map_back() {
     let (h, _) = sample_heap(8);
-    let graph = h.build_with(&DumpOptions { object_order: ObjectOrder::Shuffled { seed: 3 }, ..Default::default() });
+    let graph = h.build_with(&DumpOptions {
+        object_order: ObjectOrder::Shuffled { seed: 3 },
+        ..Default::default()
+    });
     for o in 1..graph.object_count() as ObjectIndex {
         assert!(graph.id(o - 1) < graph.id(o));
     }
@@ -165,26 +224,63 @@ fn instance_fields_are_read_across_the_superclass_chain() {
     assert_eq!(graph.class(item_class).name, "com.example.Item");
     let base = graph.class(item_class).super_class.unwrap();
     assert_eq!(graph.class(base).name, "com.example.Base");
-    assert_eq!(graph.class(graph.class(base).super_class.unwrap()).name, "java.lang.Object");
+    assert_eq!(
+        graph.class(graph.class(base).super_class.unwrap()).name,
+        "java.lang.Object"
+    );
 
     // Own fields first (name, next), then the super class's (owner).
     let mut references = Vec::new();
     graph.for_each_reference(item, |r| references.push(r));
     let name = graph.field_value(item, "name").unwrap();
-    let FieldValue::Object(name_id) = name else { panic!("name is a reference") };
+    let FieldValue::Object(name_id) = name else {
+        panic!("name is a reference")
+    };
     let expected = [
-        (ReferenceKind::InstanceField { declaring_class: item_class, field: 0 }, name_id),
-        (ReferenceKind::InstanceField { declaring_class: item_class, field: 2 }, s.items[2].raw()),
-        (ReferenceKind::InstanceField { declaring_class: base, field: 0 }, s.cart.raw()),
+        (
+            ReferenceKind::InstanceField {
+                declaring_class: item_class,
+                field: 0,
+            },
+            name_id,
+        ),
+        (
+            ReferenceKind::InstanceField {
+                declaring_class: item_class,
+                field: 2,
+            },
+            s.items[2].raw(),
+        ),
+        (
+            ReferenceKind::InstanceField {
+                declaring_class: base,
+                field: 0,
+            },
+            s.cart.raw(),
+        ),
     ];
-    let actual: Vec<_> = references.iter().map(|r| (r.kind, graph.id(r.target))).collect();
+    let actual: Vec<_> = references
+        .iter()
+        .map(|r| (r.kind, graph.id(r.target)))
+        .collect();
     assert_eq!(actual, expected);
 
-    assert_eq!(graph.field_value(item, "price"), Some(FieldValue::Long(100)));
+    assert_eq!(
+        graph.field_value(item, "price"),
+        Some(FieldValue::Long(100))
+    );
     assert_eq!(graph.field_value(item, "serial"), Some(FieldValue::Int(1)));
-    assert_eq!(graph.field_value(item, "owner"), Some(FieldValue::Object(s.cart.raw())));
+    assert_eq!(
+        graph.field_value(item, "owner"),
+        Some(FieldValue::Object(s.cart.raw()))
+    );
     assert_eq!(graph.field_value(item, "missing"), None);
-    assert_eq!(graph.string_value(graph.index_of_id(name_id).unwrap()).as_deref(), Some("item-1"));
+    assert_eq!(
+        graph
+            .string_value(graph.index_of_id(name_id).unwrap())
+            .as_deref(),
+        Some("item-1")
+    );
     // field data: name 8 + price 8 + next 8 + owner 8 + serial 4
     assert_eq!(graph.shallow_size(item), 36 + 16);
     assert_eq!(graph.class(item_class).instance_size, 36);
@@ -199,20 +295,40 @@ fn static_references_come_from_the_class_object_in_declaration_order() {
     assert_eq!(class_object, s.cart_class.object().index_in(&graph));
     assert_eq!(graph.kind(class_object), ObjectKind::Class);
     assert_eq!(graph.class_object_of(class_object), Some(cart_class));
-    assert_eq!(graph.class(graph.class_of(class_object)).name, "java.lang.Class");
+    assert_eq!(
+        graph.class(graph.class_of(class_object)).name,
+        "java.lang.Class"
+    );
 
     let mut references = Vec::new();
     graph.for_each_reference(class_object, |r| references.push((r.kind, r.target)));
     // INSTANCE is set; LIMIT is an int; EMPTY is null.
     assert_eq!(
         references,
-        [(ReferenceKind::StaticField { class: cart_class, field: 0 }, s.cart.index_in(&graph))]
+        [(
+            ReferenceKind::StaticField {
+                class: cart_class,
+                field: 0
+            },
+            s.cart.index_in(&graph)
+        )]
     );
-    assert_eq!(graph.static_field_value(cart_class, "LIMIT"), Some(FieldValue::Int(10)));
-    assert_eq!(graph.static_field_value(cart_class, "EMPTY"), Some(FieldValue::Object(0)));
+    assert_eq!(
+        graph.static_field_value(cart_class, "LIMIT"),
+        Some(FieldValue::Int(10))
+    );
+    assert_eq!(
+        graph.static_field_value(cart_class, "EMPTY"),
+        Some(FieldValue::Object(0))
+    );
     // Static data: two references and an int.
     assert_eq!(graph.shallow_size(class_object), 8 + 4 + 8 + 16);
-    let names: Vec<_> = graph.class(cart_class).static_fields.iter().map(|f| f.name.as_str()).collect();
+    let names: Vec<_> = graph
+        .class(cart_class)
+        .static_fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
     assert_eq!(names, ["INSTANCE", "LIMIT", "EMPTY"]);
 }
 
@@ -222,7 +338,10 @@ fn arrays_report_entries_lengths_and_sizes() {
     let graph = h.build();
     let array = s.array.index_in(&graph);
     assert_eq!(graph.kind(array), ObjectKind::ObjectArray);
-    assert_eq!(graph.class(graph.class_of(array)).name, "com.example.Item[]");
+    assert_eq!(
+        graph.class(graph.class_of(array)).name,
+        "com.example.Item[]"
+    );
     assert_eq!(graph.array_length(array), Some(4));
     assert_eq!(graph.shallow_size(array), 16 + 4 * 4);
     let mut entries = Vec::new();
@@ -231,8 +350,14 @@ fn arrays_report_entries_lengths_and_sizes() {
     assert_eq!(
         entries,
         [
-            (ReferenceKind::ArrayEntry { index: 0 }, s.items[0].index_in(&graph)),
-            (ReferenceKind::ArrayEntry { index: 3 }, s.items[2].index_in(&graph)),
+            (
+                ReferenceKind::ArrayEntry { index: 0 },
+                s.items[0].index_in(&graph)
+            ),
+            (
+                ReferenceKind::ArrayEntry { index: 3 },
+                s.items[2].index_in(&graph)
+            ),
         ]
     );
     assert_eq!(graph.index_of_id(s.dangling.raw()), None);
@@ -242,7 +367,10 @@ fn arrays_report_entries_lengths_and_sizes() {
         if let ObjectKind::PrimitiveArray(ty) = graph.kind(o) {
             let class = graph.class(graph.class_of(o));
             assert_eq!(class.name, format!("{}[]", ty.java_name()));
-            assert!(class.object.is_none(), "the builder writes no class dumps for primitive arrays");
+            assert!(
+                class.object.is_none(),
+                "the builder writes no class dumps for primitive arrays"
+            );
             let length = graph.array_length(o).unwrap();
             assert_eq!(graph.shallow_size(o), 16 + length as u64 * ty.size() as u64);
             let mut any = false;
@@ -251,7 +379,12 @@ fn arrays_report_entries_lengths_and_sizes() {
             seen.push((ty, length));
         }
     }
-    for ty in [PrimitiveType::Boolean, PrimitiveType::Double, PrimitiveType::Long, PrimitiveType::Char] {
+    for ty in [
+        PrimitiveType::Boolean,
+        PrimitiveType::Double,
+        PrimitiveType::Long,
+        PrimitiveType::Char,
+    ] {
         assert!(seen.contains(&(ty, 5)), "{ty:?}[5]");
     }
     assert!(seen.contains(&(PrimitiveType::Int, 3)));
@@ -262,8 +395,14 @@ fn arrays_report_entries_lengths_and_sizes() {
 fn strings_decode_latin1_and_utf16() {
     let (h, s) = sample_heap(8);
     let graph = h.build();
-    assert_eq!(graph.string_value(s.latin1.index_in(&graph)).as_deref(), Some("héllo"));
-    assert_eq!(graph.string_value(s.utf16.index_in(&graph)).as_deref(), Some("snow ☃ man"));
+    assert_eq!(
+        graph.string_value(s.latin1.index_in(&graph)).as_deref(),
+        Some("héllo")
+    );
+    assert_eq!(
+        graph.string_value(s.utf16.index_in(&graph)).as_deref(),
+        Some("snow ☃ man")
+    );
     assert_eq!(graph.string_value(s.cart.index_in(&graph)), None);
 }
 
@@ -274,19 +413,39 @@ fn stack_roots_name_their_thread() {
     let thread = s.thread.index_in(&graph);
     let roots = graph.roots();
     let find = |kind: RootKind, object: ObjectId| {
-        roots.iter().find(|r| r.kind == kind && r.object == object.index_in(&graph)).copied()
+        roots
+            .iter()
+            .find(|r| r.kind == kind && r.object == object.index_in(&graph))
+            .copied()
     };
     assert_eq!(find(RootKind::ThreadObject, s.thread).unwrap().thread, None);
-    assert_eq!(find(RootKind::JavaFrame, s.cart).unwrap().thread, Some(thread));
-    assert_eq!(find(RootKind::JniLocal, s.weak).unwrap().thread, Some(thread));
+    assert_eq!(
+        find(RootKind::JavaFrame, s.cart).unwrap().thread,
+        Some(thread)
+    );
+    assert_eq!(
+        find(RootKind::JniLocal, s.weak).unwrap().thread,
+        Some(thread)
+    );
     assert_eq!(find(RootKind::JniGlobal, s.latin1).unwrap().thread, None);
     assert!(find(RootKind::MonitorUsed, s.utf16).is_some());
     // The dangling root is dropped; system classes are sticky, and so is Cart.
-    assert_eq!(roots.iter().filter(|r| r.kind == RootKind::JavaFrame).count(), 1);
+    assert_eq!(
+        roots
+            .iter()
+            .filter(|r| r.kind == RootKind::JavaFrame)
+            .count(),
+        1
+    );
     let sticky: Vec<_> = roots
         .iter()
         .filter(|r| r.kind == RootKind::StickyClass)
-        .map(|r| graph.class(graph.class_object_of(r.object).unwrap()).name.as_str())
+        .map(|r| {
+            graph
+                .class(graph.class_object_of(r.object).unwrap())
+                .name
+                .as_str()
+        })
         .collect();
     assert!(sticky.contains(&"java.lang.String"));
     assert!(sticky.contains(&"com.example.Cart"));
@@ -314,10 +473,26 @@ fn start_thread_records_also_name_threads() {
 fn android_records_are_understood() {
     let mut dump = Dump::new(4);
     dump.class(0x100, 0, &[]);
-    dump.heap.raw(&[sub::HEAP_DUMP_INFO, 0, 0, 0, 1, 0, 0, 0, 9]);
+    dump.heap
+        .raw(&[sub::HEAP_DUMP_INFO, 0, 0, 0, 1, 0, 0, 0, 9]);
     dump.heap.instance(0x200, 0x100, &[]);
     // PRIMITIVE ARRAY NODATA: id, stack serial, length, type (int).
-    dump.heap.raw(&[sub::PRIMITIVE_ARRAY_NODATA, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10]);
+    dump.heap.raw(&[
+        sub::PRIMITIVE_ARRAY_NODATA,
+        0,
+        0,
+        3,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        10,
+        10,
+    ]);
     for kind in [
         RootKind::InternedString,
         RootKind::Finalizing,
@@ -334,7 +509,10 @@ fn android_records_are_understood() {
     let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
     assert_eq!(graph.object_count(), 3);
     let no_data = graph.index_of_id(0x300).unwrap();
-    assert_eq!(graph.kind(no_data), ObjectKind::PrimitiveArray(PrimitiveType::Int));
+    assert_eq!(
+        graph.kind(no_data),
+        ObjectKind::PrimitiveArray(PrimitiveType::Int)
+    );
     assert_eq!(graph.array_length(no_data), Some(10));
     assert_eq!(graph.shallow_size(no_data), 16 + 40);
     assert_eq!(graph.roots().len(), 9);
@@ -353,20 +531,30 @@ fn array_classes_come_from_load_class_or_class_dumps() {
     dump.class(0x120, 0x100, &[]);
     dump.load_class(0x120, "[I");
     dump.heap.object_array(0x200, 0x110, &[0x300]);
-    dump.heap.primitive_array(0x300, PrimitiveType::Int, 1, &[0, 0, 0, 7]);
+    dump.heap
+        .primitive_array(0x300, PrimitiveType::Int, 1, &[0, 0, 0, 7]);
     let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
     let array = graph.index_of_id(0x200).unwrap();
     let array_class = graph.class_of(array);
     assert_eq!(graph.class(array_class).name, "java.lang.Object[]");
     assert_eq!(graph.class(array_class).object, None);
-    assert_eq!(graph.class(array_class).super_class, graph.class_by_name("java.lang.Object"));
+    assert_eq!(
+        graph.class(array_class).super_class,
+        graph.class_by_name("java.lang.Object")
+    );
     let ints = graph.index_of_id(0x300).unwrap();
     let int_class = graph.class_of(ints);
     assert_eq!(graph.class(int_class).name, "int[]");
     assert_eq!(graph.class(int_class).object, graph.index_of_id(0x120));
-    assert_eq!(graph.kind(ints), ObjectKind::PrimitiveArray(PrimitiveType::Int));
+    assert_eq!(
+        graph.kind(ints),
+        ObjectKind::PrimitiveArray(PrimitiveType::Int)
+    );
     assert_eq!(graph.class_by_name("int[]"), Some(int_class));
-    assert!(graph.class_by_name("long[]").is_some(), "missing primitive array classes are made up");
+    assert!(
+        graph.class_by_name("long[]").is_some(),
+        "missing primitive array classes are made up"
+    );
     // Class objects are objects: Object's and int[]'s, plus the two arrays.
     assert_eq!(graph.object_count(), 4);
 }
@@ -379,15 +567,29 @@ fn class_by_name_returns_the_first_of_equal_names() {
     h.class("com.example.Twin", Some(object), &[("x", FieldType::INT)]);
     let graph = h.build();
     let found = graph.class_by_name("com.example.Twin").unwrap();
-    assert_eq!(graph.class(found).object, Some(first.object().index_in(&graph)));
-    assert_eq!(graph.classes().iter().filter(|c| c.name == "com.example.Twin").count(), 2);
+    assert_eq!(
+        graph.class(found).object,
+        Some(first.object().index_in(&graph))
+    );
+    assert_eq!(
+        graph
+            .classes()
+            .iter()
+            .filter(|c| c.name == "com.example.Twin")
+            .count(),
+        2
+    );
 }
 
 #[test]
 fn model_stays_small() {
     let mut h = HeapBuilder::new();
     let object = h.class_named("java.lang.Object");
-    let node = h.class("Node", Some(object), &[("next", FieldType::Object), ("value", FieldType::INT)]);
+    let node = h.class(
+        "Node",
+        Some(object),
+        &[("next", FieldType::Object), ("value", FieldType::INT)],
+    );
     let mut previous: Option<ObjectId> = None;
     for i in 0..20_000 {
         previous = Some(h.instance(node, &[("next", previous.into()), ("value", i.into())]));
@@ -406,9 +608,16 @@ fn a_large_array_split_over_many_segments_reads_whole() {
     let leaves: Vec<_> = (0..500).map(|_| Some(h.instance(leaf, &[]))).collect();
     let array = h.object_array("Leaf[]", &leaves);
     h.root(RootKind::JniGlobal, array);
-    let options = DumpOptions { segment_bytes: Some(100), split_sub_records: true, ..Default::default() };
+    let options = DumpOptions {
+        segment_bytes: Some(100),
+        split_sub_records: true,
+        ..Default::default()
+    };
     let graph = h.build_with(&options);
-    assert!(graph.spliced.len() > 500 * 8, "the array was read from a copy made whole");
+    assert!(
+        graph.spliced.len() > 500 * 8,
+        "the array was read from a copy made whole"
+    );
     let array_index = array.index_in(&graph);
     let mut count = 0;
     graph.for_each_reference(array_index, |r| {
@@ -424,16 +633,33 @@ fn a_large_array_split_over_many_segments_reads_whole() {
 #[test]
 fn every_truncation_is_an_error() {
     for options in [
-        DumpOptions { segment_bytes: Some(300), ..Default::default() },
-        DumpOptions { id_size: 4, segment_bytes: Some(90), split_sub_records: true, ..Default::default() },
-        DumpOptions { minor_version: 1, segment_bytes: None, roots_first: true, ..Default::default() },
+        DumpOptions {
+            segment_bytes: Some(300),
+            ..Default::default()
+        },
+        DumpOptions {
+            id_size: 4,
+            segment_bytes: Some(90),
+            split_sub_records: true,
+            ..Default::default()
+        },
+        DumpOptions {
+            minor_version: 1,
+            segment_bytes: None,
+            roots_first: true,
+            ..Default::default()
+        },
     ] {
         let (h, _) = sample_heap(options.id_size);
         let bytes = h.write_with(&options);
         HeapGraph::from_bytes(bytes.clone()).expect("the whole dump reads");
         for len in 0..bytes.len() {
             let result = HeapGraph::from_bytes(bytes[..len].to_vec());
-            assert!(result.is_err(), "a dump cut to {len} of {} bytes was accepted ({options:?})", bytes.len());
+            assert!(
+                result.is_err(),
+                "a dump cut to {len} of {} bytes was accepted ({options:?})",
+                bytes.len()
+            );
         }
     }
 }
@@ -442,9 +668,18 @@ fn every_truncation_is_an_error() {
 fn header_errors() {
     let bad = |bytes: &[u8]| HeapGraph::from_bytes(bytes.to_vec()).unwrap_err();
     assert!(matches!(bad(b""), HprofError::BadHeader { .. }));
-    assert!(matches!(bad(b"JAVA PROFILE 9.9.9\0\0\0\0\x08"), HprofError::BadHeader { .. }));
-    assert!(matches!(bad(b"JAVA PROFILE 1.0.2\0\0\0\0\x03\0\0\0\0\0\0\0\0"), HprofError::BadHeader { offset: 19, .. }));
-    assert!(matches!(bad(b"JAVA PROFILE 1.0.2\0\0\0"), HprofError::Truncated { .. }));
+    assert!(matches!(
+        bad(b"JAVA PROFILE 9.9.9\0\0\0\0\x08"),
+        HprofError::BadHeader { .. }
+    ));
+    assert!(matches!(
+        bad(b"JAVA PROFILE 1.0.2\0\0\0\0\x03\0\0\0\0\0\0\0\0"),
+        HprofError::BadHeader { offset: 19, .. }
+    ));
+    assert!(matches!(
+        bad(b"JAVA PROFILE 1.0.2\0\0\0"),
+        HprofError::Truncated { .. }
+    ));
     let empty = HprofWriter::new(2, 8).finish();
     assert!(matches!(bad(&empty), HprofError::NoHeapDump { .. }));
 }
@@ -458,14 +693,19 @@ fn unknown_sub_record_tag_names_its_offset() {
     let mut bytes = dump.finish();
     bytes[offset as usize] = 0x55;
     let error = HeapGraph::from_bytes(bytes).unwrap_err();
-    assert!(matches!(error, HprofError::UnknownSubRecord { offset: o, tag: 0x55 } if o == offset), "{error}");
+    assert!(
+        matches!(error, HprofError::UnknownSubRecord { offset: o, tag: 0x55 } if o == offset),
+        "{error}"
+    );
     assert!(error.to_string().contains(&format!("offset {offset}")));
 }
 
 #[test]
 fn absurd_lengths_are_truncation_errors() {
     // Field byte count, array length and segment length near 4 GiB, in a 200-byte file.
-    let patch_u32 = |bytes: &mut Vec<u8>, at: usize| bytes[at..at + 4].copy_from_slice(&0xFFFF_FFF0u32.to_be_bytes());
+    let patch_u32 = |bytes: &mut Vec<u8>, at: usize| {
+        bytes[at..at + 4].copy_from_slice(&0xFFFF_FFF0u32.to_be_bytes())
+    };
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
@@ -473,15 +713,25 @@ fn absurd_lengths_are_truncation_errors() {
     let instance = dump.heap_offset(1) as usize;
     let mut bytes = dump.finish();
     patch_u32(&mut bytes, instance + 1 + 8 + 4 + 8);
-    assert!(matches!(HeapGraph::from_bytes(bytes).unwrap_err(), HprofError::Truncated { what: "instance dump", .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(bytes).unwrap_err(),
+        HprofError::Truncated {
+            what: "instance dump",
+            ..
+        }
+    ));
 
     let mut dump = Dump::new(4);
     dump.class(0x100, 0, &[]);
-    dump.heap.primitive_array(0x200, PrimitiveType::Long, 0, &[]);
+    dump.heap
+        .primitive_array(0x200, PrimitiveType::Long, 0, &[]);
     let array = dump.heap_offset(1) as usize;
     let mut bytes = dump.finish();
     patch_u32(&mut bytes, array + 1 + 4 + 4);
-    assert!(matches!(HeapGraph::from_bytes(bytes).unwrap_err(), HprofError::Truncated { .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(bytes).unwrap_err(),
+        HprofError::Truncated { .. }
+    ));
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
@@ -489,7 +739,16 @@ fn absurd_lengths_are_truncation_errors() {
     let mut bytes = dump.finish();
     patch_u32(&mut bytes, segment_header + 5);
     let error = HeapGraph::from_bytes(bytes).unwrap_err();
-    assert!(matches!(error, HprofError::Truncated { what: "HEAP DUMP SEGMENT record", .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            HprofError::Truncated {
+                what: "HEAP DUMP SEGMENT record",
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -499,18 +758,39 @@ fn reference_to_a_missing_class_is_an_error() {
     dump.heap.instance(0x200, 0xdead, &[]);
     let offset = dump.heap_offset(1);
     let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
-    assert!(matches!(error, HprofError::MissingClass { offset: o, class_id: 0xdead, .. } if o == offset), "{error}");
+    assert!(
+        matches!(error, HprofError::MissingClass { offset: o, class_id: 0xdead, .. } if o == offset),
+        "{error}"
+    );
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0xbad, &[]);
     let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
-    assert!(matches!(error, HprofError::MissingClass { class_id: 0xbad, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            HprofError::MissingClass {
+                class_id: 0xbad,
+                ..
+            }
+        ),
+        "{error}"
+    );
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
     dump.heap.object_array(0x200, 0x999, &[]);
     let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
-    assert!(matches!(error, HprofError::MissingClass { class_id: 0x999, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            HprofError::MissingClass {
+                class_id: 0x999,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -520,11 +800,17 @@ fn super_class_cycles_are_errors() {
     dump.class(0x110, 0x120, &[]);
     dump.class(0x120, 0x100, &[]);
     let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
-    assert!(matches!(error, HprofError::SuperClassCycle { .. }), "{error}");
+    assert!(
+        matches!(error, HprofError::SuperClassCycle { .. }),
+        "{error}"
+    );
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0x100, &[]);
-    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::SuperClassCycle { .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        HprofError::SuperClassCycle { .. }
+    ));
 }
 
 #[test]
@@ -533,35 +819,58 @@ fn duplicate_ids_are_errors() {
     dump.class(0x100, 0, &[]);
     dump.heap.instance(0x200, 0x100, &[]);
     dump.heap.instance(0x200, 0x100, &[]);
-    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::DuplicateId { id: 0x200, .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        HprofError::DuplicateId { id: 0x200, .. }
+    ));
 
     // An instance with a class object's id.
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
     dump.heap.instance(0x100, 0x100, &[]);
-    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::DuplicateId { id: 0x100, .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        HprofError::DuplicateId { id: 0x100, .. }
+    ));
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
     dump.class(0x100, 0, &[]);
-    assert!(matches!(HeapGraph::from_bytes(dump.finish()).unwrap_err(), HprofError::DuplicateId { id: 0x100, .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        HprofError::DuplicateId { id: 0x100, .. }
+    ));
 }
 
 #[test]
 fn bad_type_codes_and_short_instances_are_errors() {
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
-    dump.heap.primitive_array(0x200, PrimitiveType::Byte, 0, &[]);
+    dump.heap
+        .primitive_array(0x200, PrimitiveType::Byte, 0, &[]);
     let array = dump.heap_offset(1) as usize;
     let mut bytes = dump.finish();
     bytes[array + 1 + 8 + 8] = 3; // not a basic type
-    assert!(matches!(HeapGraph::from_bytes(bytes).unwrap_err(), HprofError::BadBasicType { code: 3, .. }));
+    assert!(matches!(
+        HeapGraph::from_bytes(bytes).unwrap_err(),
+        HprofError::BadBasicType { code: 3, .. }
+    ));
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[(FieldType::INT, 0x50)]);
     dump.heap.instance(0x200, 0x100, &[0, 0]); // two bytes for a four-byte int
     let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
-    assert!(matches!(error, HprofError::InstanceTooShort { actual: 2, expected: 4, .. }), "{error}");
+    assert!(
+        matches!(
+            error,
+            HprofError::InstanceTooShort {
+                actual: 2,
+                expected: 4,
+                ..
+            }
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -569,7 +878,13 @@ fn heap_dump_without_end_record_is_truncated() {
     let mut out = HprofWriter::new(2, 8);
     let mut heap = SubRecords::new(8);
     heap.class_dump(0x100, 0, 0, &[], &[]);
-    out.heap(&heap, Segmenting::Segments { max_bytes: 1 << 20, split_sub_records: false });
+    out.heap(
+        &heap,
+        Segmenting::Segments {
+            max_bytes: 1 << 20,
+            split_sub_records: false,
+        },
+    );
     let mut bytes = out.finish();
     HeapGraph::from_bytes(bytes.clone()).unwrap();
     bytes.truncate(bytes.len() - 9);
@@ -584,8 +899,17 @@ fn heap_dump_without_end_record_is_truncated() {
 fn mutated_dumps_never_panic() {
     let mut seeds = Vec::new();
     for options in [
-        DumpOptions { segment_bytes: Some(200), ..Default::default() },
-        DumpOptions { id_size: 4, segment_bytes: Some(53), split_sub_records: true, roots_first: true, ..Default::default() },
+        DumpOptions {
+            segment_bytes: Some(200),
+            ..Default::default()
+        },
+        DumpOptions {
+            id_size: 4,
+            segment_bytes: Some(53),
+            split_sub_records: true,
+            roots_first: true,
+            ..Default::default()
+        },
     ] {
         seeds.push(sample_heap(options.id_size).0.write_with(&options));
     }
@@ -602,7 +926,10 @@ fn mutated_dumps_never_panic() {
     }
     eprintln!("{accepted} of 4000 mutated dumps read");
     // Many mutations hit primitive data or names and still read; most don't.
-    assert!(accepted > 50 && accepted < 3950, "{accepted} mutated dumps read");
+    assert!(
+        accepted > 50 && accepted < 3950,
+        "{accepted} mutated dumps read"
+    );
 }
 
 fn mutate(bytes: &mut Vec<u8>, random: &mut XorShift) {
@@ -616,7 +943,14 @@ fn mutate(bytes: &mut Vec<u8>, random: &mut XorShift) {
         2 => bytes.truncate(at),
         3 => {
             // Overwrite what may be a length or count with a boundary value.
-            let values = [0u32, 1, 0x7FFF_FFFF, 0xFFFF_FFFF, 0x0001_0000, bytes.len() as u32];
+            let values = [
+                0u32,
+                1,
+                0x7FFF_FFFF,
+                0xFFFF_FFFF,
+                0x0001_0000,
+                bytes.len() as u32,
+            ];
             let value = values[random.below(values.len())].to_be_bytes();
             let end = (at + 4).min(bytes.len());
             bytes[at..end].copy_from_slice(&value[..end - at]);
@@ -654,7 +988,8 @@ impl XorShift {
 #[test]
 fn dump_over_4_gib() {
     const BIG_LENGTH: u32 = 0xFFFF_0000;
-    let path = std::env::temp_dir().join(format!("heapgrowth-over-4gib-{}.hprof", std::process::id()));
+    let path =
+        std::env::temp_dir().join(format!("heapgrowth-over-4gib-{}.hprof", std::process::id()));
     let write = || -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom, Write};
         let mut file = std::fs::File::create(&path)?;
@@ -662,7 +997,13 @@ fn dump_over_4_gib() {
         let mut heap = SubRecords::new(8);
         heap.class_dump(0x100, 0, 8, &[], &[(0, FieldType::Object)]);
         heap.object_array(0x300, 0x100, &[0x200, 0x400]);
-        out.heap(&heap, Segmenting::Segments { max_bytes: 1 << 20, split_sub_records: false });
+        out.heap(
+            &heap,
+            Segmenting::Segments {
+                max_bytes: 1 << 20,
+                split_sub_records: false,
+            },
+        );
         let prefix = out.finish();
         // Drop the END record the writer added: more segments follow.
         file.write_all(&prefix[..prefix.len() - 9])?;
@@ -683,7 +1024,13 @@ fn dump_over_4_gib() {
         tail.instance(0x500, 0x100, &0x300u64.to_be_bytes());
         let mut tail_out = HprofWriter::new(2, 8);
         let before = tail_out.len();
-        tail_out.heap(&tail, Segmenting::Segments { max_bytes: 1 << 20, split_sub_records: false });
+        tail_out.heap(
+            &tail,
+            Segmenting::Segments {
+                max_bytes: 1 << 20,
+                split_sub_records: false,
+            },
+        );
         file.write_all(&tail_out.finish()[before..])?;
         Ok(())
     };
@@ -703,7 +1050,9 @@ fn dump_over_4_gib() {
     graph.for_each_reference(far, |r| targets.push(graph.id(r.target)));
     assert_eq!(targets, [0x300]);
     let mut targets = Vec::new();
-    graph.for_each_reference(graph.index_of_id(0x300).unwrap(), |r| targets.push(graph.id(r.target)));
+    graph.for_each_reference(graph.index_of_id(0x300).unwrap(), |r| {
+        targets.push(graph.id(r.target))
+    });
     assert_eq!(targets, [0x200, 0x400]);
 }
 
@@ -718,13 +1067,20 @@ struct Dump {
 
 impl Dump {
     fn new(id_size: u8) -> Dump {
-        Dump { out: HprofWriter::new(2, id_size), heap: SubRecords::new(id_size), strings: 0 }
+        Dump {
+            out: HprofWriter::new(2, id_size),
+            heap: SubRecords::new(id_size),
+            strings: 0,
+        }
     }
 
     /// A class dump with instance fields (type, name string id).
     fn class(&mut self, id: u64, super_id: u64, fields: &[(FieldType, u64)]) {
         let fields: Vec<_> = fields.iter().map(|&(ty, name)| (name, ty)).collect();
-        let size = fields.iter().map(|&(_, ty)| super::format::field_size(ty, 8) as u32).sum();
+        let size = fields
+            .iter()
+            .map(|&(_, ty)| super::format::field_size(ty, 8) as u32)
+            .sum();
         self.heap.class_dump(id, super_id, size, &[], &fields);
     }
 
@@ -741,7 +1097,13 @@ impl Dump {
     }
 
     fn finish(mut self) -> Vec<u8> {
-        self.out.heap(&self.heap, Segmenting::Segments { max_bytes: usize::MAX, split_sub_records: false });
+        self.out.heap(
+            &self.heap,
+            Segmenting::Segments {
+                max_bytes: usize::MAX,
+                split_sub_records: false,
+            },
+        );
         self.out.finish()
     }
 }

@@ -7,7 +7,8 @@ use crate::heap::{FieldType, PrimitiveType, RootKind};
 /// Appends a big-endian id of `id_size` bytes.
 pub(crate) fn put_id(out: &mut Vec<u8>, id: u64, id_size: u8) {
     if id_size == 4 {
-        let narrow = u32::try_from(id).unwrap_or_else(|_| panic!("id 0x{id:x} doesn't fit 4-byte ids"));
+        let narrow =
+            u32::try_from(id).unwrap_or_else(|_| panic!("id 0x{id:x} doesn't fit 4-byte ids"));
         out.extend_from_slice(&narrow.to_be_bytes());
     } else {
         out.extend_from_slice(&id.to_be_bytes());
@@ -87,7 +88,10 @@ impl HprofWriter {
     pub(crate) fn heap(&mut self, heap: &SubRecords, segmenting: Segmenting) {
         match segmenting {
             Segmenting::SingleHeapDump => self.record(tag::HEAP_DUMP, &heap.bytes),
-            Segmenting::Segments { max_bytes, split_sub_records } => {
+            Segmenting::Segments {
+                max_bytes,
+                split_sub_records,
+            } => {
                 let max_bytes = max_bytes.max(1);
                 if split_sub_records {
                     for chunk in heap.bytes.chunks(max_bytes) {
@@ -95,10 +99,17 @@ impl HprofWriter {
                     }
                 } else {
                     let mut segment_start = 0;
-                    let mut ends = heap.starts.iter().skip(1).copied().chain([heap.bytes.len()]).peekable();
+                    let mut ends = heap
+                        .starts
+                        .iter()
+                        .skip(1)
+                        .copied()
+                        .chain([heap.bytes.len()])
+                        .peekable();
                     while let Some(end) = ends.next() {
                         let next_end = ends.peek().copied();
-                        let next_fits = matches!(next_end, Some(next) if next - segment_start <= max_bytes);
+                        let next_fits =
+                            matches!(next_end, Some(next) if next - segment_start <= max_bytes);
                         if !next_fits {
                             self.record(tag::HEAP_DUMP_SEGMENT, &heap.bytes[segment_start..end]);
                             segment_start = end;
@@ -129,7 +140,10 @@ pub(crate) enum Segmenting {
     /// HEAP DUMP SEGMENT (0x1C) records of at most `max_bytes` (a larger sub-record gets a
     /// segment of its own), then HEAP DUMP END. With `split_sub_records`, segments are cut at
     /// exactly `max_bytes`, even inside a sub-record.
-    Segments { max_bytes: usize, split_sub_records: bool },
+    Segments {
+        max_bytes: usize,
+        split_sub_records: bool,
+    },
 }
 
 /// Heap dump sub-records, encoded back to back.
@@ -142,7 +156,11 @@ pub(crate) struct SubRecords {
 
 impl SubRecords {
     pub(crate) fn new(id_size: u8) -> SubRecords {
-        SubRecords { bytes: Vec::new(), starts: Vec::new(), id_size }
+        SubRecords {
+            bytes: Vec::new(),
+            starts: Vec::new(),
+            id_size,
+        }
     }
 
     fn begin(&mut self, sub_tag: u8) {
@@ -196,13 +214,15 @@ impl SubRecords {
         }
         self.u32(instance_size);
         self.bytes.extend_from_slice(&0u16.to_be_bytes()); // constant pool
-        self.bytes.extend_from_slice(&(statics.len() as u16).to_be_bytes());
+        self.bytes
+            .extend_from_slice(&(statics.len() as u16).to_be_bytes());
         for (name_id, ty, value) in statics {
             self.id(*name_id);
             self.bytes.push(format::field_type_code(*ty));
             self.bytes.extend_from_slice(value);
         }
-        self.bytes.extend_from_slice(&(fields.len() as u16).to_be_bytes());
+        self.bytes
+            .extend_from_slice(&(fields.len() as u16).to_be_bytes());
         for &(name_id, ty) in fields {
             self.id(name_id);
             self.bytes.push(format::field_type_code(ty));

@@ -47,6 +47,7 @@ struct JsonChild<'a> {
     objects: u64,
     new: i64,
     bytes: u64,
+    new_bytes: i64,
 }
 
 #[derive(Serialize)]
@@ -99,6 +100,7 @@ fn growing(node: &GrowingNode) -> JsonGrowing<'_> {
                 objects: child.objects,
                 new: child.new,
                 bytes: child.bytes,
+                new_bytes: child.new_bytes,
             })
             .collect(),
         attribution: None,

@@ -83,10 +83,34 @@ fn render_node(out: &mut String, node: &GrowingNode) {
         retained.objects_increase.unsigned_abs()
     );
     out.push_str("    Children:\n");
+    // A node can have hundreds of children (a root group, a class with many statics); the
+    // ones that changed tell the story, the rest are summed up when there are many.
+    let show_all = node.children.len() <= MAX_UNCHANGED_CHILDREN_SHOWN;
+    let mut hidden = 0;
     for child in &node.children {
-        let _ = writeln!(out, "    {} objects ({} new): {}", child.objects, child.new, child.step);
+        if child.new == 0 && child.new_bytes != 0 {
+            // Growth in bytes: the same objects got longer.
+            let _ = writeln!(
+                out,
+                "    {} objects (0 new, {} {}): {}",
+                child.objects,
+                sign(child.new_bytes),
+                format_bytes(child.new_bytes.unsigned_abs()),
+                child.step
+            );
+        } else if show_all || child.new != 0 {
+            let _ = writeln!(out, "    {} objects ({} new): {}", child.objects, child.new, child.step);
+        } else {
+            hidden += 1;
+        }
+    }
+    if hidden > 0 {
+        let _ = writeln!(out, "    ... and {hidden} unchanged children");
     }
 }
+
+/// Children listed even when unchanged, if the node has no more than this many.
+const MAX_UNCHANGED_CHILDREN_SHOWN: usize = 5;
 
 fn sign(value: i64) -> char {
     if value < 0 {

@@ -22,12 +22,21 @@
  *
  * Formula: live objects = 12 * floor(N / 12) + 1 table + about 215 fixed (the map, pools,
  * enums, the RECENT list) + the JVM's own live objects at start-up.
- * Measured (JDK 17.0.15, jcmd GC.class_histogram, -Dheapgrowth.bench.objects=1000000):
- *   @@MEASURED@@
+ * Measured (JDK 17.0.15, 2 cores; jcmd GC.class_histogram and jmap -histo:live on the live JVM,
+ * then a live heap dump (jcmd GC.heap_dump) whose records were counted):
+ *   N = 1,000,000: 83,333 customers, built in 0.13 s. Histogram total 1,032,876 objects,
+ *     33.3 MB (999,996 built + about 32,900 of the JVM and a minimal driver; the histogram also
+ *     counts the 1,520 java.lang.Class objects, which a dump holds as class records).
+ *     Dump: 54 MB, 1,031,359 objects, 2,384,698 non-null references: 2.31 per object
+ *     (3.31 counting one class edge per object, as a JVMTI FollowReferences walk does).
+ *   N = 5,000,000: 416,666 customers, built in 0.8 s. Histogram total 5,033,073 objects,
+ *     162 MB. Dump: 259 MB, 5,031,556 objects, 11,718,722 references: 2.33 per object.
+ *   N = 12 (one customer; the baseline): histogram total 33,006 objects.
  *
  * Each run() adds 5 Orders with their long[] (10 objects) to the static list RECENT, a small
  * leak for the analysis to find: STATIC_FIELD corpus.bench.LiveObjects.RECENT
- *   -> java.util.ArrayList, +5 corpus.bench.Order per loop.
+ *   -> java.util.ArrayList, +5 corpus.bench.Order per loop (static final ArrayList: a field
+ *   proxy cannot watch it). Growing call: corpus.bench.LiveObjects.run(LiveObjects.java:112).
  */
 package corpus.bench;
 

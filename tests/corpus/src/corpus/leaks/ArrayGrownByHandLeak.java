@@ -7,9 +7,10 @@
  * Growing field: STATIC_FIELD corpus.leaks.ArrayGrownByHandLeak.items -> java.lang.Object[]
  *                (a new array object each loop; same path, one more element)
  * Growth:        +1 corpus.app.Item per loop in the array (3 objects per loop with the sku
- *                String and its byte[]); the array itself gets 8 bytes longer per loop
- * Growing call:  corpus.leaks.ArrayGrownByHandLeak.run(ArrayGrownByHandLeak.java:33) (the array
- *                store) after the copy at ArrayGrownByHandLeak.java:31 (a static field write);
+ *                String and its byte[]); the array is one slot longer per loop (4 bytes with
+ *                compressed oops; its size in the heap rises by 8 bytes every second loop)
+ * Growing call:  corpus.leaks.ArrayGrownByHandLeak.run(ArrayGrownByHandLeak.java:34) (the array
+ *                store) after the copy at ArrayGrownByHandLeak.java:32 (a static field write);
  *                no collection to proxy
  * Shark:         reported
  */
