@@ -25,9 +25,11 @@ fn main() {
     println!("cargo:rerun-if-env-changed=JAVA_HOME");
 
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let manifest_dir =
+        PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let jdk = find_build_jdk();
-    build_glue_jar(&jdk, &out_dir);
-    build_agent(&jdk, &out_dir);
+    build_glue_jar(&jdk, &manifest_dir.join(GLUE_SOURCES), &out_dir);
+    build_agent(&jdk, &manifest_dir.join(AGENT_SOURCE), &out_dir);
 }
 
 /// `JAVA_HOME`, else the JDK that `javac` on PATH belongs to (through symlinks such as
@@ -44,7 +46,11 @@ fn find_build_jdk() -> PathBuf {
         return home;
     }
     let javac = env::var_os("PATH")
-        .map(|path| env::split_paths(&path).map(|dir| dir.join("javac")).collect::<Vec<_>>())
+        .map(|path| {
+            env::split_paths(&path)
+                .map(|dir| dir.join("javac"))
+                .collect::<Vec<_>>()
+        })
         .unwrap_or_default()
         .into_iter()
         .find(|candidate| candidate.is_file());
@@ -65,9 +71,9 @@ fn find_build_jdk() -> PathBuf {
     }
 }
 
-fn build_glue_jar(jdk: &Path, out_dir: &Path) {
+fn build_glue_jar(jdk: &Path, glue_sources: &Path, out_dir: &Path) {
     let mut sources = Vec::new();
-    collect_java_sources(Path::new(GLUE_SOURCES), &mut sources);
+    collect_java_sources(glue_sources, &mut sources);
     sources.sort();
     if sources.is_empty() {
         panic!("heapgrowth build: no Java sources under {GLUE_SOURCES}");
@@ -80,14 +86,24 @@ fn build_glue_jar(jdk: &Path, out_dir: &Path) {
 
     // An argument file keeps the command line short however many sources there are.
     let argfile = out_dir.join("glue-sources.txt");
-    let listing: String = sources.iter().map(|s| format!("\"{}\"\n", s.display())).collect();
+    let listing: String = sources
+        .iter()
+        .map(|s| format!("\"{}\"\n", s.display()))
+        .collect();
     fs::write(&argfile, listing).expect("write the javac argument file");
     let mut at_argfile = OsString::from("@");
     at_argfile.push(&argfile);
 
     let output = run(
         Command::new(jdk.join("bin/javac"))
-            .args(["--release", JAVA_RELEASE, "-encoding", "UTF-8", "-Xlint:all", "-d"])
+            .args([
+                "--release",
+                JAVA_RELEASE,
+                "-encoding",
+                "UTF-8",
+                "-Xlint:all",
+                "-d",
+            ])
             .arg(&classes)
             .arg(at_argfile),
         "javac",
@@ -126,7 +142,7 @@ fn collect_java_sources(dir: &Path, sources: &mut Vec<PathBuf>) {
 
 /// The cc crate only builds static libraries, but -agentpath: needs a shared object, so we
 /// use the compiler (and target flags) cc finds and link with `-shared` ourselves.
-fn build_agent(jdk: &Path, out_dir: &Path) {
+fn build_agent(jdk: &Path, agent_source: &Path, out_dir: &Path) {
     let include = jdk.join("include");
     if !include.join("jvmti.h").is_file() {
         panic!(
@@ -144,7 +160,7 @@ fn build_agent(jdk: &Path, out_dir: &Path) {
         .arg(include.join("linux"))
         .arg("-o")
         .arg(out_dir.join("libheapgrowth_agent.so"))
-        .arg(AGENT_SOURCE);
+        .arg(agent_source);
     run(&mut command, "the C compiler");
 }
 

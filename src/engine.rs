@@ -74,8 +74,8 @@ pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
         .iter()
         .map(|scenario| {
             let mut timings = Timings::default();
-            let result = run_scenario(&jvm, scenario, options, dumps.path(), &mut timings, &progress)
-                .map_err(|error| error.to_string());
+            let result =
+                run_scenario(&jvm, scenario, options, dumps.path(), &mut timings, &progress).map_err(describe);
             ScenarioReport { scenario: scenario.clone(), result, timings }
         })
         .collect();
@@ -132,6 +132,18 @@ fn run_scenario(
         }
     }
     Ok(search.finish())
+}
+
+/// The error's one-line message, then the Java stack when there is one.
+fn describe(error: ScenarioError) -> String {
+    let mut text = error.to_string();
+    if let ScenarioError::Jvm(jvm_error) = &error {
+        if let Some(exception) = jvm_error.java_exception() {
+            text.push('\n');
+            text.push_str(exception.stack_trace().trim_end());
+        }
+    }
+    text
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

@@ -14,7 +14,7 @@ use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, Once};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Exit status after Ctrl-C, as shells report a process killed by SIGINT (128 + 2).
 pub const INTERRUPTED_EXIT_STATUS: i32 = 130;
@@ -34,7 +34,9 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 /// Locks the registry, also after a panic elsewhere poisoned it: the list stays consistent
 /// because every critical section is a single push or remove.
 fn registry() -> MutexGuard<'static, Registry> {
-    REGISTRY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    REGISTRY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A directory readable and writable only by the current user (mode 0700), with an
@@ -80,7 +82,10 @@ impl PrivateTempDir {
                 Err(e) => {
                     return Err(io::Error::new(
                         e.kind(),
-                        format!("cannot create a temporary directory in {}: {e}", parent.display()),
+                        format!(
+                            "cannot create a temporary directory in {}: {e}",
+                            parent.display()
+                        ),
                     ))
                 }
             }
@@ -98,7 +103,10 @@ impl PrivateTempDir {
         if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o777 != 0o700 {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
-                format!("temporary directory {} is not private after creation", self.path.display()),
+                format!(
+                    "temporary directory {} is not private after creation",
+                    self.path.display()
+                ),
             ));
         }
         Ok(())
@@ -145,11 +153,7 @@ fn random_hex() -> io::Result<String> {
         // Safety: the pointer and length describe the unfilled tail of `bytes`, which is
         // valid for writes; flags 0 means the blocking /dev/urandom source.
         let n = unsafe {
-            libc::getrandom(
-                bytes[filled..].as_mut_ptr().cast(),
-                bytes.len() - filled,
-                0,
-            )
+            libc::getrandom(bytes[filled..].as_mut_ptr().cast(), bytes.len() - filled, 0)
         };
         if n < 0 {
             let e = io::Error::last_os_error();
@@ -173,28 +177,29 @@ fn delete_all_live() -> MutexGuard<'static, Registry> {
     registry
 }
 
-/// Installs (once per process; later calls do nothing) a Ctrl-C handler that deletes every
-/// live [`PrivateTempDir`] and exits with status 130.
+/// Installs (once per process; later calls return the first call's result) a Ctrl-C handler
+/// that deletes every live [`PrivateTempDir`] and exits with status 130.
 ///
-/// Fails if another part of the program already installed a Ctrl-C handler with the `ctrlc`
-/// crate.
+/// With the `ctrlc` crate's `termination` feature the same happens on SIGTERM and SIGHUP.
+/// Fails if another part of the program already installed a handler with the `ctrlc` crate.
 pub fn install_interrupt_cleanup() -> io::Result<()> {
-    static INSTALL: Once = Once::new();
-    let mut result = Ok(());
-    INSTALL.call_once(|| {
-        result = ctrlc::set_handler(|| {
-            // Runs on ctrlc's own thread, not in signal context, so locking and file system
-            // calls are allowed.
-            let _held = delete_all_live();
-            eprintln!("heapgrowth: interrupted; temporary files deleted");
-            // `_exit`, not `std::process::exit`: `exit` would run the C++ static destructors
-            // of libjvm while the JVM's threads are still running, which can crash or hang.
-            // Safety: `_exit` has no preconditions; it ends the process immediately.
-            unsafe { libc::_exit(INTERRUPTED_EXIT_STATUS) }
+    static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            ctrlc::set_handler(|| {
+                // Runs on ctrlc's own thread, not in signal context, so locking and file system
+                // calls are allowed.
+                let _held = delete_all_live();
+                eprintln!("heapgrowth: interrupted; temporary files deleted");
+                // `_exit`, not `std::process::exit`: `exit` would run the C++ static destructors
+                // of libjvm while the JVM's threads are still running, which can crash or hang.
+                // Safety: `_exit` has no preconditions; it ends the process immediately.
+                unsafe { libc::_exit(INTERRUPTED_EXIT_STATUS) }
+            })
+            .map_err(|e| e.to_string())
         })
-        .map_err(|e| io::Error::other(format!("cannot install the Ctrl-C handler: {e}")));
-    });
-    result
+        .clone()
+        .map_err(|e| io::Error::other(format!("cannot install the Ctrl-C handler: {e}")))
 }
 
 #[cfg(test)]

@@ -132,7 +132,9 @@ public class UnloadMe implements Runnable {
 /// The JVM all tests in this process share.
 fn jvm() -> &'static Jvm {
     static JVM: OnceLock<Jvm> = OnceLock::new();
-    JVM.get_or_init(|| Jvm::start(&JvmOptions::default()).unwrap_or_else(|e| panic!("JVM start: {e}")))
+    JVM.get_or_init(|| {
+        Jvm::start(&JvmOptions::default()).unwrap_or_else(|e| panic!("JVM start: {e}"))
+    })
 }
 
 /// The compiled scenario classes (compiled once per process).
@@ -140,9 +142,18 @@ fn scenario_classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {
         // Under cargo's per-target temporary directory, per process, so concurrent runs do not
-        // trample each other; never secret, so no private directory needed.
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jvm_layer-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+        // trample each other; never secret, so no private directory needed. A static is never
+        // dropped, so remove the directories of earlier runs whose process has ended instead.
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        for entry in fs::read_dir(tmp).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = name.strip_prefix("jvm_layer-") {
+                if !Path::new("/proc").join(pid).exists() {
+                    let _ = fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let root = tmp.join(format!("jvm_layer-{}", std::process::id()));
         let sources = root.join("src/t");
         let classes = root.join("classes");
         fs::create_dir_all(&sources).unwrap();
@@ -160,7 +171,11 @@ fn scenario_classes() -> &'static Path {
             .args(&files)
             .output()
             .unwrap_or_else(|e| panic!("run {}: {e}", javac.display()));
-        assert!(output.status.success(), "javac failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "javac failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         // Orphan's superclass goes missing: loading Orphan must fail with a LinkageError.
         fs::remove_file(classes.join("t/Parent.class")).unwrap();
         classes
@@ -181,7 +196,13 @@ fn starts_the_jdk_that_discovery_found() {
         .unwrap()
         .trim_matches('"');
     assert_eq!(jvm.java_version(), expected);
-    let feature: u32 = jvm.java_version().split('.').next().unwrap().parse().unwrap();
+    let feature: u32 = jvm
+        .java_version()
+        .split('.')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(feature >= 17, "{}", jvm.java_version());
     assert_eq!(jvm.jvmti().version().unwrap().0, feature);
 }
@@ -191,8 +212,14 @@ fn agent_loaded_at_start_has_the_onload_only_capability() {
     let caps = jvm().capabilities();
     // Only an agent loaded with -agentpath: at JVM start can get this one.
     assert!(caps.field_modification_events, "{caps:?}");
-    assert!(caps.tag_objects && caps.line_numbers && caps.source_file_name, "{caps:?}");
-    assert!(caps.field_access_events && caps.object_free_events && caps.sampled_alloc_events, "{caps:?}");
+    assert!(
+        caps.tag_objects && caps.line_numbers && caps.source_file_name,
+        "{caps:?}"
+    );
+    assert!(
+        caps.field_access_events && caps.object_free_events && caps.sampled_alloc_events,
+        "{caps:?}"
+    );
 }
 
 #[test]
@@ -238,7 +265,14 @@ fn scenario_throwing_reports_loop_number_and_stack() {
         err.to_string(),
         "scenario t.Boom threw java.lang.IllegalStateException: boom in loop 3"
     );
-    let JvmError::ScenarioThrew { loop_number, exception, .. } = &err else { panic!("{err:?}") };
+    let JvmError::ScenarioThrew {
+        loop_number,
+        exception,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
     assert_eq!(*loop_number, 3);
     assert_eq!(
         exception.stack,
@@ -250,7 +284,11 @@ fn scenario_throwing_reports_loop_number_and_stack() {
         ],
         "the glue's own frames are cut from the bottom"
     );
-    assert!(err.java_exception().unwrap().stack_trace().contains("    at t.Boom.run(Boom.java:7)\n"));
+    assert!(err
+        .java_exception()
+        .unwrap()
+        .stack_trace()
+        .contains("    at t.Boom.run(Boom.java:7)\n"));
     // The failed loop counts; the remaining two of the batch did not run; the scenario goes on.
     assert_eq!(scenario.loops_run(), 3);
     scenario.run_loops(2).unwrap();
@@ -260,20 +298,33 @@ fn scenario_throwing_reports_loop_number_and_stack() {
 #[test]
 fn unknown_class_is_class_not_found() {
     let err = open("t.DoesNotExist").unwrap_err();
-    assert!(matches!(&err, JvmError::ClassNotFound { class } if class == "t.DoesNotExist"), "{err:?}");
-    assert_eq!(err.to_string(), "scenario class t.DoesNotExist not found on the scenario classpath");
+    assert!(
+        matches!(&err, JvmError::ClassNotFound { class } if class == "t.DoesNotExist"),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "scenario class t.DoesNotExist not found on the scenario classpath"
+    );
 }
 
 #[test]
 fn missing_classpath_entry_is_reported_before_loading() {
-    let err = jvm().open_scenario_in("t.Counter", &[PathBuf::from("/nonexistent/classes")]).unwrap_err();
-    assert_eq!(err.to_string(), "scenario classpath entry /nonexistent/classes does not exist");
+    let err = jvm()
+        .open_scenario_in("t.Counter", &[PathBuf::from("/nonexistent/classes")])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "scenario classpath entry /nonexistent/classes does not exist"
+    );
 }
 
 #[test]
 fn class_with_missing_superclass_is_class_load_failed() {
     let err = open("t.Orphan").unwrap_err();
-    let JvmError::ClassLoadFailed { exception, .. } = &err else { panic!("{err:?}") };
+    let JvmError::ClassLoadFailed { exception, .. } = &err else {
+        panic!("{err:?}")
+    };
     assert_eq!(exception.class, "java.lang.NoClassDefFoundError");
     assert_eq!(exception.message.as_deref(), Some("t/Parent"));
 }
@@ -282,17 +333,27 @@ fn class_with_missing_superclass_is_class_load_failed() {
 fn not_a_runnable_is_not_runnable() {
     let err = open("t.NotRunnable").unwrap_err();
     assert!(matches!(err, JvmError::NotRunnable { .. }), "{err:?}");
-    assert_eq!(err.to_string(), "scenario class t.NotRunnable does not implement java.lang.Runnable");
+    assert_eq!(
+        err.to_string(),
+        "scenario class t.NotRunnable does not implement java.lang.Runnable"
+    );
 }
 
 #[test]
 fn constructors_that_do_not_fit_are_no_public_no_arg_constructor() {
     for class in ["t.NoNoArg", "t.PrivateCtor", "t.Outer$Inner"] {
         let err = open(class).unwrap_err();
-        assert!(matches!(err, JvmError::NoPublicNoArgConstructor { .. }), "{class}: {err:?}");
+        assert!(
+            matches!(err, JvmError::NoPublicNoArgConstructor { .. }),
+            "{class}: {err:?}"
+        );
     }
     let err = open("t.Outer$Inner").unwrap_err();
-    assert!(err.to_string().ends_with("(a nested scenario class must be static)"), "{err}");
+    assert!(
+        err.to_string()
+            .ends_with("(a nested scenario class must be static)"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -313,21 +374,34 @@ fn constructor_throwing_is_constructor_threw() {
         err.to_string(),
         "constructor of scenario t.CtorThrows threw java.lang.UnsupportedOperationException: no constructing today"
     );
-    let JvmError::ConstructorThrew { exception, .. } = &err else { panic!("{err:?}") };
-    assert_eq!(exception.stack, ["at t.CtorThrows.<init>(CtorThrows.java:3)"]);
+    let JvmError::ConstructorThrew { exception, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        exception.stack,
+        ["at t.CtorThrows.<init>(CtorThrows.java:3)"]
+    );
 }
 
 #[test]
 fn static_initializer_throwing_is_constructor_threw_with_cause() {
     let err = open("t.StaticInitThrows").unwrap_err();
-    let JvmError::ConstructorThrew { exception, .. } = &err else { panic!("{err:?}") };
+    let JvmError::ConstructorThrew { exception, .. } = &err else {
+        panic!("{err:?}")
+    };
     assert_eq!(exception.class, "java.lang.ExceptionInInitializerError");
     assert!(
-        exception.stack.iter().any(|l| l == "Caused by: java.lang.RuntimeException: static boom"),
+        exception
+            .stack
+            .iter()
+            .any(|l| l == "Caused by: java.lang.RuntimeException: static boom"),
         "{:?}",
         exception.stack
     );
-    assert!(exception.stack.iter().any(|l| l == "at t.StaticInitThrows.compute(StaticInitThrows.java:4)"));
+    assert!(exception
+        .stack
+        .iter()
+        .any(|l| l == "at t.StaticInitThrows.compute(StaticInitThrows.java:4)"));
 }
 
 #[test]
@@ -336,9 +410,17 @@ fn heap_dump_is_an_hprof_file() {
     let path = dir.path().join("heap.hprof");
     jvm().dump_heap(&path).unwrap();
     let bytes = fs::read(&path).unwrap();
-    assert!(bytes.starts_with(b"JAVA PROFILE 1.0.2\0"), "{:?}", &bytes[..20.min(bytes.len())]);
+    assert!(
+        bytes.starts_with(b"JAVA PROFILE 1.0.2\0"),
+        "{:?}",
+        &bytes[..20.min(bytes.len())]
+    );
     assert!(bytes.len() > 1024);
-    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o077, 0, "dump readable by others");
+    assert_eq!(
+        fs::metadata(&path).unwrap().mode() & 0o077,
+        0,
+        "dump readable by others"
+    );
 }
 
 #[test]
@@ -347,11 +429,16 @@ fn heap_dump_refuses_existing_files_and_other_extensions() {
     let existing = dir.path().join("old.hprof");
     fs::write(&existing, b"keep me").unwrap();
     let err = jvm().dump_heap(&existing).unwrap_err();
-    assert!(matches!(&err, JvmError::HeapDumpFailed { reason } if reason.contains("already exists")), "{err:?}");
+    assert!(
+        matches!(&err, JvmError::HeapDumpFailed { reason } if reason.contains("already exists")),
+        "{err:?}"
+    );
     assert_eq!(fs::read(&existing).unwrap(), b"keep me");
     let err = jvm().dump_heap(&dir.path().join("heap.bin")).unwrap_err();
     assert!(err.to_string().contains("must end with .hprof"), "{err}");
-    let err = jvm().dump_heap(Path::new("/nonexistent/dir/heap.hprof")).unwrap_err();
+    let err = jvm()
+        .dump_heap(Path::new("/nonexistent/dir/heap.hprof"))
+        .unwrap_err();
     assert!(matches!(err, JvmError::HeapDumpFailed { .. }), "{err:?}");
 }
 
@@ -386,8 +473,13 @@ fn private_temp_dir_is_owner_only_and_deleted_on_drop() {
 fn loaded_classes(path: &Path) -> Vec<String> {
     let bytes = fs::read(path).unwrap();
     let header_end = bytes.iter().position(|&b| b == 0).unwrap() + 1;
-    let id_size = u32::from_be_bytes(bytes[header_end..header_end + 4].try_into().unwrap()) as usize;
-    let id = |at: usize| bytes[at..at + id_size].iter().fold(0u64, |v, &b| v << 8 | b as u64);
+    let id_size =
+        u32::from_be_bytes(bytes[header_end..header_end + 4].try_into().unwrap()) as usize;
+    let id = |at: usize| {
+        bytes[at..at + id_size]
+            .iter()
+            .fold(0u64, |v, &b| v << 8 | b as u64)
+    };
     let mut names = std::collections::HashMap::new();
     let mut class_name_ids = Vec::new();
     let mut at = header_end + 4 + 8;
@@ -397,14 +489,20 @@ fn loaded_classes(path: &Path) -> Vec<String> {
         let body = at + 9;
         match tag {
             0x01 => {
-                names.insert(id(body), String::from_utf8_lossy(&bytes[body + id_size..body + length]).into_owned());
+                names.insert(
+                    id(body),
+                    String::from_utf8_lossy(&bytes[body + id_size..body + length]).into_owned(),
+                );
             }
             0x02 => class_name_ids.push(id(body + 4 + id_size + 4)),
             _ => {}
         }
         at = body + length;
     }
-    class_name_ids.iter().filter_map(|i| names.get(i).cloned()).collect()
+    class_name_ids
+        .iter()
+        .filter_map(|i| names.get(i).cloned())
+        .collect()
 }
 
 // ---- Tests in a fresh JVM: this binary re-run as a child process. ----
@@ -414,7 +512,9 @@ const CHILD_ENV: &str = "HEAPGROWTH_TEST_CHILD";
 /// Runs test `name` of this binary in a child process with `HEAPGROWTH_TEST_CHILD=name`.
 fn child(name: &str) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
-    command.args(["--exact", name, "--nocapture", "--test-threads=1"]).env(CHILD_ENV, name);
+    command
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, name);
     command
 }
 
@@ -426,7 +526,11 @@ fn is_child(name: &str) -> bool {
 fn start_failures_are_typed_errors() {
     let output = child("child_start_failures").output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "child failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "child failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(stdout.contains("CHILD OK"), "{stdout}");
 }
 
@@ -436,31 +540,50 @@ fn child_start_failures() {
         return;
     }
     // Rejected before any JVM is created.
-    let err = Jvm::start(&JvmOptions { jvm_args: vec!["-Djava.class.path=/x".into()], ..Default::default() })
-        .unwrap_err();
+    let err = Jvm::start(&JvmOptions {
+        jvm_args: vec!["-Djava.class.path=/x".into()],
+        ..Default::default()
+    })
+    .unwrap_err();
     assert!(err.to_string().contains("--classpath"), "{err}");
-    let err = Jvm::start(&JvmOptions { java_home: Some("/nonexistent/jdk".into()), ..Default::default() })
-        .unwrap_err();
+    let err = Jvm::start(&JvmOptions {
+        java_home: Some("/nonexistent/jdk".into()),
+        ..Default::default()
+    })
+    .unwrap_err();
     assert!(matches!(err, JvmError::JdkUnusable { .. }), "{err:?}");
     // The JVM itself rejects this one.
-    let err = Jvm::start(&JvmOptions { jvm_args: vec!["-XX:+NoSuchHeapgrowthFlag".into()], ..Default::default() })
-        .unwrap_err();
-    let JvmError::StartFailed { reason } = &err else { panic!("{err:?}") };
+    let err = Jvm::start(&JvmOptions {
+        jvm_args: vec!["-XX:+NoSuchHeapgrowthFlag".into()],
+        ..Default::default()
+    })
+    .unwrap_err();
+    let JvmError::StartFailed { reason } = &err else {
+        panic!("{err:?}")
+    };
     assert!(reason.contains("JNI_CreateJavaVM returned"), "{reason}");
-    println!("{reason}");
-    match Jvm::start(&JvmOptions::default()) {
-        Ok(jvm) => println!("RETRY OK {}", jvm.java_version()),
-        Err(e) => println!("RETRY FAILED {e}"),
-    }
+    // HotSpot keeps state from a failed creation; a retry is refused instead of half-working.
+    let err = Jvm::start(&JvmOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("an earlier attempt to create the JVM"),
+        "{err}"
+    );
     println!("CHILD OK");
 }
 
 #[test]
 fn interrupt_deletes_private_dirs_and_exits_130() {
-    let mut process = child("child_waits_for_interrupt").stdout(Stdio::piped()).spawn().unwrap();
+    let mut process = child("child_waits_for_interrupt")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut lines = BufReader::new(process.stdout.take().unwrap()).lines();
     let dir = loop {
-        let line = lines.next().expect("child ended before reporting its directory").unwrap();
+        let line = lines
+            .next()
+            .expect("child ended before reporting its directory")
+            .unwrap();
         // The harness prints "test child_waits_for_interrupt ... " before the test's output.
         if let Some((_, dir)) = line.split_once("DIR ") {
             break PathBuf::from(dir);

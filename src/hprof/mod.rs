@@ -1,5 +1,5 @@
 //! The HPROF heap dump reader: turns a dump (memory-mapped, never copied) into a
-//! [`HeapGraph`](crate::heap::HeapGraph).
+//! [`HeapGraph`].
 //!
 //! Reading takes four passes, each chosen for what the format guarantees:
 //! 1. top-level records (strings, LOAD CLASS, START THREAD, where heap dump segments are);

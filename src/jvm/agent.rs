@@ -30,10 +30,11 @@ const ENV_FUNCTION: &CStr = c"heapgrowth_agent_jvmti_env";
 
 impl AgentLibrary {
     pub(crate) fn load(path: &Path) -> Result<AgentLibrary, JvmError> {
-        let c_path = CString::new(path.as_os_str().as_bytes()).map_err(|_| JvmError::InvalidPath {
-            path: path.to_path_buf(),
-            reason: "contains a NUL byte",
-        })?;
+        let c_path =
+            CString::new(path.as_os_str().as_bytes()).map_err(|_| JvmError::InvalidPath {
+                path: path.to_path_buf(),
+                reason: "contains a NUL byte",
+            })?;
         // Safety: `c_path` is a NUL-terminated path; the agent has no constructors that could
         // misbehave when loaded before the JVM (it only defines functions and a static).
         let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
@@ -58,12 +59,16 @@ impl AgentLibrary {
         let symbol = unsafe { libc::dlsym(self.handle.as_ptr(), ENV_FUNCTION.as_ptr()) };
         if symbol.is_null() {
             return Err(JvmError::StartFailed {
-                reason: format!("heapgrowth's JVMTI agent does not export {ENV_FUNCTION:?}: {}", dl_error()),
+                reason: format!(
+                    "heapgrowth's JVMTI agent does not export {ENV_FUNCTION:?}: {}",
+                    dl_error()
+                ),
             });
         }
         // Safety: the agent defines this symbol as `void *heapgrowth_agent_jvmti_env(void)`
         // (C calling convention, which is "system" on Linux).
-        let get_env: unsafe extern "system" fn() -> *mut c_void = unsafe { std::mem::transmute(symbol) };
+        let get_env: unsafe extern "system" fn() -> *mut c_void =
+            unsafe { std::mem::transmute(symbol) };
         // Safety: it takes no arguments and only reads a static the JVM set in Agent_OnLoad,
         // which ran (or not) before JNI_CreateJavaVM returned.
         let raw = unsafe { get_env() };

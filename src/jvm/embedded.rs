@@ -30,12 +30,20 @@ pub(crate) fn extract() -> io::Result<Extracted> {
     write_new(&glue_jar, GLUE_JAR, 0o600)?;
     // Readable and executable by the owner only; the loader maps it executable.
     write_new(&agent_library, AGENT_LIBRARY, 0o700)?;
-    Ok(Extracted { glue_jar, agent_library, _dir: dir })
+    Ok(Extracted {
+        glue_jar,
+        agent_library,
+        _dir: dir,
+    })
 }
 
 /// Creates `path` (failing if it exists) with `mode` and writes `bytes`.
 fn write_new(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
-    let mut file = OpenOptions::new().write(true).create_new(true).mode(mode).open(path)?;
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .open(path)?;
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -50,7 +58,10 @@ mod tests {
         let extracted = extract().unwrap();
         assert_eq!(std::fs::read(&extracted.glue_jar).unwrap(), GLUE_JAR);
         assert!(GLUE_JAR.starts_with(b"PK"), "the glue is a jar (zip)");
-        assert!(AGENT_LIBRARY.starts_with(b"\x7fELF"), "the agent is an ELF shared object");
+        assert!(
+            AGENT_LIBRARY.starts_with(b"\x7fELF"),
+            "the agent is an ELF shared object"
+        );
         let mode = std::fs::metadata(&extracted.agent_library).unwrap().mode() & 0o777;
         assert_eq!(mode, 0o700);
         let dir = extracted.glue_jar.parent().unwrap().to_path_buf();

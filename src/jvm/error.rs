@@ -31,7 +31,9 @@ pub enum JvmError {
         reason: String,
     },
     /// A JVM already runs in this process; a process can only ever create one.
-    #[error("a JVM was already started in this process, and a process can start only one; reuse it")]
+    #[error(
+        "a JVM was already started in this process, and a process can start only one; reuse it"
+    )]
     AlreadyStarted,
     /// An entry of the scenario classpath does not exist.
     #[error("scenario classpath entry {} does not exist", path.display())]
@@ -69,13 +71,18 @@ pub enum JvmError {
         class: String,
     },
     /// The class is an interface or abstract.
-    #[error("scenario class {class} is abstract or an interface; a scenario must be a concrete class")]
+    #[error(
+        "scenario class {class} is abstract or an interface; a scenario must be a concrete class"
+    )]
     AbstractClass {
         /// The class name.
         class: String,
     },
     /// No public constructor without parameters.
-    #[error("scenario class {class} has no public no-arg constructor{}", nested_class_hint(class))]
+    #[error(
+        "scenario class {class} has no public no-arg constructor{}",
+        nested_class_hint(class)
+    )]
     NoPublicNoArgConstructor {
         /// The class name.
         class: String,
@@ -229,7 +236,9 @@ mod tests {
 
     #[test]
     fn nested_class_without_constructor_gets_a_hint() {
-        let err = JvmError::NoPublicNoArgConstructor { class: "com.example.Outer$Inner".into() };
+        let err = JvmError::NoPublicNoArgConstructor {
+            class: "com.example.Outer$Inner".into(),
+        };
         assert_eq!(
             err.to_string(),
             "scenario class com.example.Outer$Inner has no public no-arg constructor \
@@ -239,7 +248,11 @@ mod tests {
 
     #[test]
     fn exception_without_message_shows_its_class() {
-        let e = JavaException { class: "java.lang.NullPointerException".into(), message: None, stack: vec![] };
+        let e = JavaException {
+            class: "java.lang.NullPointerException".into(),
+            message: None,
+            stack: vec![],
+        };
         assert_eq!(e.to_string(), "java.lang.NullPointerException");
     }
 }

@@ -68,7 +68,9 @@ impl Glue {
                 Err(CallError::Thrown(thrown)) => {
                     let exception = describe_minimal(env, &thrown);
                     Err(JvmError::StartFailed {
-                        reason: format!("heapgrowth's Java glue class {name} cannot be loaded: {exception}"),
+                        reason: format!(
+                            "heapgrowth's Java glue class {name} cannot be loaded: {exception}"
+                        ),
                     })
                 }
                 Err(CallError::Jni(e)) => Err(e.into()),
@@ -106,7 +108,8 @@ impl Glue {
         classpath: &[String],
     ) -> Result<GlobalRef, JvmError> {
         let name = env.new_string(class_name)?;
-        let length = i32::try_from(classpath.len()).map_err(|_| JvmError::Jni("classpath too long".into()))?;
+        let length = i32::try_from(classpath.len())
+            .map_err(|_| JvmError::Jni("classpath too long".into()))?;
         let entries = env.new_object_array(length, "java/lang/String", JObject::null())?;
         for (i, entry) in classpath.iter().enumerate() {
             let entry = env.new_string(entry)?;
@@ -130,7 +133,9 @@ impl Glue {
                 Some("CLASS_NOT_FOUND") => JvmError::ClassNotFound { class },
                 Some("NOT_RUNNABLE") => JvmError::NotRunnable { class },
                 Some("ABSTRACT") => JvmError::AbstractClass { class },
-                Some("NO_PUBLIC_NO_ARG_CONSTRUCTOR") => JvmError::NoPublicNoArgConstructor { class },
+                Some("NO_PUBLIC_NO_ARG_CONSTRUCTOR") => {
+                    JvmError::NoPublicNoArgConstructor { class }
+                }
                 Some("CLASS_LOAD_FAILED") => {
                     let exception = self.cause(env, &thrown)?;
                     JvmError::ClassLoadFailed { class, exception }
@@ -145,7 +150,10 @@ impl Glue {
             let exception = self.cause(env, &thrown)?;
             return Err(JvmError::ConstructorThrew { class, exception });
         }
-        Err(JvmError::GlueFailed { operation: "opening the scenario", exception: self.describe(env, &thrown) })
+        Err(JvmError::GlueFailed {
+            operation: "opening the scenario",
+            exception: self.describe(env, &thrown),
+        })
     }
 
     /// `host.runLoops(count)`: the total number of loops run so far.
@@ -166,11 +174,20 @@ impl Glue {
         };
         if env.is_instance_of(&thrown, as_class(&self.scenario_failure))? {
             let result = env.call_method(&thrown, "loopNumber", "()I", &[]);
-            let loop_number = self.unexpected(env, "reading the loop number", result)?.i()? as u32;
+            let loop_number = self
+                .unexpected(env, "reading the loop number", result)?
+                .i()? as u32;
             let exception = self.cause(env, &thrown)?;
-            return Err(JvmError::ScenarioThrew { class: class_name.to_string(), loop_number, exception });
+            return Err(JvmError::ScenarioThrew {
+                class: class_name.to_string(),
+                loop_number,
+                exception,
+            });
         }
-        Err(JvmError::GlueFailed { operation: "running loops", exception: self.describe(env, &thrown) })
+        Err(JvmError::GlueFailed {
+            operation: "running loops",
+            exception: self.describe(env, &thrown),
+        })
     }
 
     /// `host.close()`.
@@ -192,9 +209,9 @@ impl Glue {
         match catch(env, result) {
             Ok(_) => Ok(()),
             Err(CallError::Jni(e)) => Err(e.into()),
-            Err(CallError::Thrown(thrown)) => {
-                Err(JvmError::HeapDumpFailed { reason: self.describe(env, &thrown).to_string() })
-            }
+            Err(CallError::Thrown(thrown)) => Err(JvmError::HeapDumpFailed {
+                reason: self.describe(env, &thrown).to_string(),
+            }),
         }
     }
 
@@ -209,9 +226,10 @@ impl Glue {
         match catch(env, result) {
             Ok(value) => Ok(value),
             Err(CallError::Jni(e)) => Err(e.into()),
-            Err(CallError::Thrown(thrown)) => {
-                Err(JvmError::GlueFailed { operation, exception: self.describe(env, &thrown) })
-            }
+            Err(CallError::Thrown(thrown)) => Err(JvmError::GlueFailed {
+                operation,
+                exception: self.describe(env, &thrown),
+            }),
         }
     }
 
@@ -230,7 +248,10 @@ impl Glue {
     /// The cause of a glue exception (the user's throwable), described.
     fn cause(&self, env: &mut JNIEnv, thrown: &JThrowable) -> Result<JavaException, JvmError> {
         let result = env.call_method(thrown, "getCause", "()Ljava/lang/Throwable;", &[]);
-        let cause = JThrowable::from(self.unexpected(env, "reading an exception's cause", result)?.l()?);
+        let cause = JThrowable::from(
+            self.unexpected(env, "reading an exception's cause", result)?
+                .l()?,
+        );
         if cause.is_null() {
             return Ok(self.describe(env, thrown));
         }
@@ -259,7 +280,11 @@ impl Glue {
                 let mut lines = lines.into_iter();
                 let class = lines.next().flatten().unwrap_or_default();
                 let message = lines.next().flatten();
-                JavaException { class, message, stack: lines.flatten().collect() }
+                JavaException {
+                    class,
+                    message,
+                    stack: lines.flatten().collect(),
+                }
             }
             _ => describe_minimal(env, throwable),
         }
@@ -270,7 +295,9 @@ impl Glue {
 fn describe_minimal(env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
     let name = (|| -> jni::errors::Result<Option<String>> {
         let class = env.get_object_class(throwable)?;
-        let name = env.call_method(&class, "getName", "()Ljava/lang/String;", &[])?.l()?;
+        let name = env
+            .call_method(&class, "getName", "()Ljava/lang/String;", &[])?
+            .l()?;
         string(env, &JString::from(name))
     })();
     let name = catch(env, name).ok().flatten();
@@ -289,7 +316,10 @@ fn string(env: &mut JNIEnv, value: &JString) -> jni::errors::Result<Option<Strin
     Ok(Some(env.get_string(value)?.into()))
 }
 
-fn string_array(env: &mut JNIEnv, array: &JObjectArray) -> jni::errors::Result<Vec<Option<String>>> {
+fn string_array(
+    env: &mut JNIEnv,
+    array: &JObjectArray,
+) -> jni::errors::Result<Vec<Option<String>>> {
     let length = env.get_array_length(array)?;
     let mut out = Vec::with_capacity(length as usize);
     for i in 0..length {

@@ -41,7 +41,11 @@ pub enum JdkSource {
 
 /// Finds the JDK: `java_home` if given, else `$JAVA_HOME`, else `java` on `$PATH`.
 pub fn find_jdk(java_home: Option<&Path>) -> Result<Jdk, JvmError> {
-    locate(java_home, std::env::var_os("JAVA_HOME"), std::env::var_os("PATH"))
+    locate(
+        java_home,
+        std::env::var_os("JAVA_HOME"),
+        std::env::var_os("PATH"),
+    )
 }
 
 /// [`find_jdk`] with the environment passed in, so tests can use fake directories.
@@ -70,16 +74,26 @@ pub(crate) fn locate(
             path: java.clone(),
             reason: format!("cannot resolve the `java` found on PATH: {e}"),
         })?;
-        let home = real.parent().and_then(Path::parent).ok_or_else(|| JvmError::JdkUnusable {
-            path: real.clone(),
-            reason: "the `java` found on PATH is not inside a JDK's bin directory".into(),
-        })?;
+        let home = real
+            .parent()
+            .and_then(Path::parent)
+            .ok_or_else(|| JvmError::JdkUnusable {
+                path: real.clone(),
+                reason: "the `java` found on PATH is not inside a JDK's bin directory".into(),
+            })?;
         return check_home(home, JdkSource::PathJava(java));
     }
     let path_list = if path_dirs.is_empty() {
         "PATH is empty".to_string()
     } else {
-        format!("no `java` in {}", path_dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(":"))
+        format!(
+            "no `java` in {}",
+            path_dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(":")
+        )
     };
     Err(JvmError::NoJdk {
         searched: format!("--java-home not given, JAVA_HOME not set, {path_list}"),
@@ -92,7 +106,10 @@ fn check_home(home: &Path, found_by: JdkSource) -> Result<Jdk, JvmError> {
         JdkSource::JavaHomeEnv => "JAVA_HOME".to_string(),
         JdkSource::PathJava(java) => format!("`java` on PATH ({})", java.display()),
     };
-    let unusable = |reason: String| JvmError::JdkUnusable { path: home.to_path_buf(), reason };
+    let unusable = |reason: String| JvmError::JdkUnusable {
+        path: home.to_path_buf(),
+        reason,
+    };
     if !home.is_dir() {
         return Err(unusable(format!("not a directory (from {origin})")));
     }
@@ -110,7 +127,11 @@ fn check_home(home: &Path, found_by: JdkSource) -> Result<Jdk, JvmError> {
             _ => {}
         }
     }
-    Ok(Jdk { home: home.to_path_buf(), libjvm, found_by })
+    Ok(Jdk {
+        home: home.to_path_buf(),
+        libjvm,
+        found_by,
+    })
 }
 
 /// `JAVA_VERSION` from the JDK's `release` file, for example `17.0.15`.
@@ -154,7 +175,11 @@ mod tests {
             fs::write(home.join(LIBJVM), "").unwrap();
         }
         if let Some(version) = version {
-            fs::write(home.join("release"), format!("IMPLEMENTOR=\"x\"\nJAVA_VERSION=\"{version}\"\n")).unwrap();
+            fs::write(
+                home.join("release"),
+                format!("IMPLEMENTOR=\"x\"\nJAVA_VERSION=\"{version}\"\n"),
+            )
+            .unwrap();
         }
         home
     }
@@ -195,23 +220,39 @@ mod tests {
         let jdk_home = fake_jdk(tmp.path(), "usr/lib/jvm/jdk-17", true, Some("17.0.15"));
         fs::create_dir_all(tmp.path().join("etc/alternatives")).unwrap();
         fs::create_dir_all(tmp.path().join("usr/bin")).unwrap();
-        symlink(jdk_home.join("bin/java"), tmp.path().join("etc/alternatives/java")).unwrap();
-        symlink(tmp.path().join("etc/alternatives/java"), tmp.path().join("usr/bin/java")).unwrap();
+        symlink(
+            jdk_home.join("bin/java"),
+            tmp.path().join("etc/alternatives/java"),
+        )
+        .unwrap();
+        symlink(
+            tmp.path().join("etc/alternatives/java"),
+            tmp.path().join("usr/bin/java"),
+        )
+        .unwrap();
         let empty = tmp.path().join("empty");
         fs::create_dir(&empty).unwrap();
         let path = std::env::join_paths([empty, tmp.path().join("usr/bin")]).unwrap();
         let jdk = locate(None, None, Some(path)).unwrap();
         assert_eq!(jdk.home, fs::canonicalize(&jdk_home).unwrap());
-        assert_eq!(jdk.found_by, JdkSource::PathJava(tmp.path().join("usr/bin/java")));
+        assert_eq!(
+            jdk.found_by,
+            JdkSource::PathJava(tmp.path().join("usr/bin/java"))
+        );
     }
 
     #[test]
     fn nothing_found_lists_what_was_searched() {
         let tmp = PrivateTempDir::new("test").unwrap();
         let err = locate(None, None, Some(tmp.path().into())).unwrap_err();
-        let JvmError::NoJdk { searched } = &err else { panic!("{err:?}") };
+        let JvmError::NoJdk { searched } = &err else {
+            panic!("{err:?}")
+        };
         assert!(searched.contains("JAVA_HOME not set"), "{searched}");
-        assert!(searched.contains(&tmp.path().display().to_string()), "{searched}");
+        assert!(
+            searched.contains(&tmp.path().display().to_string()),
+            "{searched}"
+        );
         assert!(err.to_string().starts_with("no JDK found"), "{err}");
         let err = locate(None, None, None).unwrap_err();
         assert!(err.to_string().contains("PATH is empty"), "{err}");
@@ -222,10 +263,20 @@ mod tests {
         let tmp = PrivateTempDir::new("test").unwrap();
         let jre_less = fake_jdk(tmp.path(), "broken", false, None);
         let good = fake_jdk(tmp.path(), "good", true, None);
-        let err = locate(None, Some(jre_less.clone().into()), Some(good.join("bin").into())).unwrap_err();
-        let JvmError::JdkUnusable { path, reason } = &err else { panic!("{err:?}") };
+        let err = locate(
+            None,
+            Some(jre_less.clone().into()),
+            Some(good.join("bin").into()),
+        )
+        .unwrap_err();
+        let JvmError::JdkUnusable { path, reason } = &err else {
+            panic!("{err:?}")
+        };
         assert_eq!(path, &jre_less);
-        assert!(reason.contains("lib/server/libjvm.so") && reason.contains("JAVA_HOME"), "{reason}");
+        assert!(
+            reason.contains("lib/server/libjvm.so") && reason.contains("JAVA_HOME"),
+            "{reason}"
+        );
     }
 
     #[test]
@@ -242,7 +293,11 @@ mod tests {
         let tmp = PrivateTempDir::new("test").unwrap();
         let old = fake_jdk(tmp.path(), "jdk11", true, Some("11.0.22"));
         let err = locate(Some(&old), None, None).unwrap_err();
-        assert!(err.to_string().contains("it is Java 11.0.22; heapgrowth needs Java 17 or newer"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("it is Java 11.0.22; heapgrowth needs Java 17 or newer"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -57,8 +57,20 @@ pub struct JvmOptions {
     pub jvm_args: Vec<String>,
 }
 
-/// Whether this process already created its one JVM.
-static STARTED: Mutex<bool> = Mutex::new(false);
+/// Whether this process already tried to create its one JVM.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StartState {
+    NotStarted,
+    Started,
+    /// `JNI_CreateJavaVM` ran and failed. HotSpot keeps part of its state from such an attempt
+    /// (a retry "succeeds" with the first attempt's class path), so there is no second try.
+    CreateFailed,
+}
+
+static START_STATE: Mutex<StartState> = Mutex::new(StartState::NotStarted);
+
+const RETRY_REFUSED: &str = "an earlier attempt to create the JVM in this process failed, \
+                             and a JVM cannot be created again in the same process";
 
 /// What scenarios share with the [`Jvm`]; kept alive by whichever lives longer.
 #[derive(Debug)]
@@ -69,7 +81,10 @@ struct Runtime {
 
 impl Runtime {
     /// Runs `f` on this thread attached to the JVM, inside a local reference frame.
-    fn with_env<T>(&self, f: impl FnOnce(&mut JNIEnv, &Glue) -> Result<T, JvmError>) -> Result<T, JvmError> {
+    fn with_env<T>(
+        &self,
+        f: impl FnOnce(&mut JNIEnv, &Glue) -> Result<T, JvmError>,
+    ) -> Result<T, JvmError> {
         // A scoped attachment: threads that were not attached are detached again afterwards,
         // so no idle attached thread shows up in later heap dumps.
         let mut env = self
@@ -99,15 +114,25 @@ impl Jvm {
     /// Fails with [`JvmError::AlreadyStarted`] if this process already started a JVM.
     pub fn start(options: &JvmOptions) -> Result<Jvm, JvmError> {
         // Held for the whole start, so two threads cannot both try to create the JVM.
-        let mut started = STARTED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if *started {
-            return Err(JvmError::AlreadyStarted);
+        let mut state = START_STATE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match *state {
+            StartState::NotStarted => {}
+            StartState::Started => return Err(JvmError::AlreadyStarted),
+            StartState::CreateFailed => {
+                return Err(JvmError::StartFailed {
+                    reason: RETRY_REFUSED.into(),
+                })
+            }
         }
         reject_class_path_options(&options.jvm_args)?;
         let jdk = find_jdk(options.java_home.as_deref())?;
 
         let extracted = embedded::extract().map_err(|e| JvmError::StartFailed {
-            reason: format!("cannot extract heapgrowth's JVM glue into a private temporary directory: {e}"),
+            reason: format!(
+                "cannot extract heapgrowth's JVM glue into a private temporary directory: {e}"
+            ),
         })?;
         let agent = AgentLibrary::load(&extracted.agent_library)?;
         let args = InitArgsBuilder::new()
@@ -123,12 +148,19 @@ impl Jvm {
             .iter()
             .fold(args, |args, arg| args.option(arg.as_str()))
             .build()
-            .map_err(|e| JvmError::StartFailed { reason: format!("invalid JVM option: {e}") })?;
+            .map_err(|e| JvmError::StartFailed {
+                reason: format!("invalid JVM option: {e}"),
+            })?;
 
         let libjvm = jdk.libjvm.clone();
-        let vm = JavaVM::with_libjvm(args, || Ok(libjvm)).map_err(start_error)?;
-        *started = true;
-        drop(started);
+        let vm = JavaVM::with_libjvm(args, || Ok(libjvm)).map_err(|e| {
+            if matches!(e, jni::errors::StartJvmError::Create(_)) {
+                *state = StartState::CreateFailed;
+            }
+            start_error(e)
+        })?;
+        *state = StartState::Started;
+        drop(state);
 
         // The glue does not exist before this, so attach directly rather than through
         // `Runtime::with_env`.
@@ -189,12 +221,18 @@ impl Jvm {
     /// depend on other scenarios), checks it is a concrete `Runnable` with a public no-arg
     /// constructor, and constructs one instance on a new thread `heapgrowth-scenario`, where all
     /// its loops will run.
-    pub fn open_scenario_in(&self, class_name: &str, classpath: &[PathBuf]) -> Result<Scenario, JvmError> {
+    pub fn open_scenario_in(
+        &self,
+        class_name: &str,
+        classpath: &[PathBuf],
+    ) -> Result<Scenario, JvmError> {
         let entries = classpath
             .iter()
             .map(|entry| {
                 if !entry.exists() {
-                    return Err(JvmError::ClasspathEntryMissing { path: entry.clone() });
+                    return Err(JvmError::ClasspathEntryMissing {
+                        path: entry.clone(),
+                    });
                 }
                 // Absolute, so the JVM resolves it the same way whatever the current directory
                 // is later.
@@ -205,7 +243,9 @@ impl Jvm {
                 Ok(utf8(&absolute)?.to_string())
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let host = self.runtime.with_env(|env, glue| glue.open(env, class_name, &entries))?;
+        let host = self
+            .runtime
+            .with_env(|env, glue| glue.open(env, class_name, &entries))?;
         Ok(Scenario {
             class_name: class_name.to_string(),
             loops_run: 0,
@@ -224,16 +264,22 @@ impl Jvm {
             });
         }
         if path.symlink_metadata().is_ok() {
-            return Err(JvmError::HeapDumpFailed { reason: format!("{} already exists", path.display()) });
+            return Err(JvmError::HeapDumpFailed {
+                reason: format!("{} already exists", path.display()),
+            });
         }
         let absolute = std::path::absolute(path).map_err(|e| JvmError::HeapDumpFailed {
             reason: format!("{}: {e}", path.display()),
         })?;
         let absolute_str = utf8(&absolute)?;
-        self.runtime.with_env(|env, glue| glue.dump_heap(env, absolute_str))?;
+        self.runtime
+            .with_env(|env, glue| glue.dump_heap(env, absolute_str))?;
         if !absolute.is_file() {
             return Err(JvmError::HeapDumpFailed {
-                reason: format!("the JVM reported success but wrote no file at {}", absolute.display()),
+                reason: format!(
+                    "the JVM reported success but wrote no file at {}",
+                    absolute.display()
+                ),
             });
         }
         Ok(())
@@ -265,8 +311,12 @@ impl Scenario {
         if count == 0 {
             return Ok(());
         }
-        let Some(host) = &self.host else { return Err(JvmError::Jni("scenario already closed".into())) };
-        let result = self.runtime.with_env(|env, glue| glue.run_loops(env, host, &self.class_name, count));
+        let Some(host) = &self.host else {
+            return Err(JvmError::Jni("scenario already closed".into()));
+        };
+        let result = self
+            .runtime
+            .with_env(|env, glue| glue.run_loops(env, host, &self.class_name, count));
         match result {
             Ok(total) => {
                 self.loops_run = total;
@@ -307,7 +357,11 @@ impl Drop for Scenario {
 /// classes belong in [`JvmOptions::classpath`].
 fn reject_class_path_options(jvm_args: &[String]) -> Result<(), JvmError> {
     for arg in jvm_args {
-        if arg.starts_with("-Djava.class.path=") || arg == "-cp" || arg == "-classpath" || arg.starts_with("--class-path") {
+        if arg.starts_with("-Djava.class.path=")
+            || arg == "-cp"
+            || arg == "-classpath"
+            || arg.starts_with("--class-path")
+        {
             return Err(JvmError::StartFailed {
                 reason: format!("JVM option {arg} is not allowed: pass scenario classes with --classpath instead"),
             });
@@ -317,7 +371,10 @@ fn reject_class_path_options(jvm_args: &[String]) -> Result<(), JvmError> {
 }
 
 fn utf8(path: &Path) -> Result<&str, JvmError> {
-    path.to_str().ok_or_else(|| JvmError::InvalidPath { path: path.to_path_buf(), reason: "not valid UTF-8" })
+    path.to_str().ok_or_else(|| JvmError::InvalidPath {
+        path: path.to_path_buf(),
+        reason: "not valid UTF-8",
+    })
 }
 
 /// Explains `JNI_CreateJavaVM`'s failure. The JVM usually prints its own reason on stderr

@@ -2,7 +2,7 @@
 //! capabilities the agent obtained.
 //!
 //! To add a JVMTI function: declare its slot in `sys.rs` (`jvmti_functions!`), then wrap it in
-//! a safe method here that calls it through [`jvmti!`], which turns the returned `jvmtiError`
+//! a safe method here that calls it through the `jvmti!` macro, which turns the returned `jvmtiError`
 //! into a [`JvmtiError`] naming the function.
 
 mod sys;
@@ -197,7 +197,9 @@ pub struct JvmtiEnv {
 
 impl fmt::Debug for JvmtiEnv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JvmtiEnv").field("raw", &self.raw).finish_non_exhaustive()
+        f.debug_struct("JvmtiEnv")
+            .field("raw", &self.raw)
+            .finish_non_exhaustive()
     }
 }
 
@@ -214,7 +216,10 @@ impl JvmtiEnv {
     /// `raw` must be null or a JVMTI environment of version 1.2 or later that stays valid for
     /// the rest of the process (never disposed, JVM never destroyed), and `vm` a pointer to the
     /// JVM it belongs to.
-    pub(crate) unsafe fn from_raw(raw: *mut std::ffi::c_void, vm: *mut jni::sys::JavaVM) -> Option<JvmtiEnv> {
+    pub(crate) unsafe fn from_raw(
+        raw: *mut std::ffi::c_void,
+        vm: *mut jni::sys::JavaVM,
+    ) -> Option<JvmtiEnv> {
         let raw = NonNull::new(raw.cast())?;
         // Safety: the caller guarantees `vm` is the live JVM; `from_raw` only checks for null.
         let vm = unsafe { JavaVM::from_raw(vm) }.ok()?;
@@ -222,7 +227,7 @@ impl JvmtiEnv {
     }
 
     /// Runs `f` with the raw environment on an attached thread and checks the code it returns:
-    /// the one path every wrapper goes through (via [`jvmti!`]).
+    /// the one path every wrapper goes through (via the `jvmti!` macro).
     fn call(
         &self,
         function: &'static str,
@@ -231,7 +236,10 @@ impl JvmtiEnv {
         let _attached = self
             .vm
             .attach_current_thread()
-            .map_err(|e| JvmtiError::AttachFailed { function, reason: e.to_string() })?;
+            .map_err(|e| JvmtiError::AttachFailed {
+                function,
+                reason: e.to_string(),
+            })?;
         check(function, f(self.raw.as_ptr()))
     }
 
@@ -279,9 +287,15 @@ mod tests {
     #[test]
     fn error_codes_map_to_named_variants() {
         assert_eq!(JvmtiErrorCode::from_raw(0), None);
-        assert_eq!(JvmtiErrorCode::from_raw(99), Some(JvmtiErrorCode::MustPossessCapability));
+        assert_eq!(
+            JvmtiErrorCode::from_raw(99),
+            Some(JvmtiErrorCode::MustPossessCapability)
+        );
         assert_eq!(JvmtiErrorCode::from_raw(7), Some(JvmtiErrorCode::Other(7)));
         let err = check("SetTag", 99).unwrap_err();
-        assert_eq!(err.to_string(), "JVMTI SetTag failed with JVMTI_ERROR_MUST_POSSESS_CAPABILITY");
+        assert_eq!(
+            err.to_string(),
+            "JVMTI SetTag failed with JVMTI_ERROR_MUST_POSSESS_CAPABILITY"
+        );
     }
 }

@@ -39,7 +39,11 @@ impl jvmtiCapabilities {
         let (word, within) = ((bit / 32) as usize, bit % 32);
         // GCC and Clang allocate bit-fields from the least significant bit on little-endian
         // targets and from the most significant one on big-endian targets.
-        let shift = if cfg!(target_endian = "little") { within } else { 31 - within };
+        let shift = if cfg!(target_endian = "little") {
+            within
+        } else {
+            31 - within
+        };
         self.words[word] >> shift & 1 == 1
     }
 
@@ -47,7 +51,11 @@ impl jvmtiCapabilities {
     #[cfg(test)]
     pub fn set(&mut self, bit: u32) {
         let (word, within) = ((bit / 32) as usize, bit % 32);
-        let shift = if cfg!(target_endian = "little") { within } else { 31 - within };
+        let shift = if cfg!(target_endian = "little") {
+            within
+        } else {
+            31 - within
+        };
         self.words[word] |= 1 << shift;
     }
 }

@@ -1,0 +1,220 @@
+//! The corpus: every leak is reported at the field that grows, with its text report held as an
+//! insta snapshot in `snapshots/`; clean code reports nothing.
+
+use super::support::{heapgrowth, json, normalized};
+
+/// Runs one leaking scenario, checks the growing line and exit status 1, and snapshots the
+/// normalized text report.
+fn leak(scenario: &str, growing_line: &str) {
+    let output = heapgrowth(&[scenario], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{scenario} leaks; stderr: {stderr}");
+    let report = normalized(&output.stdout);
+    let growing: Vec<&str> = report.lines().filter(|line| line.starts_with("╰→")).collect();
+    assert_eq!(growing, [growing_line], "{report}");
+    let name = scenario.rsplit('.').next().unwrap();
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, report);
+    });
+}
+
+/// Runs one clean scenario: nothing grows, exit status 0.
+fn clean(scenario: &str) {
+    let output = heapgrowth(&[scenario], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{scenario} is clean: {stdout}");
+    assert!(stdout.contains("no growing objects"), "{stdout}");
+}
+
+#[test]
+fn static_list() {
+    leak("corpus.leaks.StaticListLeak", "╰→STATIC_FIELD StaticListLeak.items -> instance of java.util.ArrayList (1 objects)");
+}
+
+#[test]
+fn instance_field_map() {
+    leak(
+        "corpus.leaks.InstanceFieldLeak",
+        "╰→INSTANCE_FIELD Cart.itemsById -> instance of java.util.LinkedHashMap (1 objects)",
+    );
+}
+
+#[test]
+fn listeners() {
+    leak(
+        "corpus.leaks.ListenerLeak",
+        "╰→INSTANCE_FIELD EventBus.listeners -> instance of java.util.concurrent.CopyOnWriteArrayList (1 objects)",
+    );
+}
+
+#[test]
+fn nested_maps() {
+    leak("corpus.leaks.NestedMapLeak", "╰→ARRAY_ENTRY HashMap.[x] -> instance of java.util.ArrayList (4 objects)");
+}
+
+#[test]
+fn thread_local() {
+    leak(
+        "corpus.leaks.ThreadLocalLeak",
+        "╰→ARRAY_ENTRY ThreadLocal$ThreadLocalMap.[x] -> instance of java.util.ArrayList (1 objects)",
+    );
+}
+
+#[test]
+fn linked_chain() {
+    leak(
+        "corpus.leaks.LinkedChainLeak",
+        "╰→STATIC_FIELD LinkedChainLeak.head -> instance of corpus.leaks.LinkedChainLeak$Node (1 objects)",
+    );
+}
+
+#[test]
+fn array_grown_by_hand() {
+    leak(
+        "corpus.leaks.ArrayGrownByHandLeak",
+        "╰→STATIC_FIELD ArrayGrownByHandLeak.items -> instance of java.lang.Object[] (1 objects)",
+    );
+}
+
+#[test]
+fn several_owners_of_one_class() {
+    leak(
+        "corpus.leaks.SeveralOwnersLeak",
+        "╰→INSTANCE_FIELD Registry.entries -> instance of java.util.ArrayList (3 objects)",
+    );
+}
+
+#[test]
+fn concrete_type_field() {
+    leak(
+        "corpus.leaks.ConcreteTypeFieldLeak",
+        "╰→STATIC_FIELD ConcreteTypeFieldLeak.names -> instance of java.util.ArrayList (1 objects)",
+    );
+}
+
+// Shark's blind spots, from its own tests (anchors.md).
+
+#[test]
+fn slower_than_one_object_per_loop() {
+    leak("corpus.leaks.SlowLeak", "╰→STATIC_FIELD SlowLeak.items -> instance of java.util.ArrayList (1 objects)");
+}
+
+#[test]
+fn alternating_element_classes() {
+    leak(
+        "corpus.leaks.AlternatingClassesLeak",
+        "╰→STATIC_FIELD AlternatingClassesLeak.basket -> instance of java.util.ArrayList (1 objects)",
+    );
+}
+
+#[test]
+fn growth_in_bytes() {
+    leak(
+        "corpus.leaks.StringGrowthLeak",
+        "╰→STATIC_FIELD StringGrowthLeak.history -> instance of java.lang.String (1 objects)",
+    );
+}
+
+#[test]
+fn leak_that_starts_after_the_first_snapshot() {
+    leak("corpus.leaks.LateStartLeak", "╰→STATIC_FIELD LateStartLeak.items -> instance of java.util.ArrayList (1 objects)");
+}
+
+#[test]
+fn bounded_cache_is_clean() {
+    clean("corpus.clean.BoundedCache");
+}
+
+#[test]
+fn slowly_filling_cache_levels_off_and_is_clean() {
+    let output = heapgrowth(&["corpus.clean.SlowlyFillingCache"], &["--format", "json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let document = json(&output);
+    let scenario = &document["scenarios"][0];
+    assert_eq!(scenario["growing"].as_array().unwrap().len(), 0);
+    // It grew through detection, so the report says it was seen and dismissed.
+    assert_eq!(scenario["leveled_off"].as_array().unwrap().len(), 1, "{scenario}");
+}
+
+#[test]
+fn garbage_churn_is_clean() {
+    clean("corpus.clean.GarbageChurn");
+}
+
+#[test]
+fn lazy_init_is_clean() {
+    clean("corpus.clean.LazyInit");
+}
+
+#[test]
+fn clear_and_refill_is_clean() {
+    clean("corpus.clean.ClearAndRefill");
+}
+
+#[test]
+fn weak_map_is_clean() {
+    clean("corpus.clean.WeakMapClean");
+}
+
+#[test]
+fn removed_thread_local_is_clean() {
+    clean("corpus.clean.ThreadLocalCleaned");
+}
+
+#[test]
+fn json_report_has_the_documented_shape() {
+    let output = heapgrowth(&["corpus.leaks.StaticListLeak"], &["--format", "json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let document = json(&output);
+    let scenario = &document["scenarios"][0];
+    assert_eq!(scenario["scenario"], "corpus.leaks.StaticListLeak");
+    assert_eq!(scenario["loops"], 23);
+    assert_eq!(scenario["snapshots"], 7);
+    let node = &scenario["growing"][0];
+    let path = node["path"].as_array().unwrap();
+    assert_eq!(path[0]["kind"], "GC_ROOT");
+    assert_eq!(path[0]["name"], "Class");
+    let last = path.last().unwrap();
+    assert_eq!(
+        (&last["kind"], &last["owner"], &last["name"], &last["target"]),
+        (
+            &"STATIC_FIELD".into(),
+            &"corpus.leaks.StaticListLeak".into(),
+            &"items".into(),
+            &"java.util.ArrayList".into()
+        )
+    );
+    let children_objects: Vec<u64> =
+        node["children_objects"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+    assert_eq!(children_objects, [3, 5, 7, 9, 11, 17, 23]);
+    assert!(node["retained"]["objects"].as_u64().unwrap() > 23);
+    assert!(node["retained"]["bytes_increase"].as_i64().unwrap() > 0);
+    assert_eq!(node["children"][0]["kind"], "ARRAY_ENTRY");
+    assert_eq!(node["children"][0]["new"], 6);
+    assert!(node["attribution"].is_null());
+    for phase in ["dump", "parse", "analysis"] {
+        assert_eq!(scenario["timings_ms"][phase].as_array().unwrap().len(), 7, "{phase}");
+    }
+}
+
+#[test]
+fn a_scenario_reports_the_same_whatever_ran_before_it() {
+    // Each scenario gets its own class loader and thread; static state and thread locals left
+    // by the scenarios before it must not change its report.
+    let alone = heapgrowth(&["corpus.leaks.ThreadLocalLeak"], &[]);
+    let after_others = heapgrowth(
+        &["corpus.leaks.StaticListLeak", "corpus.leaks.ThreadLocalLeak", "corpus.leaks.ThreadLocalLeak"],
+        &[],
+    );
+    let alone = normalized(&alone.stdout);
+    let after_others = normalized(&after_others.stdout);
+    let runs: Vec<&str> = after_others.split("Scenario ").filter(|s| s.starts_with("corpus.leaks.ThreadLocalLeak")).collect();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(format!("Scenario {run}").trim_end(), alone.trim_end());
+    }
+}
