@@ -59,7 +59,6 @@ impl Context<'_> {
 }
 
 /// The objects of one part of the dump, sorted by id.
-#[derive(Default)]
 struct Part {
     ids: Vec<u64>,
     offsets: Vec<u64>,

@@ -627,6 +627,45 @@ fn a_large_array_split_over_many_segments_reads_whole() {
     assert_eq!(count, 500);
 }
 
+/// Over 8 MiB of records, so indexing runs on two threads; every layout must still agree,
+/// including shuffled objects (each thread's part sorted, then merged) and split records.
+#[test]
+fn two_thread_indexing_agrees_across_layouts() {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let holder = h.class(
+        "Holder",
+        Some(object),
+        &[("data", FieldType::Object), ("next", FieldType::Object)],
+    );
+    let mut previous: Option<ObjectId> = None;
+    for i in 0..300 {
+        let data = h.primitive_array(PrimitiveType::Long, 4000 + i);
+        previous = Some(h.instance(holder, &[("data", data.into()), ("next", previous.into())]));
+    }
+    h.root(RootKind::JniGlobal, previous.unwrap());
+    let layouts = [
+        DumpOptions::default(),
+        DumpOptions {
+            object_order: ObjectOrder::Shuffled { seed: 11 },
+            ..Default::default()
+        },
+        DumpOptions {
+            segment_bytes: Some(100_000),
+            split_sub_records: true,
+            roots_first: true,
+            ..Default::default()
+        },
+    ];
+    let expected = describe(&h.build_with(&layouts[0]));
+    for options in &layouts[1..] {
+        assert_eq!(describe(&h.build_with(options)), expected, "{options:?}");
+    }
+    let graph = h.build();
+    // 300 holders and their arrays; 300 `data` references and 299 `next` ones.
+    assert_eq!(super::walk_from_roots(&graph), (600, 599));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Corrupt input
 

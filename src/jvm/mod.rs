@@ -91,7 +91,11 @@ impl Runtime {
             .vm
             .attach_current_thread()
             .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
-        env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| f(env, &self.glue))
+        env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
+            let result = f(env, &self.glue);
+            clear_stray_exception(env);
+            result
+        })
     }
 }
 
@@ -169,9 +173,12 @@ impl Jvm {
                 .attach_current_thread()
                 .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
             env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
-                let glue = Glue::load(env)?;
-                let version = glue.java_version(env)?;
-                Ok::<_, JvmError>((glue, version))
+                let result = Glue::load(env).and_then(|glue| {
+                    let version = glue.java_version(env)?;
+                    Ok((glue, version))
+                });
+                clear_stray_exception(env);
+                result
             })?
         };
         let jvmti = agent.jvmti_env(&vm)?;
@@ -350,6 +357,15 @@ impl Drop for Scenario {
                 closed
             });
         }));
+    }
+}
+
+/// Glue calls take Java exceptions out of the thread where they map them to errors, but a JNI
+/// helper (allocating a string, say) can fail with an exception still pending; clear it so the
+/// thread can make JNI calls again.
+fn clear_stray_exception(env: &mut JNIEnv) {
+    if env.exception_check().unwrap_or(false) {
+        let _ = env.exception_clear();
     }
 }
 

@@ -2,8 +2,8 @@
 //! capabilities the agent obtained.
 //!
 //! To add a JVMTI function: declare its slot in `sys.rs` (`jvmti_functions!`), then wrap it in
-//! a safe method here that calls it through the `jvmti!` macro, which turns the returned `jvmtiError`
-//! into a [`JvmtiError`] naming the function.
+//! a safe method here that calls it through the `jvmti!` macro, which attaches the thread and
+//! turns the returned `jvmtiError` into a [`JvmtiError`] naming the function.
 
 mod sys;
 

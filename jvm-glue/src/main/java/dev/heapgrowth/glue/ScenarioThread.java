@@ -48,7 +48,11 @@ final class ScenarioThread extends Thread {
                 serveLoops();
             }
         } finally {
+            // The thread object can outlive join() for a moment (and stays a GC root until the
+            // JVM has removed the thread), so drop what would keep the scenario alive now. Not
+            // `failure`: a constructor's failure is still to be handed to the engine.
             scenario = null;
+            setContextClassLoader(null);
             synchronized (lock) {
                 finished = true;
                 batchDone = true;

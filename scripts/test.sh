@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints, unit tests of the reader and the growth rules on
+# synthetic heaps, the JVM layer, and the end-to-end corpus against a real JVM.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+# Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
+INSTA_UPDATE=no cargo test --locked --all-targets
