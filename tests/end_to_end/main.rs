@@ -2,5 +2,6 @@
 //! runs the binary in its own process, because a process can start only one JVM.
 
 mod bad_input;
+mod cleanup;
 mod corpus;
 mod support;
