@@ -1,5 +1,9 @@
-//! Runs scenarios end to end: loops in the JVM, a live heap dump per snapshot into a private
-//! directory, the dump read and diffed, the dump deleted.
+//! Runs scenarios end to end: loops, a live heap dump per snapshot into a private directory,
+//! the dump read and diffed, the dump deleted.
+//!
+//! The loop is written once, against [`Driver`]: the command line drives Java `Runnable`s
+//! ([`run`]); other front ends (a Rust closure calling Java, a JUnit test method) implement
+//! [`Driver`] and call [`search`].
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
@@ -8,21 +12,46 @@ use std::time::Instant;
 use crate::growth::{GrowthSearch, NextStep, SearchConfig, SearchOutcome, DEFAULT_WARMUP_LOOPS};
 use crate::heap::HeapGraph;
 use crate::hprof::HprofError;
-use crate::jvm::{Jvm, JvmError, JvmOptions};
+use crate::jvm::{Jvm, JvmError, JvmOptions, Scenario};
 use crate::report::{ScenarioReport, Timings};
 use crate::tempdir::PrivateTempDir;
 
-/// What to run and how.
+/// How many loops to run and when to look, for every front end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopSettings {
+    /// Loops before the first snapshot.
+    pub warmup: u32,
+    /// Loops per snapshot and number of snapshots.
+    pub search: SearchConfig,
+}
+
+impl Default for LoopSettings {
+    fn default() -> Self {
+        LoopSettings { warmup: DEFAULT_WARMUP_LOOPS, search: SearchConfig::default() }
+    }
+}
+
+impl LoopSettings {
+    /// Checks settings that cannot work.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        if self.search.loops_per_snapshot == 0 || self.search.max_snapshots < 2 {
+            return Err(EngineError::InvalidOptions(
+                "--loops-per-snapshot must be at least 1 and --max-snapshots at least 2".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What to run and how, for [`run`].
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// How to start the JVM.
     pub jvm: JvmOptions,
     /// Scenario classes, run one after the other.
     pub scenarios: Vec<String>,
-    /// Loops before the first snapshot.
-    pub warmup: u32,
-    /// Loops per snapshot and number of snapshots.
-    pub search: SearchConfig,
+    /// Loops and snapshots.
+    pub loops: LoopSettings,
     /// Show progress on stderr (only when it is a terminal).
     pub progress: bool,
 }
@@ -30,7 +59,7 @@ pub struct RunOptions {
 impl RunOptions {
     /// Defaults for everything but the JVM and the scenarios.
     pub fn new(jvm: JvmOptions, scenarios: Vec<String>) -> RunOptions {
-        RunOptions { jvm, scenarios, warmup: DEFAULT_WARMUP_LOOPS, search: SearchConfig::default(), progress: true }
+        RunOptions { jvm, scenarios, loops: LoopSettings::default(), progress: true }
     }
 }
 
@@ -51,66 +80,120 @@ pub enum EngineError {
 
 /// Why one scenario failed.
 #[derive(Debug, thiserror::Error)]
-enum ScenarioError {
+#[non_exhaustive]
+pub enum ScenarioError {
+    /// The JVM refused the scenario or the scenario threw.
     #[error(transparent)]
     Jvm(#[from] JvmError),
+    /// The heap dump could not be read.
     #[error("cannot read heap dump {path}: {source}")]
-    Dump { path: String, source: HprofError },
+    Dump {
+        /// The dump file (already deleted).
+        path: String,
+        /// What was wrong with it.
+        source: HprofError,
+    },
+}
+
+/// One scenario as the engine sees it: something that runs loops, in a JVM that can dump its
+/// heap.
+pub trait Driver {
+    /// Runs `count` more loops.
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError>;
+    /// Loops run so far.
+    fn loops_run(&self) -> u32;
+    /// Writes a live heap dump of the scenario's JVM to `path` (a new `.hprof` file).
+    fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError>;
+}
+
+/// A Java `Runnable` opened with [`Jvm::open_scenario`].
+struct JavaScenario<'j> {
+    jvm: &'j Jvm,
+    scenario: Scenario,
+}
+
+impl Driver for JavaScenario<'_> {
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        self.scenario.run_loops(count)
+    }
+    fn loops_run(&self) -> u32 {
+        self.scenario.loops_run()
+    }
+    fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
+        self.jvm.dump_heap(path)
+    }
 }
 
 /// Starts the JVM and runs every scenario of `options`.
 pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
-    if options.search.loops_per_snapshot == 0 || options.search.max_snapshots < 2 {
-        return Err(EngineError::InvalidOptions(
-            "--loops-per-snapshot must be at least 1 and --max-snapshots at least 2".into(),
-        ));
-    }
-    let progress = Progress { enabled: options.progress && std::io::stderr().is_terminal() };
+    options.loops.validate()?;
+    let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
     let jvm = Jvm::start(&options.jvm)?;
     let dumps = PrivateTempDir::new("heapgrowth-dumps")?;
     let reports = options
         .scenarios
         .iter()
-        .map(|scenario| {
-            let mut timings = Timings::default();
-            let result =
-                run_scenario(&jvm, scenario, options, dumps.path(), &mut timings, &progress).map_err(describe);
-            ScenarioReport { scenario: scenario.clone(), result, timings }
+        .map(|class_name| {
+            progress.show(format_args!("{class_name}: opening"));
+            match jvm.open_scenario(class_name) {
+                Ok(scenario) => {
+                    search(&mut JavaScenario { jvm: &jvm, scenario }, class_name, &options.loops, dumps.path(), &progress)
+                }
+                Err(error) => ScenarioReport {
+                    scenario: class_name.clone(),
+                    result: Err(describe(ScenarioError::Jvm(error))),
+                    timings: Timings::default(),
+                },
+            }
         })
         .collect();
     progress.clear();
     Ok(reports)
 }
 
-fn run_scenario(
-    jvm: &Jvm,
-    class_name: &str,
-    options: &RunOptions,
+/// Runs the growth search on one scenario: warm-up, snapshots into `dumps` (each deleted once
+/// read), confirmation. Never fails as a whole: a failing scenario gives a report with its
+/// error.
+pub fn search(
+    driver: &mut dyn Driver,
+    name: &str,
+    settings: &LoopSettings,
+    dumps: &Path,
+    progress: &Progress,
+) -> ScenarioReport {
+    let mut timings = Timings::default();
+    let result = search_inner(driver, name, settings, dumps, &mut timings, progress).map_err(describe);
+    ScenarioReport { scenario: name.to_owned(), result, timings }
+}
+
+fn search_inner(
+    driver: &mut dyn Driver,
+    name: &str,
+    settings: &LoopSettings,
     dumps: &Path,
     timings: &mut Timings,
     progress: &Progress,
 ) -> Result<SearchOutcome, ScenarioError> {
-    progress.show(format_args!("{class_name}: warm-up"));
-    let mut scenario = jvm.open_scenario(class_name)?;
-    scenario.run_loops(options.warmup)?;
-    let mut search = GrowthSearch::new(options.search);
+    progress.show(format_args!("{name}: warm-up"));
+    driver.run_loops(settings.warmup)?;
+    let mut search = GrowthSearch::new(settings.search);
     for snapshot in 1.. {
-        let loops = scenario.loops_run();
+        let loops = driver.loops_run();
         let path = dumps.join(format!("snapshot-{snapshot}.hprof"));
-        progress.show(format_args!("{class_name}: loop {loops}, snapshot {snapshot}: dumping"));
+        progress.show(format_args!("{name}: loop {loops}, snapshot {snapshot}: dumping"));
         let started = Instant::now();
-        jvm.dump_heap(&path)?;
+        driver.dump_heap(&path)?;
         timings.dump.push(elapsed_ms(started));
 
-        progress.show(format_args!("{class_name}: loop {loops}, snapshot {snapshot}: reading"));
+        progress.show(format_args!("{name}: loop {loops}, snapshot {snapshot}: reading"));
         let started = Instant::now();
         let graph = HeapGraph::open(&path);
-        // The dump is only needed while it is read; it holds every secret in the heap.
+        // The dump holds every secret in the heap: delete it as soon as it has been read.
         let next = match graph {
             Ok(graph) => {
                 timings.parse.push(elapsed_ms(started));
-                progress.show(format_args!("{class_name}: loop {loops}, snapshot {snapshot}: analysing"));
+                progress.show(format_args!("{name}: loop {loops}, snapshot {snapshot}: analysing"));
                 let started = Instant::now();
                 let next = search.add_snapshot(&graph, loops);
                 timings.analysis.push(elapsed_ms(started));
@@ -125,8 +208,8 @@ fn run_scenario(
         };
         match next {
             NextStep::RunLoops(count) => {
-                progress.show(format_args!("{class_name}: loop {loops}, running {count} loops"));
-                scenario.run_loops(count)?;
+                progress.show(format_args!("{name}: loop {loops}, running {count} loops"));
+                driver.run_loops(count)?;
             }
             NextStep::Done => break,
         }
@@ -151,11 +234,16 @@ fn elapsed_ms(started: Instant) -> u64 {
 }
 
 /// One status line on stderr, rewritten in place; silent when stderr is not a terminal.
-struct Progress {
+pub struct Progress {
     enabled: bool,
 }
 
 impl Progress {
+    /// Progress shown only if `wanted` and stderr is a terminal.
+    pub fn new(wanted: bool) -> Progress {
+        Progress { enabled: wanted && std::io::stderr().is_terminal() }
+    }
+
     fn show(&self, message: std::fmt::Arguments) {
         if self.enabled {
             let mut stderr = std::io::stderr().lock();

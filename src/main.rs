@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use heapgrowth::engine::{self, RunOptions};
+use heapgrowth::engine::{self, LoopSettings, RunOptions};
 use heapgrowth::growth::{SearchConfig, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS};
 use heapgrowth::jvm::JvmOptions;
 use heapgrowth::report;
@@ -77,8 +77,10 @@ fn main() -> ExitCode {
 
 fn run(args: RunArgs) -> ExitCode {
     let options = RunOptions {
-        warmup: args.warmup,
-        search: SearchConfig { loops_per_snapshot: args.loops_per_snapshot, max_snapshots: args.max_snapshots },
+        loops: LoopSettings {
+            warmup: args.warmup,
+            search: SearchConfig { loops_per_snapshot: args.loops_per_snapshot, max_snapshots: args.max_snapshots },
+        },
         ..RunOptions::new(
             JvmOptions { java_home: args.java_home, classpath: args.classpath, jvm_args: args.jvm_args },
             args.scenario,

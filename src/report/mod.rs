@@ -1,9 +1,11 @@
 //! Reports of a run: the tree text (shark's layout) and one JSON document.
 
 mod json;
+mod normalized;
 mod text;
 
 pub use json::to_json;
+pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text};
 
 use crate::growth::SearchOutcome;

@@ -1,0 +1,45 @@
+//! The normalized report: what stays the same from run to run and machine to machine, for
+//! regression gates (insta snapshots in `cargo test`, the baseline file of the JUnit extension).
+//!
+//! It keeps the paths, their kinds and classes, and which children grew; it leaves out object
+//! and byte counts, retained sizes and timings. Growing nodes are in path order; a scenario
+//! without growth gives an empty string.
+//!
+//! ```text
+//! GcRoot(Class)
+//! ├─STATIC_FIELD EventBus.INSTANCE -> instance of corpus.app.EventBus
+//! ╰→INSTANCE_FIELD EventBus.listeners -> instance of java.util.concurrent.CopyOnWriteArrayList
+//!     grows: ARRAY_ENTRY CopyOnWriteArrayList.[x] -> instance of corpus.app.Screen$1
+//! ```
+
+use std::fmt::Write;
+
+use super::ScenarioReport;
+use crate::growth::GrowingNode;
+
+/// The normalized report of one scenario: one block per growing node, separated by blank
+/// lines; `error: ...` (first line only) for a scenario that failed.
+pub fn render_normalized(report: &ScenarioReport) -> String {
+    match &report.result {
+        Err(error) => format!("error: {}\n", error.lines().next().unwrap_or_default()),
+        Ok(outcome) => outcome.growing.iter().map(normalized_node).collect::<Vec<_>>().join("\n"),
+    }
+}
+
+/// One growing node's block.
+pub fn normalized_node(node: &GrowingNode) -> String {
+    let mut out = String::new();
+    let last = node.path.len().saturating_sub(1);
+    for (depth, step) in node.path.iter().enumerate() {
+        let prefix = match depth {
+            0 => "",
+            d if d < last => "├─",
+            _ => "╰→",
+        };
+        let _ = writeln!(out, "{prefix}{step}");
+    }
+    for child in node.children.iter().filter(|child| child.new > 0 || (child.new == 0 && child.new_bytes > 0)) {
+        let _ = writeln!(out, "    grows: {}", child.step);
+    }
+    out
+}
