@@ -319,3 +319,49 @@ fn retained_size_splits_objects_shared_by_two_growing_nodes() {
 fn the_same_heaps_give_the_same_outcome() {
     assert_eq!(search(static_list_heap), search(static_list_heap));
 }
+
+#[test]
+fn a_hash_map_shows_its_keys_and_values_as_children() {
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let object = jdk.object();
+        let abstract_map = jdk.h.class("java.util.AbstractMap", Some(object), &[("keySet", FieldType::Object)]);
+        let hash_map = jdk.h.class("java.util.HashMap", Some(abstract_map), &[("table", FieldType::Object)]);
+        let node = jdk.h.class(
+            "java.util.HashMap$Node",
+            Some(object),
+            &[("key", FieldType::Object), ("value", FieldType::Object), ("next", FieldType::Object)],
+        );
+        // Two buckets, entries chained through `next`, as a real table has them.
+        let mut buckets: [Option<ObjRef>; 2] = [None, None];
+        for i in 0..loops {
+            let key = jdk.h.string(&format!("key-{i}"));
+            let value = jdk.h.instance(jdk.item, &[]);
+            let next = buckets[(i % 2) as usize].map_or(Value::Null, Value::Ref);
+            buckets[(i % 2) as usize] =
+                Some(jdk.h.instance(node, &[("key", Value::Ref(key)), ("value", Value::Ref(value)), ("next", next)]));
+        }
+        let table = jdk.h.object_array("java.util.HashMap$Node[]", &buckets);
+        let map = jdk.h.instance(hash_map, &[("table", Value::Ref(table))]);
+        jdk.holder("com.example.Index", "byName", map);
+        jdk.build()
+    });
+    assert_eq!(reported(&outcome), ["STATIC_FIELD Index.byName -> instance of java.util.HashMap"]);
+    let children: Vec<String> = outcome.growing[0].children.iter().map(|c| format!("{} {}", c.objects, c.step)).collect();
+    assert_eq!(
+        children,
+        [
+            "23 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
+            "23 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",
+        ]
+    );
+    // The normalized report names what grew, and nothing that varies.
+    let normalized = crate::report::normalized_node(&outcome.growing[0]);
+    assert_eq!(
+        normalized,
+        "GcRoot(Class)\n\
+         ╰→STATIC_FIELD Index.byName -> instance of java.util.HashMap\n    \
+         grows: ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String\n    \
+         grows: ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item\n"
+    );
+}
