@@ -218,3 +218,19 @@ fn a_scenario_reports_the_same_whatever_ran_before_it() {
         assert_eq!(format!("Scenario {run}").trim_end(), alone.trim_end());
     }
 }
+
+/// A second JDK to check against, when the machine has one (CI machines have Temurin 25).
+const SECOND_JDK: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+#[test]
+fn reports_are_the_same_on_jdk_25() {
+    if !std::path::Path::new(SECOND_JDK).join("lib/server/libjvm.so").exists() {
+        eprintln!("skipped: no JDK at {SECOND_JDK}");
+        return;
+    }
+    let scenarios = ["corpus.leaks.InstanceFieldLeak", "corpus.leaks.ThreadLocalLeak", "corpus.clean.WeakMapClean"];
+    let on_17 = heapgrowth(&scenarios, &[]);
+    let on_25 = heapgrowth(&scenarios, &["--java-home", SECOND_JDK]);
+    assert_eq!(on_25.status.code(), Some(1), "{}", String::from_utf8_lossy(&on_25.stderr));
+    assert_eq!(normalized(&on_25.stdout), normalized(&on_17.stdout));
+}

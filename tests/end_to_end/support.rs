@@ -9,7 +9,9 @@ pub fn corpus_classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
     CLASSES.get_or_init(|| {
         let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/src");
-        let classes = Path::new(env!("CARGO_TARGET_TMPDIR")).join("corpus-classes");
+        // One directory per process: test binaries running at the same time must not delete
+        // each other's classes.
+        let classes = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("corpus-classes-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&classes);
         std::fs::create_dir_all(&classes).unwrap();
         let mut files = Vec::new();
@@ -77,19 +79,4 @@ pub fn json(output: &Output) -> serde_json::Value {
             String::from_utf8_lossy(&output.stderr)
         )
     })
-}
-
-/// The last step of each growing node of the first scenario: `STATIC_FIELD Owner.field`.
-pub fn growing_fields(document: &serde_json::Value) -> Vec<String> {
-    document["scenarios"][0]["growing"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|node| {
-            let step = node["path"].as_array().unwrap().last().unwrap();
-            let owner = step["owner"].as_str().unwrap();
-            let simple = owner.rsplit('.').next().unwrap();
-            format!("{} {}.{}", step["kind"].as_str().unwrap(), simple, step["name"].as_str().unwrap())
-        })
-        .collect()
 }
