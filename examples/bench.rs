@@ -65,7 +65,9 @@ fn main() {
     let sizes: Vec<u64> = if args.is_empty() {
         DEFAULT_SIZES.to_vec()
     } else {
-        args.iter().map(|a| a.parse().expect("sizes are numbers of objects")).collect()
+        args.iter()
+            .map(|a| a.parse().expect("sizes are numbers of objects"))
+            .collect()
     };
     println!("| heap | snapshot | objects | dump ms | parse ms | analysis ms | (parse+analysis)/dump | model B/obj | kept B/obj | peak B/obj |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
@@ -87,8 +89,15 @@ fn compile_bench_scenario() -> PathBuf {
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .collect();
-    let javac = std::env::var_os("JAVA_HOME").map_or(PathBuf::from("javac"), |home| Path::new(&home).join("bin/javac"));
-    let status = Command::new(javac).args(["--release", "17", "-d"]).arg(&classes).args(&sources).status().unwrap();
+    let javac = std::env::var_os("JAVA_HOME").map_or(PathBuf::from("javac"), |home| {
+        Path::new(&home).join("bin/javac")
+    });
+    let status = Command::new(javac)
+        .args(["--release", "17", "-d"])
+        .arg(&classes)
+        .args(&sources)
+        .status()
+        .unwrap();
     assert!(status.success(), "javac failed");
     classes
 }
@@ -98,13 +107,21 @@ fn child(objects: u64) {
     let jvm = Jvm::start(&JvmOptions {
         java_home: None,
         classpath: vec![classes],
-        jvm_args: vec![format!("-Dheapgrowth.bench.objects={objects}"), "-Xmx8g".into()],
+        jvm_args: vec![
+            format!("-Dheapgrowth.bench.objects={objects}"),
+            "-Xmx8g".into(),
+        ],
     })
     .expect("the JVM starts");
-    let mut scenario = jvm.open_scenario("corpus.bench.LiveObjects").expect("the bench scenario opens");
+    let mut scenario = jvm
+        .open_scenario("corpus.bench.LiveObjects")
+        .expect("the bench scenario opens");
     scenario.run_loops(1).unwrap();
     let dumps = PrivateTempDir::new("heapgrowth-bench").unwrap();
-    let mut search = GrowthSearch::new(SearchConfig { loops_per_snapshot: 2, max_snapshots: SNAPSHOTS + 1 });
+    let mut search = GrowthSearch::new(SearchConfig {
+        loops_per_snapshot: 2,
+        max_snapshots: SNAPSHOTS + 1,
+    });
     let label = format!("{} M", objects as f64 / 1e6);
     for snapshot in 1..=SNAPSHOTS {
         scenario.run_loops(2).unwrap();

@@ -27,7 +27,10 @@ pub struct LoopSettings {
 
 impl Default for LoopSettings {
     fn default() -> Self {
-        LoopSettings { warmup: DEFAULT_WARMUP_LOOPS, search: SearchConfig::default() }
+        LoopSettings {
+            warmup: DEFAULT_WARMUP_LOOPS,
+            search: SearchConfig::default(),
+        }
     }
 }
 
@@ -59,7 +62,12 @@ pub struct RunOptions {
 impl RunOptions {
     /// Defaults for everything but the JVM and the scenarios.
     pub fn new(jvm: JvmOptions, scenarios: Vec<String>) -> RunOptions {
-        RunOptions { jvm, scenarios, loops: LoopSettings::default(), progress: true }
+        RunOptions {
+            jvm,
+            scenarios,
+            loops: LoopSettings::default(),
+            progress: true,
+        }
     }
 }
 
@@ -137,9 +145,16 @@ pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
         .map(|class_name| {
             progress.show(format_args!("{class_name}: opening"));
             match jvm.open_scenario(class_name) {
-                Ok(scenario) => {
-                    search(&mut JavaScenario { jvm: &jvm, scenario }, class_name, &options.loops, dumps.path(), &progress)
-                }
+                Ok(scenario) => search(
+                    &mut JavaScenario {
+                        jvm: &jvm,
+                        scenario,
+                    },
+                    class_name,
+                    &options.loops,
+                    dumps.path(),
+                    &progress,
+                ),
                 Err(error) => ScenarioReport {
                     scenario: class_name.clone(),
                     result: Err(describe(ScenarioError::Jvm(error))),
@@ -163,8 +178,13 @@ pub fn search(
     progress: &Progress,
 ) -> ScenarioReport {
     let mut timings = Timings::default();
-    let result = search_inner(driver, name, settings, dumps, &mut timings, progress).map_err(describe);
-    ScenarioReport { scenario: name.to_owned(), result, timings }
+    let result =
+        search_inner(driver, name, settings, dumps, &mut timings, progress).map_err(describe);
+    ScenarioReport {
+        scenario: name.to_owned(),
+        result,
+        timings,
+    }
 }
 
 fn search_inner(
@@ -181,19 +201,25 @@ fn search_inner(
     for snapshot in 1.. {
         let loops = driver.loops_run();
         let path = dumps.join(format!("snapshot-{snapshot}.hprof"));
-        progress.show(format_args!("{name}: loop {loops}, snapshot {snapshot}: dumping"));
+        progress.show(format_args!(
+            "{name}: loop {loops}, snapshot {snapshot}: dumping"
+        ));
         let started = Instant::now();
         driver.dump_heap(&path)?;
         timings.dump.push(elapsed_ms(started));
 
-        progress.show(format_args!("{name}: loop {loops}, snapshot {snapshot}: reading"));
+        progress.show(format_args!(
+            "{name}: loop {loops}, snapshot {snapshot}: reading"
+        ));
         let started = Instant::now();
         let graph = HeapGraph::open(&path);
         // The dump holds every secret in the heap: delete it as soon as it has been read.
         let next = match graph {
             Ok(graph) => {
                 timings.parse.push(elapsed_ms(started));
-                progress.show(format_args!("{name}: loop {loops}, snapshot {snapshot}: analysing"));
+                progress.show(format_args!(
+                    "{name}: loop {loops}, snapshot {snapshot}: analysing"
+                ));
                 let started = Instant::now();
                 let next = search.add_snapshot(&graph, loops);
                 timings.analysis.push(elapsed_ms(started));
@@ -203,7 +229,10 @@ fn search_inner(
             }
             Err(source) => {
                 let _ = std::fs::remove_file(&path);
-                return Err(ScenarioError::Dump { path: path.display().to_string(), source });
+                return Err(ScenarioError::Dump {
+                    path: path.display().to_string(),
+                    source,
+                });
             }
         };
         match next {
@@ -241,7 +270,9 @@ pub struct Progress {
 impl Progress {
     /// Progress shown only if `wanted` and stderr is a terminal.
     pub fn new(wanted: bool) -> Progress {
-        Progress { enabled: wanted && std::io::stderr().is_terminal() }
+        Progress {
+            enabled: wanted && std::io::stderr().is_terminal(),
+        }
     }
 
     fn show(&self, message: std::fmt::Arguments) {

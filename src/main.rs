@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use heapgrowth::engine::{self, LoopSettings, RunOptions};
-use heapgrowth::growth::{SearchConfig, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS};
+use heapgrowth::growth::{
+    SearchConfig, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
+};
 use heapgrowth::jvm::JvmOptions;
 use heapgrowth::report;
 
@@ -17,7 +19,11 @@ const EXIT_GROWTH: u8 = 1;
 const EXIT_ERROR: u8 = 2;
 
 #[derive(Parser)]
-#[command(name = "heapgrowth", version, about = "Finds JVM memory that grows with every loop of a scenario")]
+#[command(
+    name = "heapgrowth",
+    version,
+    about = "Finds JVM memory that grows with every loop of a scenario"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -79,10 +85,17 @@ fn run(args: RunArgs) -> ExitCode {
     let options = RunOptions {
         loops: LoopSettings {
             warmup: args.warmup,
-            search: SearchConfig { loops_per_snapshot: args.loops_per_snapshot, max_snapshots: args.max_snapshots },
+            search: SearchConfig {
+                loops_per_snapshot: args.loops_per_snapshot,
+                max_snapshots: args.max_snapshots,
+            },
         },
         ..RunOptions::new(
-            JvmOptions { java_home: args.java_home, classpath: args.classpath, jvm_args: args.jvm_args },
+            JvmOptions {
+                java_home: args.java_home,
+                classpath: args.classpath,
+                jvm_args: args.jvm_args,
+            },
             args.scenario,
         )
     };
@@ -97,7 +110,10 @@ fn run(args: RunArgs) -> ExitCode {
         Format::Text => print!("{}", report::render_text(&reports)),
         Format::Json => println!("{}", report::to_json(&reports)),
     }
-    if let Some(failed) = reports.iter().find_map(|r| r.result.as_ref().err().map(|e| (&r.scenario, e))) {
+    if let Some(failed) = reports
+        .iter()
+        .find_map(|r| r.result.as_ref().err().map(|e| (&r.scenario, e)))
+    {
         let first_line = failed.1.lines().next().unwrap_or_default();
         eprintln!("heapgrowth: {first_line}");
         return ExitCode::from(EXIT_ERROR);

@@ -28,12 +28,27 @@ const RULES: &[(&str, &[&str])] = &[
     ("java.util.TreeMap", &["root"]),
     ("java.util.EnumMap", &["vals"]),
     ("java.util.concurrent.CopyOnWriteArrayList", &["array"]),
-    ("java.util.concurrent.ConcurrentHashMap", &["table", "nextTable"]),
+    (
+        "java.util.concurrent.ConcurrentHashMap",
+        &["table", "nextTable"],
+    ),
     ("java.util.concurrent.ConcurrentSkipListMap", &["head"]),
-    ("java.util.concurrent.ConcurrentLinkedQueue", &["head", "tail"]),
-    ("java.util.concurrent.ConcurrentLinkedDeque", &["head", "tail"]),
-    ("java.util.concurrent.LinkedBlockingQueue", &["head", "last"]),
-    ("java.util.concurrent.LinkedBlockingDeque", &["first", "last"]),
+    (
+        "java.util.concurrent.ConcurrentLinkedQueue",
+        &["head", "tail"],
+    ),
+    (
+        "java.util.concurrent.ConcurrentLinkedDeque",
+        &["head", "tail"],
+    ),
+    (
+        "java.util.concurrent.LinkedBlockingQueue",
+        &["head", "last"],
+    ),
+    (
+        "java.util.concurrent.LinkedBlockingDeque",
+        &["first", "last"],
+    ),
     ("java.util.concurrent.ArrayBlockingQueue", &["items"]),
     ("java.util.concurrent.PriorityBlockingQueue", &["queue"]),
     ("java.lang.ThreadLocal$ThreadLocalMap", &["table"]),
@@ -42,7 +57,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("java.util.TreeSet", &["m"]),
     ("java.util.concurrent.CopyOnWriteArraySet", &["al"]),
     ("java.util.concurrent.ConcurrentSkipListSet", &["m"]),
-    ("java.util.concurrent.ConcurrentHashMap$KeySetView", &["map"]),
+    (
+        "java.util.concurrent.ConcurrentHashMap$KeySetView",
+        &["map"],
+    ),
     ("java.util.Collections$SetFromMap", &["m"]),
     ("java.util.Collections$SynchronizedCollection", &["c"]),
     ("java.util.Collections$SynchronizedMap", &["m"]),
@@ -86,8 +104,10 @@ impl Containers {
         let mut internal = vec![false; class_count];
         for class in 0..class_count as ClassIndex {
             let name = graph.class(class).name.as_str();
-            direct_rule[class as usize] =
-                RULES.iter().find(|(rule, _)| *rule == name).map(|(_, fields)| *fields);
+            direct_rule[class as usize] = RULES
+                .iter()
+                .find(|(rule, _)| *rule == name)
+                .map(|(_, fields)| *fields);
             let element = name.trim_end_matches("[]");
             internal[class as usize] = match element.rsplit_once('$') {
                 Some(_) => RULES
@@ -132,7 +152,11 @@ impl Containers {
                 fields
             })
             .collect();
-        Containers { entry_fields, internal, set_over_map }
+        Containers {
+            entry_fields,
+            internal,
+            set_over_map,
+        }
     }
 
     /// The fields of `class` that lead to its internals; empty if it is not a collection.

@@ -21,12 +21,20 @@ pub struct Retained {
 }
 
 /// Retained size of each node in `groups`.
-pub fn retained_sizes(graph: &HeapGraph, objects: &ObjectNodes, groups: &[NodeId]) -> Vec<Retained> {
+pub fn retained_sizes(
+    graph: &HeapGraph,
+    objects: &ObjectNodes,
+    groups: &[NodeId],
+) -> Vec<Retained> {
     if groups.is_empty() {
         return Vec::new();
     }
     let count = graph.object_count();
-    let group_of = |object: ObjectIndex| objects.node_of(object).and_then(|node| groups.iter().position(|&g| g == node));
+    let group_of = |object: ObjectIndex| {
+        objects
+            .node_of(object)
+            .and_then(|node| groups.iter().position(|&g| g == node))
+    };
     let mut members: Vec<Vec<ObjectIndex>> = vec![Vec::new(); groups.len()];
     for object in 0..count as ObjectIndex {
         if let Some(group) = group_of(object) {
@@ -103,9 +111,15 @@ pub fn retained_sizes(graph: &HeapGraph, objects: &ObjectNodes, groups: &[NodeId
         .map(|set| {
             let (objects, bytes) = set.iter().fold((0f64, 0f64), |(objects, bytes), &object| {
                 let share = f64::from(shares[object as usize].max(1));
-                (objects + 1.0 / share, bytes + graph.shallow_size(object) as f64 / share)
+                (
+                    objects + 1.0 / share,
+                    bytes + graph.shallow_size(object) as f64 / share,
+                )
             });
-            Retained { objects: objects.round() as u64, bytes: bytes.round() as u64 }
+            Retained {
+                objects: objects.round() as u64,
+                bytes: bytes.round() as u64,
+            }
         })
         .collect()
 }

@@ -48,7 +48,10 @@ pub struct SearchConfig {
 
 impl Default for SearchConfig {
     fn default() -> Self {
-        SearchConfig { loops_per_snapshot: DEFAULT_LOOPS_PER_SNAPSHOT, max_snapshots: DEFAULT_MAX_SNAPSHOTS }
+        SearchConfig {
+            loops_per_snapshot: DEFAULT_LOOPS_PER_SNAPSHOT,
+            max_snapshots: DEFAULT_MAX_SNAPSHOTS,
+        }
     }
 }
 
@@ -56,7 +59,9 @@ impl SearchConfig {
     /// Growing diffs needed for a candidate: [`REQUIRED_GROWING_DIFFS`], or fewer when the user
     /// asked for fewer snapshots than that allows.
     pub fn required_growing_diffs(&self) -> u32 {
-        REQUIRED_GROWING_DIFFS.min(self.max_snapshots.saturating_sub(1)).max(1)
+        REQUIRED_GROWING_DIFFS
+            .min(self.max_snapshots.saturating_sub(1))
+            .max(1)
     }
 }
 
@@ -73,7 +78,10 @@ pub enum NextStep {
 enum Phase {
     Detecting,
     /// Candidates found; this many confirmation snapshots are still to come.
-    Confirming { snapshots_left: u32, loops_each: u32 },
+    Confirming {
+        snapshots_left: u32,
+        loops_each: u32,
+    },
     Done,
 }
 
@@ -128,7 +136,9 @@ impl GrowthSearch {
                 .candidates
                 .iter()
                 .enumerate()
-                .filter_map(|(index, candidate)| tree.find(&candidate.path).map(|node| (index, node)))
+                .filter_map(|(index, candidate)| {
+                    tree.find(&candidate.path).map(|node| (index, node))
+                })
                 .collect();
             let nodes: Vec<NodeId> = present.iter().map(|&(_, node)| node).collect();
             let sizes = retained_sizes(graph, &objects, &nodes);
@@ -164,20 +174,37 @@ impl GrowthSearch {
                     };
                 }
                 let tree = self.trees.last().expect("a snapshot was just added");
-                let paths: Vec<Vec<NodeKey>> =
-                    top_growing(tree, &self.streaks, required).into_iter().map(|node| tree.path(node)).collect();
+                let paths: Vec<Vec<NodeKey>> = top_growing(tree, &self.streaks, required)
+                    .into_iter()
+                    .map(|node| tree.path(node))
+                    .collect();
                 if paths.is_empty() {
                     return NextStep::Done;
                 }
-                self.candidates = paths.into_iter().map(|path| Candidate { path, retained: Vec::new() }).collect();
+                self.candidates = paths
+                    .into_iter()
+                    .map(|path| Candidate {
+                        path,
+                        retained: Vec::new(),
+                    })
+                    .collect();
                 // As many loops again as the search has run, spread over the confirmation.
                 let loops_each = loops.div_ceil(CONFIRMATION_SNAPSHOTS).max(1);
-                self.phase = Phase::Confirming { snapshots_left: CONFIRMATION_SNAPSHOTS, loops_each };
+                self.phase = Phase::Confirming {
+                    snapshots_left: CONFIRMATION_SNAPSHOTS,
+                    loops_each,
+                };
                 NextStep::RunLoops(loops_each)
             }
-            Phase::Confirming { snapshots_left, loops_each } => {
+            Phase::Confirming {
+                snapshots_left,
+                loops_each,
+            } => {
                 if snapshots_left > 1 {
-                    self.phase = Phase::Confirming { snapshots_left: snapshots_left - 1, loops_each };
+                    self.phase = Phase::Confirming {
+                        snapshots_left: snapshots_left - 1,
+                        loops_each,
+                    };
                     NextStep::RunLoops(loops_each)
                 } else {
                     NextStep::Done
@@ -192,13 +219,19 @@ impl GrowthSearch {
         let loops = self.loops_at.last().copied().unwrap_or(0);
         let snapshots = self.trees.len() as u32;
         let Some(last) = self.trees.last() else {
-            return SearchOutcome { loops, snapshots, growing: Vec::new(), leveled_off: Vec::new() };
+            return SearchOutcome {
+                loops,
+                snapshots,
+                growing: Vec::new(),
+                leveled_off: Vec::new(),
+            };
         };
         let mut growing = Vec::new();
         let mut leveled_off = Vec::new();
         for candidate in &self.candidates {
             let confirmed = last.find(&candidate.path).is_some_and(|node| {
-                self.streaks[node as usize] >= self.config.required_growing_diffs() + CONFIRMATION_SNAPSHOTS
+                self.streaks[node as usize]
+                    >= self.config.required_growing_diffs() + CONFIRMATION_SNAPSHOTS
             });
             if confirmed {
                 growing.push(self.describe(candidate));
@@ -208,16 +241,29 @@ impl GrowthSearch {
         }
         growing.sort_by(|a, b| a.path.cmp(&b.path));
         leveled_off.sort();
-        SearchOutcome { loops, snapshots, growing, leveled_off }
+        SearchOutcome {
+            loops,
+            snapshots,
+            growing,
+            leveled_off,
+        }
     }
 
     fn describe(&self, candidate: &Candidate) -> GrowingNode {
         let last = self.trees.last().expect("finish checked");
-        let node = last.find(&candidate.path).expect("confirmed nodes are in the last tree");
+        let node = last
+            .find(&candidate.path)
+            .expect("confirmed nodes are in the last tree");
         let previous_tree = &self.trees[self.trees.len() - 2];
         let previous = previous_tree.find(&candidate.path);
-        let children_objects =
-            self.trees.iter().map(|tree| tree.find(&candidate.path).map_or(0, |n| tree.children_totals(n).0)).collect();
+        let children_objects = self
+            .trees
+            .iter()
+            .map(|tree| {
+                tree.find(&candidate.path)
+                    .map_or(0, |n| tree.children_totals(n).0)
+            })
+            .collect();
         let mut children: Vec<ChildGrowth> = last
             .node(node)
             .children
@@ -226,7 +272,9 @@ impl GrowthSearch {
                 let child_node = last.node(child);
                 let (before_objects, before_bytes) = previous
                     .and_then(|p| previous_tree.child(Some(p), child_node.key))
-                    .map_or((0, 0), |c| (previous_tree.node(c).objects, previous_tree.node(c).bytes));
+                    .map_or((0, 0), |c| {
+                        (previous_tree.node(c).objects, previous_tree.node(c).bytes)
+                    });
                 ChildGrowth {
                     step: self.resolve_step(child_node.key, child_node.objects),
                     objects: child_node.objects,
@@ -237,8 +285,20 @@ impl GrowthSearch {
             })
             .collect();
         children.sort_by(|a, b| a.step.cmp(&b.step));
-        let last_retained = candidate.retained.last().copied().flatten().unwrap_or_default();
-        let before_retained = candidate.retained.iter().rev().nth(1).copied().flatten().unwrap_or_default();
+        let last_retained = candidate
+            .retained
+            .last()
+            .copied()
+            .flatten()
+            .unwrap_or_default();
+        let before_retained = candidate
+            .retained
+            .iter()
+            .rev()
+            .nth(1)
+            .copied()
+            .flatten()
+            .unwrap_or_default();
         GrowingNode {
             path: self.resolve_path(last, &candidate.path),
             children_objects,
@@ -255,7 +315,9 @@ impl GrowthSearch {
     fn resolve_path(&self, tree: &PathTree, keys: &[NodeKey]) -> Vec<PathStep> {
         let mut steps = Vec::with_capacity(keys.len());
         for depth in 0..keys.len() {
-            let objects = tree.find(&keys[..=depth]).map_or(0, |node| tree.node(node).objects);
+            let objects = tree
+                .find(&keys[..=depth])
+                .map_or(0, |node| tree.node(node).objects);
             steps.push(self.resolve_step(keys[depth], objects));
         }
         steps
@@ -284,19 +346,29 @@ fn growth_streaks(previous: &PathTree, previous_streaks: &[u32], tree: &PathTree
     for node in nodes {
         matches.push(match node.parent {
             None => previous.child(None, node.key),
-            Some(parent) => matches[parent as usize].and_then(|p| previous.child(Some(p), node.key)),
+            Some(parent) => {
+                matches[parent as usize].and_then(|p| previous.child(Some(p), node.key))
+            }
         });
     }
     // Children before parents, for the bytes rule.
     let mut grew = vec![false; nodes.len()];
     for id in (0..nodes.len()).rev() {
         let (objects, bytes) = tree.children_totals(id as NodeId);
-        let (before_objects, before_bytes) = matches[id].map_or((0, 0), |m| previous.children_totals(m));
+        let (before_objects, before_bytes) =
+            matches[id].map_or((0, 0), |m| previous.children_totals(m));
         let child_grew = || nodes[id].children.iter().any(|&child| grew[child as usize]);
-        grew[id] = objects > before_objects || (objects == before_objects && bytes > before_bytes && !child_grew());
+        grew[id] = objects > before_objects
+            || (objects == before_objects && bytes > before_bytes && !child_grew());
     }
     (0..nodes.len())
-        .map(|id| if grew[id] { matches[id].map_or(0, |m| previous_streaks[m as usize]) + 1 } else { 0 })
+        .map(|id| {
+            if grew[id] {
+                matches[id].map_or(0, |m| previous_streaks[m as usize]) + 1
+            } else {
+                0
+            }
+        })
         .collect()
 }
 
@@ -329,7 +401,14 @@ impl std::fmt::Display for PathStep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
             StepKind::GcRoot => write!(f, "GcRoot({})", self.name),
-            kind => write!(f, "{} {}.{} -> instance of {}", kind.label(), simple_name(&self.owner), self.name, self.target),
+            kind => write!(
+                f,
+                "{} {}.{} -> instance of {}",
+                kind.label(),
+                simple_name(&self.owner),
+                self.name,
+                self.target
+            ),
         }
     }
 }

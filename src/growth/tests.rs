@@ -31,14 +31,29 @@ impl Jdk {
     fn new() -> Jdk {
         let mut h = HeapBuilder::new();
         let object = h.class_named("java.lang.Object");
-        let abstract_list = h.class("java.util.AbstractList", Some(object), &[("modCount", FieldType::Primitive(PrimitiveType::Int))]);
+        let abstract_list = h.class(
+            "java.util.AbstractList",
+            Some(object),
+            &[("modCount", FieldType::Primitive(PrimitiveType::Int))],
+        );
         let array_list = h.class(
             "java.util.ArrayList",
             Some(abstract_list),
-            &[("elementData", FieldType::Object), ("size", FieldType::Primitive(PrimitiveType::Int))],
+            &[
+                ("elementData", FieldType::Object),
+                ("size", FieldType::Primitive(PrimitiveType::Int)),
+            ],
         );
-        let item = h.class("com.example.Item", Some(object), &[("name", FieldType::Object)]);
-        Jdk { h, array_list, item }
+        let item = h.class(
+            "com.example.Item",
+            Some(object),
+            &[("name", FieldType::Object)],
+        );
+        Jdk {
+            h,
+            array_list,
+            item,
+        }
     }
 
     fn object(&self) -> ClassRef {
@@ -52,12 +67,17 @@ impl Jdk {
         let data = self.h.object_array("java.lang.Object[]", &slots);
         self.h.instance(
             self.array_list,
-            &[("elementData", Value::Ref(data)), ("size", Value::Int(elements.len() as i32))],
+            &[
+                ("elementData", Value::Ref(data)),
+                ("size", Value::Int(elements.len() as i32)),
+            ],
         )
     }
 
     fn items(&mut self, count: u32) -> Vec<ObjRef> {
-        (0..count).map(|_| self.h.instance(self.item, &[])).collect()
+        (0..count)
+            .map(|_| self.h.instance(self.item, &[]))
+            .collect()
     }
 
     /// A class `name` whose static `field` holds `value`.
@@ -94,13 +114,19 @@ fn static_list_heap(items: u32) -> HeapGraph {
 #[test]
 fn a_static_list_that_gains_an_item_every_loop_is_reported_with_its_elements() {
     let outcome = search(static_list_heap);
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
     let node = &outcome.growing[0];
     assert_eq!(node.path[0].kind, StepKind::GcRoot);
     assert_eq!(node.path[0].name, "Class");
     // Elements seen through ArrayList's internals, not as elementData -> Object[].
     let child = &node.children[0];
-    assert_eq!(child.step.to_string(), "ARRAY_ENTRY ArrayList.[x] -> instance of com.example.Item");
+    assert_eq!(
+        child.step.to_string(),
+        "ARRAY_ENTRY ArrayList.[x] -> instance of com.example.Item"
+    );
     assert_eq!(child.objects, u64::from(outcome.loops));
     // 3 warm-up loops, then 4 snapshots 2 loops apart, then 11 loops again over 2 snapshots.
     assert_eq!(node.children_objects, vec![3, 5, 7, 9, 11, 17, 23]);
@@ -116,7 +142,10 @@ fn a_static_list_that_gains_an_item_every_loop_is_reported_with_its_elements() {
 fn clean_heaps_stop_after_three_snapshots() {
     let outcome = search(|_| static_list_heap(5));
     assert!(outcome.growing.is_empty());
-    assert_eq!(outcome.snapshots, 3, "no node can reach three growing diffs after two flat ones");
+    assert_eq!(
+        outcome.snapshots, 3,
+        "no node can reach three growing diffs after two flat ones"
+    );
 }
 
 #[test]
@@ -132,7 +161,10 @@ fn a_cache_that_levels_off_during_confirmation_is_not_reported() {
 fn growth_slower_than_one_object_per_loop_is_reported() {
     // Shark needs `loops` new objects in one child per snapshot and misses this.
     let outcome = search(|loops| static_list_heap(loops / 2));
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
 }
 
 #[test]
@@ -143,13 +175,17 @@ fn growth_that_alternates_between_two_classes_is_reported() {
         let object = jdk.object();
         let apple = jdk.h.class("com.example.Apple", Some(object), &[]);
         let orange = jdk.h.class("com.example.Orange", Some(object), &[]);
-        let fruit: Vec<ObjRef> =
-            (0..loops).map(|i| jdk.h.instance(if i % 2 == 0 { apple } else { orange }, &[])).collect();
+        let fruit: Vec<ObjRef> = (0..loops)
+            .map(|i| jdk.h.instance(if i % 2 == 0 { apple } else { orange }, &[]))
+            .collect();
         let list = jdk.array_list(&fruit);
         jdk.holder("com.example.Basket", "fruit", list);
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Basket.fruit -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Basket.fruit -> instance of java.util.ArrayList"]
+    );
     assert_eq!(outcome.growing[0].children.len(), 2);
 }
 
@@ -159,13 +195,20 @@ fn growth_in_bytes_without_more_objects_is_reported() {
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();
         let object = jdk.object();
-        let builder = jdk.h.class("java.lang.StringBuilder", Some(object), &[("value", FieldType::Object)]);
+        let builder = jdk.h.class(
+            "java.lang.StringBuilder",
+            Some(object),
+            &[("value", FieldType::Object)],
+        );
         let bytes = jdk.h.primitive_array(PrimitiveType::Byte, 64 * loops);
         let log = jdk.h.instance(builder, &[("value", Value::Ref(bytes))]);
         jdk.holder("com.example.Audit", "log", log);
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Audit.log -> instance of java.lang.StringBuilder"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Audit.log -> instance of java.lang.StringBuilder"]
+    );
 }
 
 #[test]
@@ -179,14 +222,20 @@ fn an_array_replaced_by_a_longer_copy_every_loop_is_reported_not_its_root() {
         jdk.holder("com.example.Table", "rows", array);
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Table.rows -> instance of java.lang.Object[]"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Table.rows -> instance of java.lang.Object[]"]
+    );
 }
 
 #[test]
 fn a_leak_that_starts_after_the_first_snapshot_is_reported() {
     // Shark stops at the first snapshot without growth.
     let outcome = search(|loops| static_list_heap(loops.saturating_sub(6)));
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
 }
 
 #[test]
@@ -204,7 +253,10 @@ fn a_node_under_a_growing_node_is_not_reported_again() {
         jdk.holder("com.example.Matrix", "rows", outer);
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Matrix.rows -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Matrix.rows -> instance of java.util.ArrayList"]
+    );
 }
 
 #[test]
@@ -214,7 +266,9 @@ fn objects_reachable_only_through_weak_references_are_not_on_a_path() {
         let items = jdk.items(loops);
         let list = jdk.array_list(&items);
         let weak_class = jdk.h.class_named("java.lang.ref.WeakReference");
-        let weak = jdk.h.instance(weak_class, &[("referent", Value::Ref(list))]);
+        let weak = jdk
+            .h
+            .instance(weak_class, &[("referent", Value::Ref(list))]);
         jdk.holder("com.example.WeakCache", "ref", weak);
         jdk.build()
     });
@@ -226,17 +280,27 @@ fn a_linked_chain_folds_into_one_node_that_grows() {
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();
         let object = jdk.object();
-        let node_class = jdk.h.class("com.example.Node", Some(object), &[("next", FieldType::Object), ("payload", FieldType::Object)]);
+        let node_class = jdk.h.class(
+            "com.example.Node",
+            Some(object),
+            &[("next", FieldType::Object), ("payload", FieldType::Object)],
+        );
         let mut head: Option<ObjRef> = None;
         for _ in 0..loops {
             let payload = jdk.h.instance(jdk.item, &[]);
             let next = head.map_or(Value::Null, Value::Ref);
-            head = Some(jdk.h.instance(node_class, &[("next", next), ("payload", Value::Ref(payload))]));
+            head = Some(jdk.h.instance(
+                node_class,
+                &[("next", next), ("payload", Value::Ref(payload))],
+            ));
         }
         jdk.holder("com.example.Chain", "head", head.unwrap());
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Chain.head -> instance of com.example.Node"]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Chain.head -> instance of com.example.Node"]
+    );
     let children: Vec<(String, u64)> = outcome.growing[0]
         .children
         .iter()
@@ -245,9 +309,15 @@ fn a_linked_chain_folds_into_one_node_that_grows() {
     assert_eq!(
         children,
         [
-            ("INSTANCE_FIELD Node.next -> instance of com.example.Node".to_owned(), 22),
+            (
+                "INSTANCE_FIELD Node.next -> instance of com.example.Node".to_owned(),
+                22
+            ),
             // The head's own payload; the others hang off the folded chain.
-            ("INSTANCE_FIELD Node.payload -> instance of com.example.Item".to_owned(), 1),
+            (
+                "INSTANCE_FIELD Node.payload -> instance of com.example.Item".to_owned(),
+                1
+            ),
         ]
     );
 }
@@ -257,7 +327,11 @@ fn several_owners_of_one_class_are_one_node() {
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();
         let object = jdk.object();
-        let registry = jdk.h.class("com.example.Registry", Some(object), &[("entries", FieldType::Object)]);
+        let registry = jdk.h.class(
+            "com.example.Registry",
+            Some(object),
+            &[("entries", FieldType::Object)],
+        );
         let registries: Vec<ObjRef> = (0..3)
             .map(|_| {
                 let items = jdk.items(loops);
@@ -269,7 +343,10 @@ fn several_owners_of_one_class_are_one_node() {
         jdk.holder("com.example.App", "registries", all);
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["INSTANCE_FIELD Registry.entries -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        reported(&outcome),
+        ["INSTANCE_FIELD Registry.entries -> instance of java.util.ArrayList"]
+    );
     let node = &outcome.growing[0];
     assert_eq!(node.path.last().unwrap().objects, 3);
     assert_eq!(node.children[0].new, 18, "three lists, six loops each");
@@ -289,7 +366,13 @@ fn a_local_variable_of_a_thread_hangs_off_the_thread() {
     });
     let node = &outcome.growing[0];
     let path: Vec<String> = node.path.iter().map(ToString::to_string).collect();
-    assert_eq!(path, ["GcRoot(ThreadObject)", "LOCAL Thread. -> instance of java.util.ArrayList"]);
+    assert_eq!(
+        path,
+        [
+            "GcRoot(ThreadObject)",
+            "LOCAL Thread. -> instance of java.util.ArrayList"
+        ]
+    );
 }
 
 #[test]
@@ -299,11 +382,16 @@ fn retained_size_splits_objects_shared_by_two_growing_nodes() {
         let mut jdk = Jdk::new();
         let object = jdk.object();
         let catalog_class = jdk.h.class("com.example.Catalog", Some(object), &[]);
-        let priced = jdk.h.class("com.example.Priced", Some(object), &[("catalog", FieldType::Object)]);
+        let priced = jdk.h.class(
+            "com.example.Priced",
+            Some(object),
+            &[("catalog", FieldType::Object)],
+        );
         let catalog = jdk.h.instance(catalog_class, &[]);
         for owner in ["com.example.First", "com.example.Second"] {
-            let items: Vec<ObjRef> =
-                (0..loops).map(|_| jdk.h.instance(priced, &[("catalog", Value::Ref(catalog))])).collect();
+            let items: Vec<ObjRef> = (0..loops)
+                .map(|_| jdk.h.instance(priced, &[("catalog", Value::Ref(catalog))]))
+                .collect();
             let list = jdk.array_list(&items);
             jdk.holder(owner, "items", list);
         }
@@ -325,12 +413,24 @@ fn a_hash_map_shows_its_keys_and_values_as_children() {
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();
         let object = jdk.object();
-        let abstract_map = jdk.h.class("java.util.AbstractMap", Some(object), &[("keySet", FieldType::Object)]);
-        let hash_map = jdk.h.class("java.util.HashMap", Some(abstract_map), &[("table", FieldType::Object)]);
+        let abstract_map = jdk.h.class(
+            "java.util.AbstractMap",
+            Some(object),
+            &[("keySet", FieldType::Object)],
+        );
+        let hash_map = jdk.h.class(
+            "java.util.HashMap",
+            Some(abstract_map),
+            &[("table", FieldType::Object)],
+        );
         let node = jdk.h.class(
             "java.util.HashMap$Node",
             Some(object),
-            &[("key", FieldType::Object), ("value", FieldType::Object), ("next", FieldType::Object)],
+            &[
+                ("key", FieldType::Object),
+                ("value", FieldType::Object),
+                ("next", FieldType::Object),
+            ],
         );
         // Two buckets, entries chained through `next`, as a real table has them.
         let mut buckets: [Option<ObjRef>; 2] = [None, None];
@@ -338,16 +438,29 @@ fn a_hash_map_shows_its_keys_and_values_as_children() {
             let key = jdk.h.string(&format!("key-{i}"));
             let value = jdk.h.instance(jdk.item, &[]);
             let next = buckets[(i % 2) as usize].map_or(Value::Null, Value::Ref);
-            buckets[(i % 2) as usize] =
-                Some(jdk.h.instance(node, &[("key", Value::Ref(key)), ("value", Value::Ref(value)), ("next", next)]));
+            buckets[(i % 2) as usize] = Some(jdk.h.instance(
+                node,
+                &[
+                    ("key", Value::Ref(key)),
+                    ("value", Value::Ref(value)),
+                    ("next", next),
+                ],
+            ));
         }
         let table = jdk.h.object_array("java.util.HashMap$Node[]", &buckets);
         let map = jdk.h.instance(hash_map, &[("table", Value::Ref(table))]);
         jdk.holder("com.example.Index", "byName", map);
         jdk.build()
     });
-    assert_eq!(reported(&outcome), ["STATIC_FIELD Index.byName -> instance of java.util.HashMap"]);
-    let children: Vec<String> = outcome.growing[0].children.iter().map(|c| format!("{} {}", c.objects, c.step)).collect();
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Index.byName -> instance of java.util.HashMap"]
+    );
+    let children: Vec<String> = outcome.growing[0]
+        .children
+        .iter()
+        .map(|c| format!("{} {}", c.objects, c.step))
+        .collect();
     assert_eq!(
         children,
         [

@@ -124,7 +124,11 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
                     growing: outcome.growing.iter().map(growing).collect(),
-                    leveled_off: outcome.leveled_off.iter().map(|path| path.iter().map(step).collect()).collect(),
+                    leveled_off: outcome
+                        .leveled_off
+                        .iter()
+                        .map(|path| path.iter().map(step).collect())
+                        .collect(),
                     timings_ms: timings,
                 },
                 Err(error) => JsonScenario {
@@ -139,5 +143,6 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
             }
         })
         .collect();
-    serde_json::to_string_pretty(&Document { scenarios }).expect("serialising plain data cannot fail")
+    serde_json::to_string_pretty(&Document { scenarios })
+        .expect("serialising plain data cannot fail")
 }

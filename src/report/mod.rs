@@ -35,6 +35,8 @@ pub struct ScenarioReport {
 impl ScenarioReport {
     /// Whether this scenario has growth to report.
     pub fn has_growth(&self) -> bool {
-        self.result.as_ref().is_ok_and(|outcome| !outcome.growing.is_empty())
+        self.result
+            .as_ref()
+            .is_ok_and(|outcome| !outcome.growing.is_empty())
     }
 }

@@ -22,7 +22,12 @@ use crate::growth::GrowingNode;
 pub fn render_normalized(report: &ScenarioReport) -> String {
     match &report.result {
         Err(error) => format!("error: {}\n", error.lines().next().unwrap_or_default()),
-        Ok(outcome) => outcome.growing.iter().map(normalized_node).collect::<Vec<_>>().join("\n"),
+        Ok(outcome) => outcome
+            .growing
+            .iter()
+            .map(normalized_node)
+            .collect::<Vec<_>>()
+            .join("\n"),
     }
 }
 
@@ -38,7 +43,11 @@ pub fn normalized_node(node: &GrowingNode) -> String {
         };
         let _ = writeln!(out, "{prefix}{step}");
     }
-    for child in node.children.iter().filter(|child| child.new > 0 || (child.new == 0 && child.new_bytes > 0)) {
+    for child in node
+        .children
+        .iter()
+        .filter(|child| child.new > 0 || (child.new == 0 && child.new_bytes > 0))
+    {
         let _ = writeln!(out, "    grows: {}", child.step);
     }
     out

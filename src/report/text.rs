@@ -20,7 +20,11 @@ use crate::growth::GrowingNode;
 
 /// All scenarios, one after the other.
 pub fn render_text(reports: &[ScenarioReport]) -> String {
-    reports.iter().map(render_scenario).collect::<Vec<_>>().join("\n")
+    reports
+        .iter()
+        .map(render_scenario)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One scenario: a header line, then each growing node as a tree.
@@ -47,7 +51,10 @@ pub fn render_scenario(report: &ScenarioReport) -> String {
             }
             for path in &outcome.leveled_off {
                 let last = path.last().map(ToString::to_string).unwrap_or_default();
-                let _ = writeln!(out, "\nLeveled off before the end of the run (not reported): {last}");
+                let _ = writeln!(
+                    out,
+                    "\nLeveled off before the end of the run (not reported): {last}"
+                );
             }
         }
     }
@@ -99,7 +106,11 @@ fn render_node(out: &mut String, node: &GrowingNode) {
                 child.step
             );
         } else if show_all || child.new != 0 {
-            let _ = writeln!(out, "    {} objects ({} new): {}", child.objects, child.new, child.step);
+            let _ = writeln!(
+                out,
+                "    {} objects ({} new): {}",
+                child.objects, child.new, child.step
+            );
         } else {
             hidden += 1;
         }

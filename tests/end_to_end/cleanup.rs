@@ -19,7 +19,10 @@ fn heapgrowth_in(tmp: &Path, scenario: &str) -> Command {
 }
 
 fn leftovers(tmp: &Path) -> Vec<String> {
-    std::fs::read_dir(tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
 }
 
 fn fresh_tmp(name: &str) -> std::path::PathBuf {
@@ -32,10 +35,16 @@ fn fresh_tmp(name: &str) -> std::path::PathBuf {
 #[test]
 fn nothing_is_left_after_a_run_or_an_error() {
     let tmp = fresh_tmp("cleanup-run");
-    let status = heapgrowth_in(&tmp, "corpus.leaks.StaticListLeak").stdout(Stdio::null()).status().unwrap();
+    let status = heapgrowth_in(&tmp, "corpus.leaks.StaticListLeak")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
     assert_eq!(status.code(), Some(1));
     assert_eq!(leftovers(&tmp), Vec::<String>::new());
-    let status = heapgrowth_in(&tmp, "corpus.bad.ThrowsInRun").output().unwrap().status;
+    let status = heapgrowth_in(&tmp, "corpus.bad.ThrowsInRun")
+        .output()
+        .unwrap()
+        .status;
     assert_eq!(status.code(), Some(2));
     assert_eq!(leftovers(&tmp), Vec::<String>::new());
 }
@@ -51,7 +60,9 @@ fn nothing_is_left_after_ctrl_c() {
     // Wait until a heap dump exists, then interrupt.
     let deadline = Instant::now() + Duration::from_secs(60);
     let has_dump = |dir: &Path| {
-        walk(dir).iter().any(|file| file.extension().is_some_and(|e| e == "hprof"))
+        walk(dir)
+            .iter()
+            .any(|file| file.extension().is_some_and(|e| e == "hprof"))
     };
     while !has_dump(&tmp) {
         assert!(Instant::now() < deadline, "no heap dump appeared");

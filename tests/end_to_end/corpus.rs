@@ -8,9 +8,16 @@ use super::support::{heapgrowth, json, normalized};
 fn leak(scenario: &str, growing_line: &str) {
     let output = heapgrowth(&[scenario], &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{scenario} leaks; stderr: {stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{scenario} leaks; stderr: {stderr}"
+    );
     let report = normalized(&output.stdout);
-    let growing: Vec<&str> = report.lines().filter(|line| line.starts_with("╰→")).collect();
+    let growing: Vec<&str> = report
+        .lines()
+        .filter(|line| line.starts_with("╰→"))
+        .collect();
     assert_eq!(growing, [growing_line], "{report}");
     let name = scenario.rsplit('.').next().unwrap();
     insta::with_settings!({
@@ -26,13 +33,20 @@ fn leak(scenario: &str, growing_line: &str) {
 fn clean(scenario: &str) {
     let output = heapgrowth(&[scenario], &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{scenario} is clean: {stdout}");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{scenario} is clean: {stdout}"
+    );
     assert!(stdout.contains("no growing objects"), "{stdout}");
 }
 
 #[test]
 fn static_list() {
-    leak("corpus.leaks.StaticListLeak", "╰→STATIC_FIELD StaticListLeak.items -> instance of java.util.ArrayList (1 objects)");
+    leak(
+        "corpus.leaks.StaticListLeak",
+        "╰→STATIC_FIELD StaticListLeak.items -> instance of java.util.ArrayList (1 objects)",
+    );
 }
 
 #[test]
@@ -53,7 +67,10 @@ fn listeners() {
 
 #[test]
 fn nested_maps() {
-    leak("corpus.leaks.NestedMapLeak", "╰→ARRAY_ENTRY HashMap.[x] -> instance of java.util.ArrayList (4 objects)");
+    leak(
+        "corpus.leaks.NestedMapLeak",
+        "╰→ARRAY_ENTRY HashMap.[x] -> instance of java.util.ArrayList (4 objects)",
+    );
 }
 
 #[test]
@@ -100,7 +117,10 @@ fn concrete_type_field() {
 
 #[test]
 fn slower_than_one_object_per_loop() {
-    leak("corpus.leaks.SlowLeak", "╰→STATIC_FIELD SlowLeak.items -> instance of java.util.ArrayList (1 objects)");
+    leak(
+        "corpus.leaks.SlowLeak",
+        "╰→STATIC_FIELD SlowLeak.items -> instance of java.util.ArrayList (1 objects)",
+    );
 }
 
 #[test]
@@ -121,7 +141,10 @@ fn growth_in_bytes() {
 
 #[test]
 fn leak_that_starts_after_the_first_snapshot() {
-    leak("corpus.leaks.LateStartLeak", "╰→STATIC_FIELD LateStartLeak.items -> instance of java.util.ArrayList (1 objects)");
+    leak(
+        "corpus.leaks.LateStartLeak",
+        "╰→STATIC_FIELD LateStartLeak.items -> instance of java.util.ArrayList (1 objects)",
+    );
 }
 
 #[test]
@@ -137,7 +160,11 @@ fn slowly_filling_cache_levels_off_and_is_clean() {
     let scenario = &document["scenarios"][0];
     assert_eq!(scenario["growing"].as_array().unwrap().len(), 0);
     // It grew through detection, so the report says it was seen and dismissed.
-    assert_eq!(scenario["leveled_off"].as_array().unwrap().len(), 1, "{scenario}");
+    assert_eq!(
+        scenario["leveled_off"].as_array().unwrap().len(),
+        1,
+        "{scenario}"
+    );
 }
 
 #[test]
@@ -180,7 +207,12 @@ fn json_report_has_the_documented_shape() {
     assert_eq!(path[0]["name"], "Class");
     let last = path.last().unwrap();
     assert_eq!(
-        (&last["kind"], &last["owner"], &last["name"], &last["target"]),
+        (
+            &last["kind"],
+            &last["owner"],
+            &last["name"],
+            &last["target"]
+        ),
         (
             &"STATIC_FIELD".into(),
             &"corpus.leaks.StaticListLeak".into(),
@@ -188,8 +220,12 @@ fn json_report_has_the_documented_shape() {
             &"java.util.ArrayList".into()
         )
     );
-    let children_objects: Vec<u64> =
-        node["children_objects"].as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+    let children_objects: Vec<u64> = node["children_objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
     assert_eq!(children_objects, [3, 5, 7, 9, 11, 17, 23]);
     assert!(node["retained"]["objects"].as_u64().unwrap() > 23);
     assert!(node["retained"]["bytes_increase"].as_i64().unwrap() > 0);
@@ -197,7 +233,11 @@ fn json_report_has_the_documented_shape() {
     assert_eq!(node["children"][0]["new"], 6);
     assert!(node["attribution"].is_null());
     for phase in ["dump", "parse", "analysis"] {
-        assert_eq!(scenario["timings_ms"][phase].as_array().unwrap().len(), 7, "{phase}");
+        assert_eq!(
+            scenario["timings_ms"][phase].as_array().unwrap().len(),
+            7,
+            "{phase}"
+        );
     }
 }
 
@@ -207,12 +247,19 @@ fn a_scenario_reports_the_same_whatever_ran_before_it() {
     // by the scenarios before it must not change its report.
     let alone = heapgrowth(&["corpus.leaks.ThreadLocalLeak"], &[]);
     let after_others = heapgrowth(
-        &["corpus.leaks.StaticListLeak", "corpus.leaks.ThreadLocalLeak", "corpus.leaks.ThreadLocalLeak"],
+        &[
+            "corpus.leaks.StaticListLeak",
+            "corpus.leaks.ThreadLocalLeak",
+            "corpus.leaks.ThreadLocalLeak",
+        ],
         &[],
     );
     let alone = normalized(&alone.stdout);
     let after_others = normalized(&after_others.stdout);
-    let runs: Vec<&str> = after_others.split("Scenario ").filter(|s| s.starts_with("corpus.leaks.ThreadLocalLeak")).collect();
+    let runs: Vec<&str> = after_others
+        .split("Scenario ")
+        .filter(|s| s.starts_with("corpus.leaks.ThreadLocalLeak"))
+        .collect();
     assert_eq!(runs.len(), 2);
     for run in runs {
         assert_eq!(format!("Scenario {run}").trim_end(), alone.trim_end());
@@ -224,13 +271,25 @@ const SECOND_JDK: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
 
 #[test]
 fn reports_are_the_same_on_jdk_25() {
-    if !std::path::Path::new(SECOND_JDK).join("lib/server/libjvm.so").exists() {
+    if !std::path::Path::new(SECOND_JDK)
+        .join("lib/server/libjvm.so")
+        .exists()
+    {
         eprintln!("skipped: no JDK at {SECOND_JDK}");
         return;
     }
-    let scenarios = ["corpus.leaks.InstanceFieldLeak", "corpus.leaks.ThreadLocalLeak", "corpus.clean.WeakMapClean"];
+    let scenarios = [
+        "corpus.leaks.InstanceFieldLeak",
+        "corpus.leaks.ThreadLocalLeak",
+        "corpus.clean.WeakMapClean",
+    ];
     let on_17 = heapgrowth(&scenarios, &[]);
     let on_25 = heapgrowth(&scenarios, &["--java-home", SECOND_JDK]);
-    assert_eq!(on_25.status.code(), Some(1), "{}", String::from_utf8_lossy(&on_25.stderr));
+    assert_eq!(
+        on_25.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&on_25.stderr)
+    );
     assert_eq!(normalized(&on_25.stdout), normalized(&on_17.stdout));
 }

@@ -11,7 +11,8 @@ pub fn corpus_classes() -> &'static Path {
         let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/src");
         // One directory per process: test binaries running at the same time must not delete
         // each other's classes.
-        let classes = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("corpus-classes-{}", std::process::id()));
+        let classes = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("corpus-classes-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&classes);
         std::fs::create_dir_all(&classes).unwrap();
         let mut files = Vec::new();
