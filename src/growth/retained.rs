@@ -67,10 +67,8 @@ pub fn retained_sizes(
     while head < queue.len() {
         let object = queue[head];
         head += 1;
-        if let Some(locals) = roots.locals.get(&object) {
-            for &local in locals {
-                visit(local, &mut queue, &mut reached);
-            }
+        for &local in roots.locals_of(object) {
+            visit(local, &mut queue, &mut reached);
         }
         targets.clear();
         graph.for_each_reference(object, |r| {

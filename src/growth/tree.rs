@@ -271,7 +271,9 @@ fn is_thread_local_root(kind: RootKind) -> bool {
 /// locals of each thread (walked as `LOCAL` references from the thread object).
 pub(crate) struct RootSet {
     pub(crate) entries: Vec<(Option<RootKind>, ObjectIndex)>,
-    pub(crate) locals: FastMap<ObjectIndex, Vec<ObjectIndex>>,
+    locals: FastMap<ObjectIndex, Vec<ObjectIndex>>,
+    /// The keys of `locals`: asked for every object, so a bit rather than a hash lookup.
+    threads_with_locals: BitSet,
 }
 
 impl RootSet {
@@ -295,7 +297,25 @@ impl RootSet {
             }
         }
         entries.sort_by_key(|(kind, _)| root_priority(*kind));
-        RootSet { entries, locals }
+        let mut threads_with_locals = BitSet::new(graph.object_count());
+        for &thread in locals.keys() {
+            threads_with_locals.test_and_set(thread);
+        }
+        RootSet {
+            entries,
+            locals,
+            threads_with_locals,
+        }
+    }
+
+    /// The stack locals of `object`, if it is a thread that has some.
+    #[inline]
+    pub(crate) fn locals_of(&self, object: ObjectIndex) -> &[ObjectIndex] {
+        if self.threads_with_locals.contains(object) {
+            self.locals.get(&object).map_or(&[], Vec::as_slice)
+        } else {
+            &[]
+        }
     }
 }
 
@@ -398,6 +418,7 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         referent: referent_field(graph),
         tree: PathTree::default(),
         node_of: vec![UNREACHED; graph.object_count()],
+        reached: BitSet::new(graph.object_count()),
         queue: Vec::new(),
         internal_stack: Vec::new(),
         references: Vec::new(),
@@ -422,10 +443,38 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         }
         let object = walk.queue[head];
         head += 1;
-        walk.expand(object, &roots.locals);
+        walk.expand(object, &roots);
     }
     let Walk { tree, node_of, .. } = walk;
     (tree, ObjectNodes { node_of })
+}
+
+/// A fixed-size set of object indexes.
+pub(crate) struct BitSet {
+    words: Vec<u64>,
+}
+
+impl BitSet {
+    pub(crate) fn new(len: usize) -> BitSet {
+        BitSet {
+            words: vec![0; len.div_ceil(64)],
+        }
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, index: ObjectIndex) -> bool {
+        self.words[index as usize / 64] & (1 << (index % 64)) != 0
+    }
+
+    /// Adds `index`; returns whether it was there already.
+    #[inline]
+    pub(crate) fn test_and_set(&mut self, index: ObjectIndex) -> bool {
+        let word = &mut self.words[index as usize / 64];
+        let bit = 1 << (index % 64);
+        let was_set = *word & bit != 0;
+        *word |= bit;
+        was_set
+    }
 }
 
 struct Walk<'g> {
@@ -435,6 +484,9 @@ struct Walk<'g> {
     referent: Option<ReferenceKind>,
     tree: PathTree,
     node_of: Vec<NodeId>,
+    /// Whether `node_of` is set: most references lead to objects already reached, and this
+    /// answers that from 1 bit per object instead of 4 bytes, so it stays in cache.
+    reached: BitSet,
     queue: Vec<ObjectIndex>,
     internal_stack: Vec<ObjectIndex>,
     /// Reused buffers for the references of the object being expanded.
@@ -445,7 +497,7 @@ struct Walk<'g> {
 impl Walk<'_> {
     /// Puts an unreached `object` into `node` and queues it.
     fn reach(&mut self, object: ObjectIndex, node: NodeId) {
-        if self.node_of[object as usize] != UNREACHED {
+        if self.reached.test_and_set(object) {
             return;
         }
         self.node_of[object as usize] = node;
@@ -463,7 +515,7 @@ impl Walk<'_> {
         name: NameId,
         target: ObjectIndex,
     ) {
-        if self.node_of[target as usize] != UNREACHED {
+        if self.reached.contains(target) {
             return;
         }
         let key = NodeKey {
@@ -480,21 +532,19 @@ impl Walk<'_> {
         self.reach(target, child);
     }
 
-    fn expand(&mut self, object: ObjectIndex, locals: &FastMap<ObjectIndex, Vec<ObjectIndex>>) {
+    fn expand(&mut self, object: ObjectIndex, roots: &RootSet) {
         let node = self.node_of[object as usize];
         // Counted here rather than when the object is reached: its record, which an array's
         // size needs, has been prefetched by now.
         self.tree.nodes[node as usize].bytes += self.graph.shallow_size(object);
-        if let Some(thread_locals) = locals.get(&object) {
-            for &local in thread_locals {
-                self.reach_through(
-                    node,
-                    StepKind::Local,
-                    self.names.thread,
-                    self.names.empty,
-                    local,
-                );
-            }
+        for &local in roots.locals_of(object) {
+            self.reach_through(
+                node,
+                StepKind::Local,
+                self.names.thread,
+                self.names.empty,
+                local,
+            );
         }
         let class = self.graph.class_of(object);
         let container =
@@ -534,7 +584,7 @@ impl Walk<'_> {
     }
 
     fn enter_internal(&mut self, object: ObjectIndex) {
-        if self.node_of[object as usize] == UNREACHED {
+        if !self.reached.test_and_set(object) {
             self.node_of[object as usize] = INTERNAL;
             self.internal_stack.push(object);
         }
@@ -554,8 +604,7 @@ impl Walk<'_> {
             references.clear();
             graph.for_each_reference(internal, |reference| references.push(reference));
             for &reference in &references {
-                if Some(reference.kind) == self.referent
-                    || self.node_of[reference.target as usize] != UNREACHED
+                if Some(reference.kind) == self.referent || self.reached.contains(reference.target)
                 {
                     continue;
                 }
