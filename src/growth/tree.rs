@@ -402,10 +402,99 @@ pub fn simple_name(name: &str) -> &str {
     name.rsplit('.').next().unwrap_or(name)
 }
 
-/// How many queued objects ahead of the one being expanded the walk prefetches: far enough for
-/// a load from memory to finish in the meantime. With 16, the walk of a 1 M-object heap took
-/// about a quarter less time (docs/bench.md).
+/// How many objects ahead of the one being decoded the decoder prefetches: far enough for a
+/// load from memory to finish in the meantime.
 const PREFETCH_DISTANCE: usize = 16;
+
+/// Objects decoded together by the second thread. Large enough that hand-offs are rare, small
+/// enough that the buffers stay in cache.
+const DECODE_BLOCK: usize = 4096;
+
+/// The references of a block of queued objects, decoded ahead of the walk.
+#[derive(Default)]
+struct DecodedBlock {
+    objects: Vec<ObjectIndex>,
+    /// `references[ends[i - 1]..ends[i]]` belong to `objects[i]`.
+    ends: Vec<u32>,
+    references: Vec<Reference>,
+}
+
+impl DecodedBlock {
+    fn decode(&mut self, graph: &HeapGraph) {
+        self.ends.clear();
+        self.references.clear();
+        for (i, &object) in self.objects.iter().enumerate() {
+            if let Some(&ahead) = self.objects.get(i + PREFETCH_DISTANCE) {
+                graph.prefetch(ahead);
+            }
+            graph.for_each_reference(object, |reference| self.references.push(reference));
+            self.ends.push(self.references.len() as u32);
+        }
+    }
+}
+
+/// Expands the queued objects in queue order until the queue is exhausted.
+///
+/// Decoding references from the mapped dump is mostly waiting for memory, and it doesn't
+/// depend on the tree, so a second thread decodes the next block of the queue while this one
+/// groups the current block into nodes. The grouping still happens in queue order, so the tree
+/// is the same as a single-threaded walk's.
+fn walk_queue(walk: &mut Walk, roots: &RootSet) {
+    let graph = walk.graph;
+    std::thread::scope(|scope| {
+        let (to_decoder, decoder_input) = std::sync::mpsc::sync_channel::<DecodedBlock>(1);
+        let (decoder_output, from_decoder) = std::sync::mpsc::sync_channel::<DecodedBlock>(1);
+        scope.spawn(move || {
+            for mut block in decoder_input {
+                block.decode(graph);
+                if decoder_output.send(block).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut spare = DecodedBlock::default();
+        let mut in_flight = false;
+        let mut head = 0;
+        loop {
+            let current = if in_flight {
+                from_decoder
+                    .recv()
+                    .expect("the decoder answers every block it was sent")
+            } else {
+                let mut block = std::mem::take(&mut spare);
+                block.objects.clear();
+                let end = walk.queue.len().min(head + DECODE_BLOCK);
+                block.objects.extend_from_slice(&walk.queue[head..end]);
+                block.decode(graph);
+                block
+            };
+            if current.objects.is_empty() {
+                break;
+            }
+            head += current.objects.len();
+            // Hand the next block to the decoder if the queue already holds it.
+            in_flight = head < walk.queue.len();
+            if in_flight {
+                let mut next = std::mem::take(&mut spare);
+                next.objects.clear();
+                let end = walk.queue.len().min(head + DECODE_BLOCK);
+                next.objects.extend_from_slice(&walk.queue[head..end]);
+                to_decoder
+                    .send(next)
+                    .expect("the decoder runs until its input closes");
+            }
+            let mut start = 0;
+            for (i, &object) in current.objects.iter().enumerate() {
+                let end = current.ends[i] as usize;
+                walk.expand(object, &current.references[start..end], roots);
+                start = end;
+            }
+            // Its buffers serve the block after next.
+            spare = current;
+        }
+        drop(to_decoder);
+    });
+}
 
 /// Walks `graph` from its roots and builds its path tree. `names` is shared across the
 /// snapshots of one search so keys stay comparable.
@@ -421,7 +510,6 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         reached: BitSet::new(graph.object_count()),
         queue: Vec::new(),
         internal_stack: Vec::new(),
-        references: Vec::new(),
         internal_references: Vec::new(),
     };
     let roots = RootSet::new(graph);
@@ -436,15 +524,7 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         let node = walk.tree.node_for(None, key);
         walk.reach(object, node);
     }
-    let mut head = 0;
-    while head < walk.queue.len() {
-        if let Some(&ahead) = walk.queue.get(head + PREFETCH_DISTANCE) {
-            graph.prefetch(ahead);
-        }
-        let object = walk.queue[head];
-        head += 1;
-        walk.expand(object, &roots);
-    }
+    walk_queue(&mut walk, &roots);
     let Walk { tree, node_of, .. } = walk;
     (tree, ObjectNodes { node_of })
 }
@@ -489,8 +569,7 @@ struct Walk<'g> {
     reached: BitSet,
     queue: Vec<ObjectIndex>,
     internal_stack: Vec<ObjectIndex>,
-    /// Reused buffers for the references of the object being expanded.
-    references: Vec<Reference>,
+    /// Reused buffer for the references of internal objects.
     internal_references: Vec<Reference>,
 }
 
@@ -532,7 +611,8 @@ impl Walk<'_> {
         self.reach(target, child);
     }
 
-    fn expand(&mut self, object: ObjectIndex, roots: &RootSet) {
+    /// Groups the targets of `references`, the references of `object`, into nodes.
+    fn expand(&mut self, object: ObjectIndex, references: &[Reference], roots: &RootSet) {
         let node = self.node_of[object as usize];
         // Counted here rather than when the object is reached: its record, which an array's
         // size needs, has been prefetched by now.
@@ -549,11 +629,7 @@ impl Walk<'_> {
         let class = self.graph.class_of(object);
         let container =
             self.graph.kind(object) == ObjectKind::Instance && self.containers.is_container(class);
-        let mut references = std::mem::take(&mut self.references);
-        references.clear();
-        self.graph
-            .for_each_reference(object, |reference| references.push(reference));
-        for &reference in &references {
+        for &reference in references {
             if Some(reference.kind) == self.referent {
                 continue;
             }
@@ -564,7 +640,6 @@ impl Walk<'_> {
             let (kind, owner, name) = self.location(object, reference);
             self.reach_through(node, kind, owner, name, reference.target);
         }
-        self.references = references;
         if container {
             let keys_are_elements = self.containers.keys_are_elements(class);
             self.expand_internals(node, self.names.class[class as usize], keys_are_elements);
