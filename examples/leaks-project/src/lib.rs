@@ -1,0 +1,2 @@
+//! The Rust side of the example project (empty: the scenarios are Java, tested from
+//! `tests/leaks.rs`).

@@ -1,0 +1,102 @@
+//! The child side of a trial: runs one scenario in this process's JVM, compares its normalized
+//! report with the snapshot through insta, writes the verdict for the parent, and exits.
+
+use std::io::Write;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use super::{trial::CRASH_LOG, Harness, RESULT_ENV};
+use crate::engine::{run as run_engine, RunOptions};
+use crate::jvm::JvmOptions;
+use crate::report::{render_normalized, render_scenario, ScenarioReport};
+
+/// Runs trial `name` and exits; the verdict goes to the file named by [`RESULT_ENV`].
+pub(super) fn run(harness: &Harness, name: &str) -> ! {
+    let Some(result_path) = std::env::var_os(RESULT_ENV).map(PathBuf::from) else {
+        eprintln!(
+            "heapgrowth: {RESULT_ENV} is not set; this process was not started by the harness"
+        );
+        std::process::exit(2);
+    };
+    let verdict = match outcome(harness, name, &result_path) {
+        Ok(()) => "pass\n".to_owned(),
+        Err(message) => format!("fail\n{message}"),
+    };
+    let _ = std::io::stdout().flush();
+    let written = std::fs::write(&result_path, verdict);
+    // The JVM stays up until the process exits (it cannot be destroyed); exit at once.
+    std::process::exit(if written.is_ok() { 0 } else { 2 })
+}
+
+fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), String> {
+    let report = scenario_report(harness, name, result_path)?;
+    if let Err(error) = &report.result {
+        return Err(format!("scenario {name} could not be run: {error}"));
+    }
+    let snapshot = harness.snapshot_file(name);
+    let normalized = render_normalized(&report);
+    if compare_with_snapshot(&snapshot, name, &normalized) {
+        return Ok(());
+    }
+    // insta printed the diff and saved the new report as `.snap.new` (or accepted it, as
+    // INSTA_UPDATE says); the full report adds the counts and sizes the snapshot leaves out.
+    println!("\nfull report:\n{}", render_scenario(&report).trim_end());
+    Err(format!(
+        "the growth report of {name} differs from {}; review with `cargo insta review`, \
+         or accept with INSTA_UPDATE=always",
+        snapshot.display()
+    ))
+}
+
+fn scenario_report(
+    harness: &Harness,
+    name: &str,
+    result_path: &Path,
+) -> Result<ScenarioReport, String> {
+    let trial_dir = result_path.parent().unwrap_or(Path::new("."));
+    // Fields added to JvmOptions later keep their defaults.
+    #[allow(clippy::needless_update)]
+    let jvm = JvmOptions {
+        java_home: harness.java_home.clone(),
+        classpath: harness.resolved_classpath(),
+        jvm_args: jvm_args(harness, trial_dir),
+        ..JvmOptions::default()
+    };
+    let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
+    options.loops = harness.loops;
+    options.progress = false;
+    let mut reports =
+        run_engine(&options).map_err(|e| format!("cannot run scenario {name}: {e}"))?;
+    reports
+        .pop()
+        .ok_or_else(|| format!("the engine returned no report for {name}"))
+}
+
+/// The user's JVM options, then: the crash log into the trial's private directory (the parent
+/// quotes it), and no core file.
+fn jvm_args(harness: &Harness, trial_dir: &Path) -> Vec<String> {
+    let mut args = harness.jvm_args.clone();
+    args.push(format!(
+        "-XX:ErrorFile={}",
+        trial_dir.join(CRASH_LOG).display()
+    ));
+    args.push("-XX:-CreateCoredumpOnCrash".into());
+    args
+}
+
+/// Whether `normalized` matches the snapshot; insta prints the diff and records the new
+/// snapshot as its environment says (`INSTA_UPDATE`, `INSTA_FORCE_PASS`).
+fn compare_with_snapshot(snapshot: &Path, name: &str, normalized: &str) -> bool {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(snapshot.parent().unwrap_or(Path::new(".")));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_description(format!("heapgrowth normalized growth report of {name}"));
+    // insta fails by panicking; its message is replaced by ours, so keep the hook quiet.
+    std::panic::set_hook(Box::new(|_| {}));
+    let matched = catch_unwind(AssertUnwindSafe(|| {
+        settings.bind(|| insta::assert_snapshot!(name.to_owned(), normalized));
+    }));
+    let _ = std::panic::take_hook();
+    matched.is_ok()
+}

@@ -1,0 +1,228 @@
+//! `cargo test` integration: one test per scenario, each comparing its normalized growth report
+//! with an insta snapshot.
+//!
+//! ```no_run
+//! // The `main` of tests/leaks.rs, a test target with `harness = false`:
+//! heapgrowth::harness::Harness::new()
+//!     .classpath("java/build/classes") // directories and jars
+//!     .scenarios_in("com.example.leaks") // every Runnable scenario in that package
+//!     .run_from_args() // parses libtest's command line, runs, exits
+//! ```
+//!
+//! Each test is named after its scenario class and runs in a child process of its own (the test
+//! binary run again, see [`Harness::run_from_args`]), because a process can start only one JVM:
+//! a crash fails that one test, and parallel tests don't share a heap. The child runs the
+//! growth search ([`crate::engine`]) and compares [`render_normalized`](crate::report::render_normalized) with
+//! `snapshots/<scenario>.snap` (relative to the crate's `CARGO_MANIFEST_DIR`) through insta, so
+//! `cargo insta review`, `INSTA_UPDATE` and `INSTA_FORCE_PASS` work as for any insta test.
+//! Design and costs: `docs/harness.md`.
+
+mod child;
+mod discover;
+mod trial;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
+
+use crate::engine::LoopSettings;
+
+/// Names the trial a child process runs; its presence makes [`Harness::run_from_args`] run that
+/// one trial instead of the test list.
+const TRIAL_ENV: &str = "HEAPGROWTH_HARNESS_TRIAL";
+/// Where the child writes its verdict (`pass` or `fail`, then the message).
+const RESULT_ENV: &str = "HEAPGROWTH_HARNESS_RESULT";
+/// The snapshot directory when none is set: `snapshots/` next to the user's `Cargo.toml`.
+const DEFAULT_SNAPSHOT_DIR: &str = "snapshots";
+
+/// The test list of a `harness = false` test target: scenarios, where to find them, and where
+/// their snapshots are.
+#[must_use = "a Harness does nothing until run_from_args is called"]
+pub struct Harness {
+    classpath: Vec<PathBuf>,
+    packages: Vec<String>,
+    classes: Vec<String>,
+    ignored: Vec<String>,
+    snapshot_dir: PathBuf,
+    java_home: Option<PathBuf>,
+    jvm_args: Vec<String>,
+    loops: LoopSettings,
+}
+
+impl Default for Harness {
+    fn default() -> Self {
+        Harness::new()
+    }
+}
+
+impl Harness {
+    /// An empty test list with the engine's default loop settings.
+    pub fn new() -> Harness {
+        Harness {
+            classpath: Vec::new(),
+            packages: Vec::new(),
+            classes: Vec::new(),
+            ignored: Vec::new(),
+            snapshot_dir: PathBuf::from(DEFAULT_SNAPSHOT_DIR),
+            java_home: None,
+            jvm_args: Vec::new(),
+            loops: LoopSettings::default(),
+        }
+    }
+
+    /// Adds class path entries (directories and jars; several may be joined with `:`). Relative
+    /// paths are relative to the crate's `CARGO_MANIFEST_DIR`.
+    pub fn classpath(mut self, entries: impl AsRef<std::ffi::OsStr>) -> Harness {
+        self.classpath
+            .extend(std::env::split_paths(entries.as_ref()).filter(|p| !p.as_os_str().is_empty()));
+        self
+    }
+
+    /// Adds a test for every scenario in `package` (not its subpackages): every public,
+    /// concrete, top-level class that implements `Runnable` and has a public no-arg
+    /// constructor. Found by reading the class files, without a JVM.
+    pub fn scenarios_in(mut self, package: &str) -> Harness {
+        self.packages.push(package.to_owned());
+        self
+    }
+
+    /// Adds a test for one scenario class, by its fully qualified name.
+    pub fn scenario(mut self, class_name: &str) -> Harness {
+        self.classes.push(class_name.to_owned());
+        self
+    }
+
+    /// Marks a scenario as ignored: it runs only with `--ignored` or `--include-ignored`.
+    pub fn ignore(mut self, name: &str) -> Harness {
+        self.ignored.push(name.to_owned());
+        self
+    }
+
+    /// Where the `.snap` files are; default `snapshots`, relative to `CARGO_MANIFEST_DIR`.
+    pub fn snapshot_dir(mut self, dir: impl Into<PathBuf>) -> Harness {
+        self.snapshot_dir = dir.into();
+        self
+    }
+
+    /// The JDK to start; default `JAVA_HOME`, then `java` on `PATH`.
+    pub fn java_home(mut self, dir: impl Into<PathBuf>) -> Harness {
+        self.java_home = Some(dir.into());
+        self
+    }
+
+    /// An extra JVM option for every scenario, for example `-Xmx512m`.
+    pub fn jvm_arg(mut self, option: &str) -> Harness {
+        self.jvm_args.push(option.to_owned());
+        self
+    }
+
+    /// Warm-up loops, loops per snapshot and snapshots (default: the engine's).
+    pub fn loops(mut self, loops: LoopSettings) -> Harness {
+        self.loops = loops;
+        self
+    }
+
+    /// Parses libtest's command line, runs the selected scenarios, prints libtest's output and
+    /// exits (status 101 when a test failed).
+    ///
+    /// In a child process started by the harness (the environment names one trial), it runs
+    /// that one scenario instead, writes its verdict for the parent and exits.
+    pub fn run_from_args(self) -> ! {
+        if let Some(trial) = std::env::var_os(TRIAL_ENV) {
+            child::run(&self, &trial.to_string_lossy())
+        }
+        self.run(&Arguments::from_args()).exit()
+    }
+
+    /// Runs the tests that `args` select (the parent side of [`Harness::run_from_args`]).
+    pub fn run(self, args: &Arguments) -> Conclusion {
+        let trials = self.trials(args.nocapture);
+        libtest_mimic::run(args, trials)
+    }
+
+    fn trials(&self, nocapture: bool) -> Vec<Trial> {
+        let spawner = match trial::Spawner::new(nocapture) {
+            Ok(spawner) => Arc::new(spawner),
+            Err(error) => {
+                return vec![Trial::test("heapgrowth::harness", move || {
+                    Err(Failed::from(error.clone()))
+                })];
+            }
+        };
+        let mut names: Vec<String> = Vec::new();
+        let mut trials = Vec::new();
+        let classpath = self.resolved_classpath();
+        for package in &self.packages {
+            match discover::scenarios_in(&classpath, package) {
+                Ok(found) if found.is_empty() => trials.push(failing_trial(
+                    package,
+                    format!(
+                        "no scenario in package {package} on the class path {}: a scenario is a public, \
+                         concrete, top-level class implementing Runnable with a public no-arg constructor",
+                        display_paths(&classpath)
+                    ),
+                )),
+                Ok(found) => names.extend(found),
+                Err(error) => trials.push(failing_trial(package, format!("cannot list the scenarios of {package}: {error}"))),
+            }
+        }
+        names.extend(self.classes.iter().cloned());
+        names.sort();
+        names.dedup();
+        for name in names {
+            let ignored = self.ignored.contains(&name);
+            let spawner = Arc::clone(&spawner);
+            let trial_name = name.clone();
+            trials.push(
+                Trial::test(trial_name, move || spawner.run(&name)).with_ignored_flag(ignored),
+            );
+        }
+        trials
+    }
+
+    fn resolved_classpath(&self) -> Vec<PathBuf> {
+        self.classpath.iter().map(|path| in_crate(path)).collect()
+    }
+
+    /// The snapshot file of scenario `name`.
+    fn snapshot_file(&self, name: &str) -> PathBuf {
+        in_crate(&self.snapshot_dir).join(format!("{name}.snap"))
+    }
+}
+
+/// A test that fails with `message` (a package without scenarios, an unreadable class path),
+/// so the problem shows in the test list instead of passing silently.
+fn failing_trial(package: &str, message: String) -> Trial {
+    Trial::test(format!("scenarios_in({package})"), move || {
+        Err(Failed::from(message.clone()))
+    })
+}
+
+/// The user crate's directory: `CARGO_MANIFEST_DIR` as cargo and nextest set it when they run a
+/// test binary, else the current directory.
+fn crate_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default()
+}
+
+fn in_crate(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        crate_dir().join(path)
+    }
+}
+
+fn display_paths(paths: &[PathBuf]) -> String {
+    if paths.is_empty() {
+        return "(empty: add entries with Harness::classpath)".into();
+    }
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
+}

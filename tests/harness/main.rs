@@ -1,0 +1,250 @@
+//! Tests of `heapgrowth::harness`, run as a user runs it: this test binary is also a user's
+//! `harness = false` test target over the Java fixtures in `tests/harness/fixtures/` (when
+//! [`FIXTURE_ENV`] is set), and each test below runs it as a child process with libtest's
+//! command line, then checks its output, its exit status and the snapshot files.
+//!
+//! Every run of a fixture scenario starts a JVM (about 1–3 s), so tests filter to the scenarios
+//! they need.
+
+mod support;
+
+use std::time::Instant;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use support::{Fixture, FIXTURE_ENV};
+
+fn main() {
+    if std::env::var_os(FIXTURE_ENV).is_some() {
+        support::fixture_harness();
+    }
+    let tests: &[(&str, fn() -> Result<(), Failed>)] = &[
+        (
+            "list_names_the_scenarios_of_the_package",
+            list_names_the_scenarios_of_the_package,
+        ),
+        ("list_from_a_jar", list_from_a_jar),
+        (
+            "list_applies_filters_exact_skip_and_ignored",
+            list_applies_filters_exact_skip_and_ignored,
+        ),
+        (
+            "package_without_scenarios_fails",
+            package_without_scenarios_fails,
+        ),
+        ("clean_scenario_passes", clean_scenario_passes),
+        ("new_leak_fails_with_a_diff", new_leak_fails_with_a_diff),
+        (
+            "accepted_leak_passes_twenty_times",
+            accepted_leak_passes_twenty_times,
+        ),
+        (
+            "fixed_leak_fails_until_accepted",
+            fixed_leak_fails_until_accepted,
+        ),
+        ("missing_class_fails_clearly", missing_class_fails_clearly),
+        (
+            "crashing_jvm_fails_only_its_trial",
+            crashing_jvm_fails_only_its_trial,
+        ),
+    ];
+    let trials = tests
+        .iter()
+        .map(|&(name, test)| Trial::test(name, test))
+        .collect();
+    libtest_mimic::run(&Arguments::from_args(), trials).exit()
+}
+
+const ALL_SCENARIOS: &str = "\
+fixtures.Clean: test
+fixtures.Crash: test
+fixtures.DoesNotExist: test
+fixtures.Leak: test
+fixtures.Unfinished: test
+fixtures.ViaSuperclass: test
+";
+
+/// The leak of `fixtures.Leak` in the normalized form, without its attribution lines.
+const LEAK_REPORT: &str = "\
+GcRoot(Class)
+╰→STATIC_FIELD Leak.ITEMS -> instance of java.util.ArrayList
+    grows: ARRAY_ENTRY ArrayList.[x] -> instance of fixtures.Leak$Entry
+";
+
+// Discovery: public concrete top-level Runnables with a public no-arg constructor, in the
+// package only (not fixtures.sub), Runnable also through a superclass; plus the named class.
+fn list_names_the_scenarios_of_the_package() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let run = fixture.run(&["--list"], &[])?;
+    run.expect_status(0)?;
+    run.expect_stdout_starts(ALL_SCENARIOS)?;
+    // nextest's form: one `name: test` line per test and nothing else.
+    let terse = fixture.run(&["--list", "--format", "terse"], &[])?;
+    terse.expect_status(0)?;
+    check(terse.stdout == ALL_SCENARIOS, || {
+        format!("terse list:\n{}", terse.stdout)
+    })
+}
+
+fn list_from_a_jar() -> Result<(), Failed> {
+    let fixture = Fixture::new()?.with_classpath(support::fixture_jar()?);
+    let run = fixture.run(&["--list", "--format", "terse"], &[])?;
+    run.expect_status(0)?;
+    check(run.stdout == ALL_SCENARIOS, || {
+        format!("list from the jar:\n{}", run.stdout)
+    })
+}
+
+fn list_applies_filters_exact_skip_and_ignored() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let cases: &[(&[&str], &str)] = &[
+        (&["Lea"], "fixtures.Leak: test\n"),
+        (&["fixtures.Cl"], "fixtures.Clean: test\n"),
+        (&["--exact", "fixtures.Cl"], ""),
+        (&["--exact", "fixtures.Clean"], "fixtures.Clean: test\n"),
+        (
+            &["fixtures.", "--skip", "fixtures.C", "--skip", "Does"],
+            "fixtures.Leak: test\nfixtures.Unfinished: test\nfixtures.ViaSuperclass: test\n",
+        ),
+        (&["--ignored"], "fixtures.Unfinished: test\n"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["--list", "--format", "terse"];
+        all.extend_from_slice(args);
+        let run = fixture.run(&all, &[])?;
+        run.expect_status(0)?;
+        check(run.stdout == *expected, || {
+            format!("{args:?} listed:\n{}\nexpected:\n{expected}", run.stdout)
+        })?;
+    }
+    // Running only ignored tests runs the ignored scenario (no growth, empty snapshot).
+    fixture.write_snapshot("fixtures.Unfinished", "")?;
+    let run = fixture.run(&["--ignored", "--test-threads", "1"], &[])?;
+    run.expect_status(0)?;
+    run.expect_stdout_contains("test fixtures.Unfinished ... ok")?;
+    run.expect_stdout_contains("1 passed; 0 failed; 0 ignored")
+}
+
+fn package_without_scenarios_fails() -> Result<(), Failed> {
+    let fixture = Fixture::new()?.with_package("fixtures.empty");
+    let run = fixture.run(&["scenarios_in"], &[])?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test scenarios_in(fixtures.empty) ... FAILED")?;
+    run.expect_stdout_contains("no scenario in package fixtures.empty on the class path")
+}
+
+fn clean_scenario_passes() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    fixture.write_snapshot("fixtures.Clean", "")?;
+    let run = fixture.run(&["--exact", "fixtures.Clean"], &[])?;
+    run.expect_status(0)?;
+    run.expect_stdout_contains("test fixtures.Clean ... ok")?;
+    run.expect_stdout_contains("1 passed; 0 failed")
+}
+
+// A scenario whose snapshot is empty starts leaking: the failure shows the new path as added
+// lines of a diff, and nothing is written with INSTA_UPDATE=no.
+fn new_leak_fails_with_a_diff() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    fixture.write_snapshot("fixtures.Leak", "")?;
+    let run = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "no")])?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test fixtures.Leak ... FAILED")?;
+    run.expect_stdout_contains("the growth report of fixtures.Leak differs from")?;
+    // insta's diff: `+new results` lines with the path that appeared.
+    run.expect_stdout_contains("+new results")?;
+    for line in LEAK_REPORT.lines() {
+        run.expect_stdout_matches(
+            |stdout| stdout.lines().any(|l| l.contains('+') && l.ends_with(line)),
+            line,
+        )?;
+    }
+    // The full report with counts follows the diff.
+    run.expect_stdout_contains("Retained size:")?;
+    check(fixture.snapshot("fixtures.Leak")? == "", || {
+        "the snapshot was changed".into()
+    })
+}
+
+// A leak accepted into the snapshot passes; and twenty runs give the same snapshot
+// (the normalized report is stable from run to run).
+fn accepted_leak_passes_twenty_times() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let accept = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "always")])?;
+    accept.expect_status(0)?;
+    let snapshot = fixture.snapshot("fixtures.Leak")?;
+    // The path, then whatever attribution adds (frames of the `add` calls).
+    check(snapshot.starts_with(LEAK_REPORT), || {
+        format!("accepted snapshot:\n{snapshot}")
+    })?;
+    let started = Instant::now();
+    const RUNS: u32 = 20;
+    for round in 1..=RUNS {
+        let run = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "no")])?;
+        run.expect_status(0)
+            .map_err(|e| format!("run {round} of {RUNS}: {}", e.message().unwrap_or_default()))?;
+    }
+    eprintln!(
+        "{RUNS} runs of fixtures.Leak gave the same snapshot in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+// A leak that was fixed fails against its old snapshot (the path shows as removed lines) until
+// the empty report is accepted.
+fn fixed_leak_fails_until_accepted() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    fixture.write_snapshot("fixtures.Clean", LEAK_REPORT)?;
+    let run = fixture.run(&["--exact", "fixtures.Clean"], &[("INSTA_UPDATE", "no")])?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test fixtures.Clean ... FAILED")?;
+    run.expect_stdout_contains("-old snapshot")?;
+    run.expect_stdout_matches(
+        |stdout| {
+            stdout.lines().any(|l| {
+                l.contains('-')
+                    && l.ends_with("╰→STATIC_FIELD Leak.ITEMS -> instance of java.util.ArrayList")
+            })
+        },
+        "removed leak line",
+    )?;
+    let accept = fixture.run(
+        &["--exact", "fixtures.Clean"],
+        &[("INSTA_UPDATE", "always")],
+    )?;
+    accept.expect_status(0)?;
+    check(fixture.snapshot("fixtures.Clean")? == "", || {
+        "the accepted snapshot is empty".into()
+    })
+}
+
+fn missing_class_fails_clearly() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let run = fixture.run(&["--exact", "fixtures.DoesNotExist"], &[])?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test fixtures.DoesNotExist ... FAILED")?;
+    run.expect_stdout_contains("scenario fixtures.DoesNotExist could not be run: scenario class fixtures.DoesNotExist not found")
+}
+
+fn crashing_jvm_fails_only_its_trial() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    fixture.write_snapshot("fixtures.Clean", "")?;
+    // `fixtures.C` selects Clean and Crash; they run in parallel, each in its own process.
+    let run = fixture.run(&["fixtures.C", "--test-threads", "2"], &[])?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test fixtures.Clean ... ok")?;
+    run.expect_stdout_contains("test fixtures.Crash ... FAILED")?;
+    run.expect_stdout_contains("the process running fixtures.Crash ended with signal")?;
+    run.expect_stdout_contains("the JVM crashed")?;
+    run.expect_stdout_contains("SIGSEGV")?;
+    run.expect_stdout_contains("1 passed; 1 failed")?;
+    Ok(())
+}
+
+fn check(ok: bool, message: impl FnOnce() -> String) -> Result<(), Failed> {
+    if ok {
+        Ok(())
+    } else {
+        Err(message().into())
+    }
+}
