@@ -7,3 +7,5 @@ cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 # Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
 INSTA_UPDATE=no cargo test --locked --all-targets
+# The example project a user copies, with its accepted snapshots.
+(cd examples/leaks-project && CARGO_TARGET_DIR=../../target INSTA_UPDATE=no cargo test --locked)
