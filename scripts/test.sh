@@ -9,3 +9,5 @@ cargo clippy --all-targets --locked -- -D warnings
 INSTA_UPDATE=no cargo test --locked --all-targets
 # The example project a user copies, with its accepted snapshots.
 (cd examples/leaks-project && CARGO_TARGET_DIR=../../target INSTA_UPDATE=no cargo test --locked)
+# Rust-written scenarios through j4rs (cargo feature `j4rs`): only their harness tests.
+INSTA_UPDATE=no cargo test --locked --features j4rs --test harness j4rs

@@ -62,6 +62,17 @@ fn scenario_report(
         jvm_args: jvm_args(harness, trial_dir),
         ..JvmOptions::default()
     };
+    #[cfg(feature = "j4rs")]
+    if let Some(scenario) = harness.rust_scenario_named(name) {
+        let j4rs_jar = harness.j4rs_jar.as_deref().map(super::in_crate);
+        return super::rust::scenario_report(
+            scenario,
+            name,
+            jvm,
+            &harness.loops,
+            j4rs_jar.as_deref(),
+        );
+    }
     let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
     options.loops = harness.loops;
     options.progress = false;

@@ -16,9 +16,14 @@
 //! `snapshots/<scenario>.snap` (relative to the crate's `CARGO_MANIFEST_DIR`) through insta, so
 //! `cargo insta review`, `INSTA_UPDATE` and `INSTA_FORCE_PASS` work as for any insta test.
 //! Design and costs: `docs/harness.md`.
+//!
+//! With the cargo feature `j4rs`, a scenario can also be a Rust closure that calls Java through
+//! j4rs on the trial's JVM ([`Harness::rust_scenario`]).
 
 mod child;
 mod discover;
+#[cfg(feature = "j4rs")]
+mod rust;
 mod trial;
 
 use std::path::{Path, PathBuf};
@@ -27,6 +32,11 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::engine::LoopSettings;
+
+/// The j4rs that [`Harness::rust_scenario`] closures receive a `Jvm` of, re-exported so a user
+/// crate calls Java with the same version.
+#[cfg(feature = "j4rs")]
+pub use j4rs;
 
 /// Names the trial a child process runs; its presence makes [`Harness::run_from_args`] run that
 /// one trial instead of the test list.
@@ -48,6 +58,12 @@ pub struct Harness {
     java_home: Option<PathBuf>,
     jvm_args: Vec<String>,
     loops: LoopSettings,
+    /// Rust scenarios by name, in the order they were added.
+    #[cfg(feature = "j4rs")]
+    rust_scenarios: Vec<(String, rust::RustScenarioFn)>,
+    /// j4rs's jar, when not found next to the test binary.
+    #[cfg(feature = "j4rs")]
+    j4rs_jar: Option<PathBuf>,
 }
 
 impl Default for Harness {
@@ -68,6 +84,10 @@ impl Harness {
             java_home: None,
             jvm_args: Vec::new(),
             loops: LoopSettings::default(),
+            #[cfg(feature = "j4rs")]
+            rust_scenarios: Vec::new(),
+            #[cfg(feature = "j4rs")]
+            j4rs_jar: None,
         }
     }
 
@@ -90,6 +110,46 @@ impl Harness {
     /// Adds a test for one scenario class, by its fully qualified name.
     pub fn scenario(mut self, class_name: &str) -> Harness {
         self.classes.push(class_name.to_owned());
+        self
+    }
+
+    /// Adds a test for a scenario written in Rust: `scenario` is one loop, calling Java through
+    /// j4rs on the trial's JVM (the same JVM the heap dumps come from). Java classes it uses
+    /// come from [`Harness::classpath`], which is also put on the JVM's system class path for
+    /// j4rs. The test is named `name` (which is also its snapshot's file name) and fails, like a
+    /// Java scenario that throws, when `scenario` returns an error or panics.
+    ///
+    /// ```no_run
+    /// use j4rs::InvocationArg;
+    /// heapgrowth::harness::Harness::new()
+    ///     .classpath("java/build/classes")
+    ///     .rust_scenario("audit_log_record", |jvm: &j4rs::Jvm| {
+    ///         jvm.invoke_static(
+    ///             "com.example.AuditLog",
+    ///             "record",
+    ///             &[InvocationArg::try_from("checkout")?],
+    ///         )?;
+    ///         Ok::<(), j4rs::errors::J4RsError>(())
+    ///     })
+    ///     .run_from_args()
+    /// ```
+    #[cfg(feature = "j4rs")]
+    pub fn rust_scenario<F, E>(mut self, name: &str, scenario: F) -> Harness
+    where
+        F: Fn(&j4rs::Jvm) -> Result<(), E> + Send + Sync + 'static,
+        E: std::fmt::Display,
+    {
+        let scenario: rust::RustScenarioFn =
+            Arc::new(move |jvm: &j4rs::Jvm| scenario(jvm).map_err(|e| e.to_string()));
+        self.rust_scenarios.push((name.to_owned(), scenario));
+        self
+    }
+
+    /// j4rs's jar (`j4rs-<version>-jar-with-dependencies.jar`) for Rust scenarios; by default
+    /// the one j4rs's build copied into `jassets/` above the test binary (`target/debug/`).
+    #[cfg(feature = "j4rs")]
+    pub fn j4rs_jar(mut self, jar: impl Into<PathBuf>) -> Harness {
+        self.j4rs_jar = Some(jar.into());
         self
     }
 
@@ -168,6 +228,8 @@ impl Harness {
             }
         }
         names.extend(self.classes.iter().cloned());
+        #[cfg(feature = "j4rs")]
+        names.extend(self.rust_scenarios.iter().map(|(name, _)| name.clone()));
         names.sort();
         names.dedup();
         for name in names {
@@ -179,6 +241,15 @@ impl Harness {
             );
         }
         trials
+    }
+
+    /// The Rust scenario named `name`, if there is one.
+    #[cfg(feature = "j4rs")]
+    fn rust_scenario_named(&self, name: &str) -> Option<&rust::RustScenarioFn> {
+        self.rust_scenarios
+            .iter()
+            .find(|(candidate, _)| candidate == name)
+            .map(|(_, scenario)| scenario)
     }
 
     fn resolved_classpath(&self) -> Vec<PathBuf> {

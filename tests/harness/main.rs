@@ -6,6 +6,8 @@
 //! Every run of a fixture scenario starts a JVM (about 1–3 s), so tests filter to the scenarios
 //! they need.
 
+#[cfg(feature = "j4rs")]
+mod j4rs;
 mod support;
 
 use std::time::Instant;
@@ -13,11 +15,13 @@ use std::time::Instant;
 use libtest_mimic::{Arguments, Failed, Trial};
 use support::{Fixture, FIXTURE_ENV};
 
+type TestFn = fn() -> Result<(), Failed>;
+
 fn main() {
     if std::env::var_os(FIXTURE_ENV).is_some() {
         support::fixture_harness();
     }
-    let tests: &[(&str, fn() -> Result<(), Failed>)] = &[
+    let tests: &[(&str, TestFn)] = &[
         (
             "list_names_the_scenarios_of_the_package",
             list_names_the_scenarios_of_the_package,
@@ -47,10 +51,13 @@ fn main() {
             crashing_jvm_fails_only_its_trial,
         ),
     ];
-    let trials = tests
+    #[allow(unused_mut)]
+    let mut trials: Vec<Trial> = tests
         .iter()
         .map(|&(name, test)| Trial::test(name, test))
         .collect();
+    #[cfg(feature = "j4rs")]
+    trials.extend(j4rs::trials());
     libtest_mimic::run(&Arguments::from_args(), trials).exit()
 }
 
@@ -160,7 +167,7 @@ fn new_leak_fails_with_a_diff() -> Result<(), Failed> {
     }
     // The full report with counts follows the diff.
     run.expect_stdout_contains("Retained size:")?;
-    check(fixture.snapshot("fixtures.Leak")? == "", || {
+    check(fixture.snapshot("fixtures.Leak")?.is_empty(), || {
         "the snapshot was changed".into()
     })
 }
@@ -213,7 +220,7 @@ fn fixed_leak_fails_until_accepted() -> Result<(), Failed> {
         &[("INSTA_UPDATE", "always")],
     )?;
     accept.expect_status(0)?;
-    check(fixture.snapshot("fixtures.Clean")? == "", || {
+    check(fixture.snapshot("fixtures.Clean")?.is_empty(), || {
         "the accepted snapshot is empty".into()
     })
 }

@@ -16,11 +16,14 @@ pub const FIXTURE_ENV: &str = "HEAPGROWTH_TEST_FIXTURE";
 const CLASSPATH_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_CLASSPATH";
 const PACKAGE_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_PACKAGE";
 const SNAPSHOTS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_SNAPSHOTS";
+/// Set when the fixture harness should also have the Rust scenarios of `j4rs.rs`.
+#[cfg(feature = "j4rs")]
+pub const RUST_SCENARIOS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_RUST";
 
 /// What a user's `tests/leaks.rs` does, configured from the environment.
 pub fn fixture_harness() -> ! {
     let env = |name: &str| std::env::var(name).unwrap_or_else(|_| panic!("{name} is set"));
-    Harness::new()
+    let harness = Harness::new()
         .classpath(env(CLASSPATH_ENV))
         .scenarios_in(&env(PACKAGE_ENV))
         .scenario("fixtures.DoesNotExist")
@@ -33,8 +36,14 @@ pub fn fixture_harness() -> ! {
                 loops_per_snapshot: 1,
                 ..SearchConfig::default()
             },
-        })
-        .run_from_args()
+        });
+    #[cfg(feature = "j4rs")]
+    let harness = if std::env::var_os(RUST_SCENARIOS_ENV).is_some() {
+        super::j4rs::with_rust_scenarios(harness)
+    } else {
+        harness
+    };
+    harness.run_from_args()
 }
 
 /// A snapshot directory of its own, and the fixture configuration.
