@@ -7,6 +7,15 @@ set -euo pipefail
 need_apt=()
 command -v javac >/dev/null 2>&1 || need_apt+=(openjdk-17-jdk-headless)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
+# The JUnit extension and the Gradle plugin (scripts/test-gradle-plugin.sh): Debian's Gradle
+# 4.4.1 and JUnit 5/JUnit 4 jars, Maven, objcopy (strips the library packed into the jar),
+# python3 (reads the JUnit XML results).
+command -v gradle >/dev/null 2>&1 || need_apt+=(gradle)
+[ -f /usr/share/java/junit-platform-runner.jar ] || need_apt+=(junit5)
+[ -f /usr/share/java/junit4.jar ] || need_apt+=(junit4)
+command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
+command -v objcopy >/dev/null 2>&1 || need_apt+=(binutils)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -q
@@ -16,4 +25,10 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: Rust is missing; install it with rustup (https://rustup.rs), then run this again" >&2
     exit 1
 fi
+# Gradle 8's API, to compile the Gradle plugin against (gradle-plugin/build-plugin.sh).
+m2=${MAVEN_REPO:-$HOME/.m2/repository}
+[ -f "$m2/dev/gradleplugins/gradle-api/8.10/gradle-api-8.10.jar" ] \
+    || mvn -B -q dependency:get -Dtransitive=false -Dartifact=dev.gradleplugins:gradle-api:8.10
+[ -f "$m2/org/codehaus/groovy/groovy/3.0.22/groovy-3.0.22.jar" ] \
+    || mvn -B -q dependency:get -Dtransitive=false -Dartifact=org.codehaus.groovy:groovy:3.0.22
 echo "setup: javac $(javac -version 2>&1 | cut -d' ' -f2), $(cargo --version), $(cc --version | head -n1)"

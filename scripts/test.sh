@@ -11,3 +11,6 @@ INSTA_UPDATE=no cargo test --locked --all-targets
 (cd examples/leaks-project && CARGO_TARGET_DIR=../../target INSTA_UPDATE=no cargo test --locked)
 # Rust-written scenarios through j4rs (cargo feature `j4rs`): only their harness tests.
 INSTA_UPDATE=no cargo test --locked --features j4rs --test harness j4rs
+# The JUnit extension and the Gradle plugin, end to end: jars built, the plugin's ProjectBuilder
+# tests and a sample project under Debian's Gradle 4.4.1, a sample under Maven Surefire.
+scripts/test-gradle-plugin.sh

@@ -1,0 +1,186 @@
+package dev.heapgrowth.junit;
+
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
+import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+
+/**
+ * Runs a {@link HeapGrowthTest} method as the loops of a heap-growth scenario through the Rust
+ * engine, and fails the test with the engine's tree report when a path grows that the baseline
+ * does not accept.
+ *
+ * <p>System properties (the Gradle plugin sets them from {@code heapGrowth { }}):
+ * <ul>
+ * <li>{@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot}, {@code heapgrowth.maxSnapshots}
+ * <li>{@code heapgrowth.reportDir}: where {@code <test>.txt} and {@code <test>.json} go
+ *     (default {@code build/reports/heapgrowth})
+ * <li>{@code heapgrowth.baseline}: the baseline file of accepted growth paths
+ * <li>{@code heapgrowth.updateBaseline=true}: rewrite this test's section of the baseline from
+ *     the current run instead of checking it
+ * <li>{@code heapgrowth.library}: the engine library to load instead of the jar's copy
+ * </ul>
+ */
+public final class HeapGrowthExtension implements InvocationInterceptor {
+    /** The baseline file gives each test a section that starts with this prefix and the test's name. */
+    static final String SECTION_PREFIX = "## ";
+
+    @Override
+    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> context,
+            ExtensionContext extensionContext) throws Throwable {
+        Method method = context.getExecutable();
+        HeapGrowthTest settings = method.getAnnotation(HeapGrowthTest.class);
+        if (settings == null) {
+            // Registered with @ExtendWith on a class: only @HeapGrowthTest methods are looped.
+            invocation.proceed();
+            return;
+        }
+        String name = method.getDeclaringClass().getName() + "." + method.getName();
+        LoopCallback callback = new LoopCallback(method, context.getTarget().orElse(null),
+                context.getArguments().toArray());
+        // The loops invoke the method themselves; JUnit must not run it once more.
+        invocation.skip();
+
+        NativeEngine.load();
+        Path baselineFile = pathProperty("heapgrowth.baseline");
+        boolean update = Boolean.getBoolean("heapgrowth.updateBaseline");
+        String accepted = baselineFile == null || update ? null : BaselineFile.section(baselineFile, name);
+        String[] result = NativeEngine.search(callback, name,
+                setting(settings.warmup(), "heapgrowth.warmup"),
+                setting(settings.loopsPerSnapshot(), "heapgrowth.loopsPerSnapshot"),
+                setting(settings.maxSnapshots(), "heapgrowth.maxSnapshots"),
+                accepted, NativeEngine.agentPath());
+        String status = result[0];
+        String message = result[1];
+        String fullText = result[2];
+        String json = result[3];
+        String normalized = result[4];
+        String stale = result[5];
+        String agent = NativeEngine.agentStatus(NativeEngine.agentPath());
+
+        StringBuilder report = new StringBuilder(fullText);
+        if (!stale.isEmpty()) {
+            report.append("\nBaseline paths that no longer grow (remove them from ").append(baselineFile)
+                    .append("):\n\n").append(stale);
+        }
+        report.append("\nAgent: ").append(agent).append('\n');
+        writeReports(name, report.toString(), json);
+
+        if (callback.thrown() != null) {
+            throw callback.thrown();
+        }
+        if (status.equals("error")) {
+            throw new IllegalStateException("heapgrowth could not run " + name + ": " + message);
+        }
+        if (update && baselineFile != null) {
+            BaselineFile.replaceSection(baselineFile, name, normalized);
+            System.err.println("heapgrowth: baseline " + baselineFile + " updated for " + name);
+            return;
+        }
+        if (!stale.isEmpty()) {
+            System.err.println("heapgrowth: " + name + ": baseline paths no longer grow (remove them from "
+                    + baselineFile + "):\n" + stale);
+        }
+        if (status.equals("growing")) {
+            throw new AssertionError(message + "\nAgent: " + agent);
+        }
+    }
+
+    /** The attribute if set, else the system property, else -1 (the engine's default). */
+    static int setting(int attribute, String property) {
+        if (attribute >= 0) {
+            return attribute;
+        }
+        String value = System.getProperty(property);
+        if (value == null || value.isBlank()) {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("system property " + property + "=" + value + " is not a number", e);
+        }
+    }
+
+    private static Path pathProperty(String property) {
+        String value = System.getProperty(property);
+        return value == null || value.isBlank() ? null : Path.of(value);
+    }
+
+    private static void writeReports(String name, String text, String json) throws IOException {
+        Path dir = Path.of(System.getProperty("heapgrowth.reportDir", "build/reports/heapgrowth"));
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(name + ".txt"), text, StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(name + ".json"), json, StandardCharsets.UTF_8);
+    }
+
+    /** The baseline file: one section per test, {@code ## <class>.<method>} then its normalized blocks. */
+    static final class BaselineFile {
+        private BaselineFile() {}
+
+        /** The blocks of test {@code name}, or "" when the file or the section is missing. */
+        static String section(Path file, String name) throws IOException {
+            if (!Files.exists(file)) {
+                return "";
+            }
+            StringBuilder out = new StringBuilder();
+            boolean inside = false;
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (line.startsWith(SECTION_PREFIX)) {
+                    inside = line.substring(SECTION_PREFIX.length()).trim().equals(name);
+                } else if (inside) {
+                    out.append(line).append('\n');
+                }
+            }
+            return out.toString();
+        }
+
+        /** Replaces (or adds) test {@code name}'s section; removes it when {@code blocks} is empty. */
+        static void replaceSection(Path file, String name, String blocks) throws IOException {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            // Several test JVMs (Gradle's maxParallelForks) may rewrite the file at once.
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
+                // Read through the locked channel: opening and closing another descriptor of
+                // the file would drop the (POSIX) lock.
+                java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate((int) channel.size());
+                while (buffer.hasRemaining() && channel.read(buffer, buffer.position()) > 0) {
+                    // keep reading
+                }
+                String old = new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8);
+                assert lock.isValid();
+                StringBuilder out = new StringBuilder();
+                boolean inside = false;
+                for (String line : old.split("\n", -1)) {
+                    if (line.startsWith(SECTION_PREFIX)) {
+                        inside = line.substring(SECTION_PREFIX.length()).trim().equals(name);
+                    }
+                    if (!inside && !(line.isEmpty() && out.length() == 0)) {
+                        out.append(line).append('\n');
+                    }
+                }
+                String kept = out.toString().replaceAll("\n+$", "\n");
+                if (kept.equals("\n")) {
+                    kept = "";
+                }
+                if (!blocks.isEmpty()) {
+                    kept = (kept.isEmpty() ? "" : kept + "\n") + SECTION_PREFIX + name + "\n" + blocks;
+                }
+                byte[] bytes = kept.getBytes(StandardCharsets.UTF_8);
+                channel.truncate(0);
+                channel.write(java.nio.ByteBuffer.wrap(bytes), 0);
+            }
+        }
+    }
+}

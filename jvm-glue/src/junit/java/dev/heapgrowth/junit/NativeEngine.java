@@ -1,0 +1,103 @@
+package dev.heapgrowth.junit;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * The Rust engine ({@code libheapgrowth.so}), loaded once per JVM.
+ *
+ * <p>The library is {@code -Dheapgrowth.library=PATH} when set (the Gradle plugin sets it, next
+ * to {@code -agentpath:} for the agent); otherwise the copy inside this jar, under
+ * {@code META-INF/native/linux-x86_64/}, written to a new private temporary directory (mode
+ * 0700, random name: never a predictable shared path another user could plant a library in),
+ * loaded with {@link System#load}, and deleted again (the mapped library stays usable).
+ */
+final class NativeEngine {
+    static final String LIBRARY_PROPERTY = "heapgrowth.library";
+    /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
+    private static final int API_VERSION = 1;
+    private static final String RESOURCE = "/META-INF/native/linux-x86_64/libheapgrowth.so";
+
+    private NativeEngine() {}
+
+    private static volatile boolean loaded;
+
+    static synchronized void load() throws IOException {
+        if (loaded) {
+            return;
+        }
+        String configured = System.getProperty(LIBRARY_PROPERTY);
+        if (configured != null && !configured.isEmpty()) {
+            System.load(Path.of(configured).toAbsolutePath().toString());
+        } else {
+            loadFromJar();
+        }
+        int version = apiVersion();
+        if (version != API_VERSION) {
+            throw new IOException("heapgrowth's engine library speaks version " + version
+                    + " of the extension's native interface, this jar version " + API_VERSION
+                    + ": the library and the jar come from different builds");
+        }
+        loaded = true;
+    }
+
+    private static void loadFromJar() throws IOException {
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        if (!os.toLowerCase().startsWith("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            throw new IOException("heapgrowth ships its engine for linux-x86_64 only, not " + os + "/" + arch);
+        }
+        Path dir = Files.createTempDirectory("heapgrowth-native-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path library = dir.resolve("libheapgrowth.so");
+        try (InputStream in = NativeEngine.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IOException("this heapgrowth jar has no " + RESOURCE + " (built without scripts/package-java.sh?)");
+            }
+            Files.createFile(library,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.copy(in, library, StandardCopyOption.REPLACE_EXISTING);
+            System.load(library.toString());
+        } finally {
+            Files.deleteIfExists(library);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The library named by this JVM's {@code -agentpath:} option if it is heapgrowth's agent, else null. */
+    static String agentPath() {
+        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (argument.startsWith("-agentpath:")) {
+                String path = argument.substring("-agentpath:".length());
+                int options = path.indexOf('=');
+                if (options >= 0) {
+                    path = path.substring(0, options);
+                }
+                if (path.contains("heapgrowth_agent")) {
+                    return path;
+                }
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Runs the growth search on the test method behind {@code callback}; negative settings mean
+     * the engine's defaults. Returns {@code [status, message, fullText, json, normalized, stale]}
+     * with status {@code clean}, {@code growing} or {@code error}. {@code baseline} is this
+     * test's accepted blocks or null; {@code agentPath} the {@code -agentpath:} library or null.
+     */
+    static native String[] search(LoopCallback callback, String name, int warmup, int loopsPerSnapshot,
+            int maxSnapshots, String baseline, String agentPath);
+
+    /** The version of the native interface the loaded library implements. */
+    private static native int apiVersion();
+
+    /** One line on the JVMTI agent's capabilities in this JVM, or why there is no agent. */
+    static native String agentStatus(String agentPath);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the Java artifacts into target/java/:
+#   heapgrowth-junit.jar   the JUnit 5 extension (@HeapGrowthTest) with the engine
+#                          (libheapgrowth.so) and the JVMTI agent inside, under
+#                          META-INF/native/linux-x86_64/
+#   heapgrowth-gradle-plugin.jar   the Gradle plugin `dev.heapgrowth` (when gradle-plugin/ has
+#                          its compile classpath: Debian's Gradle 4.4.1 in /usr/share/gradle)
+# Needs: cargo, a JDK 17+, Debian's junit5 package (or JUNIT_API_JARS=jar:jar:...).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=target/java
+mkdir -p "$out"
+
+cargo build --release --lib --locked
+agent=$(ls -t target/release/build/heapgrowth-*/out/libheapgrowth_agent.so | head -n1)
+
+junit_api=${JUNIT_API_JARS:-/usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/junit-platform-commons.jar:/usr/share/java/opentest4j.jar}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/classes/META-INF/native/linux-x86_64"
+javac --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$work/classes" -cp "$junit_api" \
+    $(find jvm-glue/src/junit/java -name '*.java')
+# The debug info (profile.release has debug = 1) would make the jar 20 MB.
+objcopy --strip-debug target/release/libheapgrowth.so "$work/classes/META-INF/native/linux-x86_64/libheapgrowth.so"
+cp "$agent" "$work/classes/META-INF/native/linux-x86_64/libheapgrowth_agent.so"
+rm -f "$out/heapgrowth-junit.jar"
+jar --create --file "$out/heapgrowth-junit.jar" -C "$work/classes" .
+echo "package: $out/heapgrowth-junit.jar"
+
+if [ -x gradle-plugin/build-plugin.sh ]; then
+    gradle-plugin/build-plugin.sh "$out"
+fi

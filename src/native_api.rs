@@ -1,0 +1,661 @@
+//! The JNI entry points of the `libheapgrowth.so` cdylib, called by the JUnit extension
+//! (`jvm-glue/src/junit/java/dev/heapgrowth/junit/NativeEngine.java`).
+//!
+//! Here the JVM already runs (the test JVM of Gradle, Surefire or any JUnit Platform launcher)
+//! and loaded this library with `System.load`; heapgrowth does not start a JVM. The entry
+//! points stay thin: `JavaTestMethod` is an [`engine::Driver`] whose loops call back into the
+//! extension (which invokes the test method) and whose heap dumps the extension writes; the
+//! search and the reports are the engine's and the report layer's. The baseline gate here only
+//! sorts the growing nodes by their normalized blocks (accepted, new) and lists the stale ones.
+//!
+//! This is the cdylib's counterpart of [`crate::jvm`] (which starts a JVM of its own): its JNI
+//! calls into Java go through `JavaTestMethod::call`, the one place that checks for and clears
+//! a pending Java exception.
+//!
+//! No panic may cross into the JVM: every entry point runs its body under `guarded`, which
+//! turns a panic or an error into a pending Java exception.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use jni::objects::{JClass, JObject, JObjectArray, JString, JValue};
+use jni::sys::{jint, jobjectArray, jstring};
+use jni::JNIEnv;
+
+use crate::attribution::Attribution;
+use crate::engine::{self, Driver, LoopSettings, Progress};
+use crate::growth::GrowingNode;
+use crate::jvm::{JavaException, JvmError};
+use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport};
+use crate::tempdir::PrivateTempDir;
+
+/// Local references one callback creates at most; the frame frees them when it returns.
+const LOCAL_FRAME_CAPACITY: i32 = 16;
+
+/// The Java exception thrown for an error of heapgrowth itself (not of the test).
+const ERROR_CLASS: &str = "java/lang/IllegalStateException";
+
+/// The contract between this library and the extension's `NativeEngine` class: bump it whenever
+/// a native method's signature changes, so that a jar and a library that don't match fail with
+/// a message instead of crashing the JVM.
+const JUNIT_API_VERSION: jint = 1;
+
+/// `NativeEngine.apiVersion()`: `JUNIT_API_VERSION`, checked right after `System.load`.
+#[no_mangle]
+pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_apiVersion<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+) -> jint {
+    guarded(&mut env, |_| Ok(JUNIT_API_VERSION)).unwrap_or(-1)
+}
+
+/// `NativeEngine.search(callback, name, warmup, loopsPerSnapshot, maxSnapshots, baseline,
+/// agentPath)`: runs the growth search on the test method behind `callback` and returns
+/// `[status, message, fullText, json, normalized, stale]` (see `GateResult`).
+/// A negative loop setting means "the default of `heapgrowth run`"; `baseline` is the test's
+/// accepted blocks (or null); `agentPath` the `-agentpath:` library (or null).
+#[no_mangle]
+pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    callback: JObject<'local>,
+    name: JString<'local>,
+    warmup: jint,
+    loops_per_snapshot: jint,
+    max_snapshots: jint,
+    baseline: JString<'local>,
+    agent_path: JString<'local>,
+) -> jobjectArray {
+    guarded(&mut env, |env| {
+        let name = read_string(env, &name)?.unwrap_or_default();
+        let baseline = read_string(env, &baseline)?;
+        let vm = env.get_java_vm().map_err(|e| e.to_string())?;
+        let no_attribution = match read_string(env, &agent_path)? {
+            None => Some(NO_AGENT.to_owned()),
+            Some(path) => match agent::capabilities(Path::new(&path), &vm) {
+                Ok(caps) if caps.field_modification_events => None,
+                Ok(_) => Some("heapgrowth's JVMTI agent lacks field-modification events, which attribution needs".into()),
+                Err(reason) => Some(reason),
+            },
+        };
+        let settings = loop_settings(warmup, loops_per_snapshot, max_snapshots)?;
+        let dumps = PrivateTempDir::new("heapgrowth-dumps")
+            .map_err(|e| format!("cannot create a private directory for heap dumps: {e}"))?;
+        let mut driver = JavaTestMethod {
+            env: &mut *env,
+            callback: &callback,
+            loops_run: 0,            no_attribution,
+        };
+        let report = engine::search(
+            &mut driver,
+            &name,
+            &settings,
+            dumps.path(),
+            &Progress::new(false),
+        );
+        drop(dumps);
+        let result = gate(&report, baseline.as_deref());
+        string_array(env, &result.into_fields())
+    })
+    .unwrap_or(std::ptr::null_mut())
+}
+
+/// `NativeEngine.agentStatus(agentPath)`: one line saying which JVMTI capabilities heapgrowth's
+/// agent has in this JVM, or why there is none. `agentPath` is the library named by the JVM's
+/// `-agentpath:` option, or null.
+#[no_mangle]
+pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_agentStatus<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    agent_path: JString<'local>,
+) -> jstring {
+    guarded(&mut env, |env| {
+        let status = match read_string(env, &agent_path)? {
+            None => NO_AGENT.to_owned(),            Some(path) => {
+                let vm = env.get_java_vm().map_err(|e| e.to_string())?;
+                match agent::capabilities(Path::new(&path), &vm) {
+                    Ok(caps) => format!(
+                        "heapgrowth's JVMTI agent loaded at JVM start: tag objects {}, field-modification events {}, \
+                         line numbers {}",
+                        yes(caps.tag_objects),
+                        yes(caps.field_modification_events),
+                        yes(caps.line_numbers)
+                    ),
+                    Err(reason) => reason,
+                }
+            }
+        };
+        env.new_string(status)
+            .map(JString::into_raw)
+            .map_err(|e| e.to_string())
+    })
+    .unwrap_or(std::ptr::null_mut())
+}
+
+const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
+    attribution, which needs field-modification events that only an agent loaded at JVM start \
+    can get, is not available; the Gradle plugin adds the agent";
+
+fn yes(value: bool) -> &'static str {
+    if value {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// Runs `body`; an error or a panic becomes a pending Java exception (and `None`).
+fn guarded<'local, T>(
+    env: &mut JNIEnv<'local>,
+    body: impl FnOnce(&mut JNIEnv<'local>) -> Result<T, String>,
+) -> Option<T> {
+    let outcome = catch_unwind(AssertUnwindSafe(|| body(env)));
+    let message = match outcome {
+        Ok(Ok(value)) => return Some(value),
+        Ok(Err(message)) => message,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            format!("heapgrowth panicked (a bug): {what}")
+        }
+    };
+    // An exception the body left pending takes precedence (throwing over it is illegal).
+    if !env.exception_check().unwrap_or(false) {
+        let _ = env.throw_new(ERROR_CLASS, message);
+    }
+    None
+}
+
+fn loop_settings(
+    warmup: jint,
+    loops_per_snapshot: jint,
+    max_snapshots: jint,
+) -> Result<LoopSettings, String> {
+    let mut settings = LoopSettings::default();
+    if warmup >= 0 {
+        settings.warmup = warmup as u32;
+    }
+    if loops_per_snapshot >= 0 {
+        settings.search.loops_per_snapshot = loops_per_snapshot as u32;
+    }
+    if max_snapshots >= 0 {
+        settings.search.max_snapshots = max_snapshots as u32;
+    }
+    settings.validate().map_err(|e| e.to_string())?;
+    Ok(settings)
+}
+
+/// The JUnit test method, looped through the extension's `LoopCallback`:
+/// `int runLoops(int count)` (the total so far, or minus the number of the loop that threw),
+/// `String[] failure()` (class, message, stack lines of what it threw) and
+/// `void dumpHeap(String path)`.
+struct JavaTestMethod<'a, 'local> {
+    env: &'a mut JNIEnv<'local>,
+    callback: &'a JObject<'local>,
+    loops_run: u32,
+    /// Why attribution cannot run in this JVM (no agent), if so.
+    no_attribution: Option<String>,
+}
+
+impl JavaTestMethod<'_, '_> {
+    /// Calls `method` on the callback in a local frame; a Java exception it throws is taken out
+    /// of the thread and returned as its `toString()`.
+    fn call(
+        &mut self,
+        method: &str,
+        signature: &str,
+        args: &[JValue],
+    ) -> Result<CallResult, JvmError> {
+        let callback = self.callback;
+        self.env.with_local_frame(
+            LOCAL_FRAME_CAPACITY,
+            |env| -> Result<CallResult, JvmError> {
+                let result = env.call_method(callback, method, signature, args);
+                if env.exception_check().unwrap_or(false) {
+                    let thrown = env.exception_occurred();
+                    let _ = env.exception_clear();
+                    let text = thrown
+                        .ok()
+                        .and_then(|thrown| {
+                            let text = env
+                                .call_method(&thrown, "toString", "()Ljava/lang/String;", &[])
+                                .ok()?;
+                            read_string(env, &JString::from(text.l().ok()?))
+                                .ok()
+                                .flatten()
+                        })
+                        .unwrap_or_else(|| "a Java exception".into());
+                    return Ok(CallResult::Threw(text));
+                }
+                Ok(match result? {
+                    jni::objects::JValueGen::Object(object) if !object.is_null() => {
+                        CallResult::Strings(
+                            java_strings(env, &JObjectArray::from(object))
+                                .map_err(|e| JvmError::Jni(e.to_string()))?,
+                        )
+                    }
+                    jni::objects::JValueGen::Int(value) => CallResult::Int(value),
+                    _ => CallResult::Int(0),
+                })
+            },
+        )
+    }
+}
+
+enum CallResult {
+    Int(i32),
+    Strings(Vec<String>),
+    Threw(String),
+}
+
+impl Driver for JavaTestMethod<'_, '_> {
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        let count = i32::try_from(count)
+            .map_err(|_| JvmError::Jni(format!("loop count {count} too large")))?;
+        match self.call("runLoops", "(I)I", &[JValue::Int(count)])? {
+            CallResult::Int(total) if total >= 0 => {
+                self.loops_run = total as u32;
+                Ok(())
+            }
+            CallResult::Int(failed_loop) => {
+                self.loops_run = failed_loop.unsigned_abs();
+                let exception = match self.call("failure", "()[Ljava/lang/String;", &[])? {
+                    CallResult::Strings(lines) => {
+                        let mut lines = lines.into_iter();
+                        let class = lines.next().unwrap_or_default();
+                        let message = lines.next().filter(|m| !m.is_empty());
+                        JavaException {
+                            class,
+                            message,
+                            stack: lines.collect(),
+                        }
+                    }
+                    _ => JavaException {
+                        class: "java.lang.Throwable".into(),
+                        message: None,
+                        stack: Vec::new(),
+                    },
+                };
+                Err(JvmError::ScenarioThrew {
+                    class: "the test method".into(),
+                    loop_number: self.loops_run,
+                    exception,
+                })
+            }
+            CallResult::Threw(text) => Err(JvmError::Jni(format!(
+                "the extension's loop callback threw {text}"
+            ))),
+            CallResult::Strings(_) => Err(JvmError::Jni("runLoops returned no int".into())),
+        }
+    }
+    fn loops_run(&self) -> u32 {
+        self.loops_run
+    }
+
+    fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
+        let _ = (node, loops);
+        // Without the agent the reason is the missing capability; with it, the engine's own
+        // reason for front ends whose scenario objects it cannot reach.
+        let reason = self.no_attribution.clone().unwrap_or_else(|| {
+            "attribution needs the scenario's objects, which this front end (the JUnit extension) \
+             does not hand to the engine yet"
+                .into()
+        });
+        Some(Attribution::not_attributed(reason))
+    }
+    fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
+        let path_text = path.to_str().ok_or(JvmError::InvalidPath {
+            path: path.to_path_buf(),
+            reason: "not valid UTF-8",
+        })?;
+        let path_string = self.env.new_string(path_text)?;
+        let outcome = self.call(
+            "dumpHeap",
+            "(Ljava/lang/String;)V",
+            &[JValue::Object(&path_string)],
+        );
+        let _ = self.env.delete_local_ref(path_string);
+        match outcome? {
+            CallResult::Threw(reason) => Err(JvmError::HeapDumpFailed { reason }),
+            _ if !path.is_file() => Err(JvmError::HeapDumpFailed {
+                reason: format!(
+                    "the JVM reported success but wrote no file at {}",
+                    path.display()
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The run judged against the baseline (accepted growth paths in normalized form).
+#[derive(Debug, PartialEq, Eq)]
+struct GateResult {
+    /// `clean` (nothing grows, or only accepted paths), `growing` (a path not in the baseline
+    /// grows) or `error`.
+    status: &'static str,
+    /// The test failure's message: the tree report of the new paths only (or the error).
+    message: String,
+    /// The tree report of every growing node, for `build/reports/heapgrowth/`.
+    full_text: String,
+    /// The JSON report.
+    json: String,
+    /// The normalized report of this run: what a baseline rewrite writes.
+    normalized: String,
+    /// Baseline blocks that no longer grow, separated by blank lines ("" if none).
+    stale: String,
+}
+
+impl GateResult {
+    fn into_fields(self) -> [String; 6] {
+        [
+            self.status.to_owned(),
+            self.message,
+            self.full_text,
+            self.json,
+            self.normalized,
+            self.stale,
+        ]
+    }
+}
+
+/// The blocks of a baseline file: groups of non-blank lines, `#` lines being comments.
+fn baseline_blocks(baseline: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current = String::new();
+    for line in baseline.lines().filter(|line| !line.starts_with('#')) {
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                blocks.push(std::mem::take(&mut current));
+            }
+        } else {
+            current.push_str(line.trim_end());
+            current.push('\n');
+        }
+    }
+    if !current.is_empty() {
+        blocks.push(current);
+    }
+    blocks
+}
+
+fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
+    let full_text = render_scenario(report);
+    let json = to_json(std::slice::from_ref(report));
+    let normalized = crate::report::render_normalized(report);
+    let outcome = match &report.result {
+        Err(_) => {
+            return GateResult {
+                status: "error",
+                message: full_text.clone(),
+                full_text,
+                json,
+                normalized,
+                stale: String::new(),
+            }
+        }
+        Ok(outcome) => outcome,
+    };
+    let accepted = baseline.map(baseline_blocks).unwrap_or_default();
+    let block = |node: &GrowingNode| {
+        normalized_node(node)
+            .lines()
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    };
+    let current: Vec<String> = outcome.growing.iter().map(block).collect();
+    let stale = accepted
+        .iter()
+        .filter(|b| !current.contains(b))
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut new_only = report.clone();
+    if let Ok(outcome) = &mut new_only.result {
+        outcome
+            .growing
+            .retain(|node| !accepted.contains(&block(node)));
+    }
+    let status = if new_only.has_growth() {
+        "growing"
+    } else {
+        "clean"
+    };
+    let mut message = render_scenario(&new_only);
+    let accepted_count =
+        outcome.growing.len() - new_only.result.as_ref().map_or(0, |o| o.growing.len());
+    if accepted_count > 0 {
+        message.push_str(&format!(
+            "\n{accepted_count} more growing node(s) are accepted by the baseline.\n"
+        ));
+    }
+    GateResult {
+        status,
+        message,
+        full_text,
+        json,
+        normalized,
+        stale,
+    }
+}
+
+fn read_string(env: &mut JNIEnv, value: &JString) -> Result<Option<String>, String> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    env.get_string(value)
+        .map(|s| Some(s.into()))
+        .map_err(|e| e.to_string())
+}
+
+fn java_strings(env: &mut JNIEnv, array: &JObjectArray) -> jni::errors::Result<Vec<String>> {
+    let length = env.get_array_length(array)?;
+    let mut out = Vec::with_capacity(length as usize);
+    for i in 0..length {
+        let element = JString::from(env.get_object_array_element(array, i)?);
+        out.push(if element.is_null() {
+            String::new()
+        } else {
+            env.get_string(&element)?.into()
+        });
+        env.delete_local_ref(element)?;
+    }
+    Ok(out)
+}
+
+fn string_array(env: &mut JNIEnv, values: &[String]) -> Result<jobjectArray, String> {
+    let build = |env: &mut JNIEnv| -> jni::errors::Result<jobjectArray> {
+        let array =
+            env.new_object_array(values.len() as i32, "java/lang/String", JObject::null())?;
+        for (i, value) in values.iter().enumerate() {
+            let string = env.new_string(value)?;
+            env.set_object_array_element(&array, i as i32, &string)?;
+            env.delete_local_ref(string)?;
+        }
+        Ok(array.into_raw())
+    };
+    build(env).map_err(|e| e.to_string())
+}
+
+/// Finding the agent that `-agentpath:` loaded and asking it for its capabilities.
+mod agent {
+    use crate::jvmti::{AgentCapabilities, JvmtiEnv};
+    use std::ffi::{c_void, CStr, CString};
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+
+    /// The function heapgrowth's agent exports (agent/heapgrowth_agent.c).
+    const ENV_FUNCTION: &CStr = c"heapgrowth_agent_jvmti_env";
+    /// The capabilities of heapgrowth's agent loaded from `path`, or why there are none.
+    pub(super) fn capabilities(path: &Path, vm: &jni::JavaVM) -> Result<AgentCapabilities, String> {
+        let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+            return Err(format!("agent path {} contains a NUL byte", path.display()));
+        };
+        // Safety: RTLD_NOLOAD only looks up a library the JVM already loaded (it loads nothing
+        // and runs no constructor); the handle is never closed, like the JVM's own.
+        let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        if handle.is_null() {
+            return Err(format!(
+                "-agentpath:{} is not loaded in this JVM",
+                path.display()
+            ));
+        }
+        // Safety: `handle` came from a successful dlopen; the name is NUL-terminated.
+        let symbol = unsafe { libc::dlsym(handle, ENV_FUNCTION.as_ptr()) };
+        if symbol.is_null() {
+            return Err(format!(
+                "-agentpath:{} is not heapgrowth's agent",
+                path.display()
+            ));
+        }
+        // Safety: the agent defines `void *heapgrowth_agent_jvmti_env(void)` (C ABI).
+        let get_env: unsafe extern "system" fn() -> *mut c_void =
+            unsafe { std::mem::transmute(symbol) };
+        // Safety: it only reads a static set in Agent_OnLoad, which ran when the JVM started.
+        let raw = unsafe { get_env() };
+        // Safety: `raw` is null or the JVMTI 1.2 environment the agent got in this JVM (`vm`),
+        // which it never disposes.
+        let Some(jvmti) = (unsafe { JvmtiEnv::from_raw(raw, vm.get_java_vm_pointer()) }) else {
+            return Err("heapgrowth's agent is loaded but got no JVMTI environment".into());
+        };
+        jvmti.capabilities().map_err(|e| {
+            format!("heapgrowth's agent is loaded but its capabilities cannot be read: {e}")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_blocks_skip_comments_and_split_on_blank_lines() {
+        let text = "# accepted growth\nGcRoot(Class)\n╰→STATIC_FIELD A.b -> instance of java.util.ArrayList\n    grows: x\n\n\nGcRoot(Class)\n╰→y\n";
+        assert_eq!(
+            baseline_blocks(text),
+            vec![
+                "GcRoot(Class)\n╰→STATIC_FIELD A.b -> instance of java.util.ArrayList\n    grows: x\n".to_owned(),
+                "GcRoot(Class)\n╰→y\n".to_owned()
+            ]
+        );
+    }
+
+    #[test]
+    fn negative_loop_settings_mean_the_defaults_and_bad_ones_are_refused() {
+        assert_eq!(loop_settings(-1, -1, -1).unwrap(), LoopSettings::default());
+        let custom = loop_settings(0, 3, 4).unwrap();
+        assert_eq!(
+            (
+                custom.warmup,
+                custom.search.loops_per_snapshot,
+                custom.search.max_snapshots
+            ),
+            (0, 3, 4)
+        );
+        assert!(loop_settings(-1, 0, -1).is_err());
+    }
+
+    fn growing(field: &str) -> GrowingNode {
+        use crate::growth::{ChildGrowth, PathStep, RetainedGrowth, StepKind};
+        let step = |kind, owner: &str, name: &str, target: &str| PathStep {
+            kind,
+            owner: owner.into(),
+            name: name.into(),
+            target: target.into(),
+            objects: 1,
+        };
+        GrowingNode {
+            path: vec![
+                step(StepKind::GcRoot, "", "Class", ""),
+                step(
+                    StepKind::StaticField,
+                    "com.example.Cart",
+                    field,
+                    "java.util.ArrayList",
+                ),
+            ],
+            children_objects: vec![2, 4, 6],
+            retained: RetainedGrowth::default(),
+            children: vec![ChildGrowth {
+                step: step(
+                    StepKind::ArrayEntry,
+                    "java.util.ArrayList",
+                    "[x]",
+                    "com.example.Item",
+                ),
+                objects: 6,
+                new: 2,
+                bytes: 96,
+                new_bytes: 32,
+            }],
+            attribution: None,
+        }
+    }
+
+    fn report_growing(fields: &[&str]) -> ScenarioReport {
+        ScenarioReport {
+            scenario: "com.example.CartTest.leaks".into(),
+            result: Ok(crate::growth::SearchOutcome {
+                loops: 23,
+                snapshots: 7,
+                growing: fields.iter().map(|field| growing(field)).collect(),
+                leveled_off: Vec::new(),
+            }),
+            timings: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_gate_passes_accepted_paths_fails_new_ones_and_lists_stale_ones() {
+        let report = report_growing(&["AUDIT", "HISTORY"]);
+        let baseline = format!(
+            "## com.example.CartTest.leaks\n{}\n{}",
+            normalized_node(&growing("AUDIT")),
+            normalized_node(&growing("REMOVED"))
+        );
+        let result = gate(&report, Some(&baseline));
+        assert_eq!(result.status, "growing");
+        assert!(
+            result.message.contains("Cart.HISTORY"),
+            "{}",
+            result.message
+        );
+        assert!(
+            !result.message.contains("Cart.AUDIT"),
+            "accepted path in the failure: {}",
+            result.message
+        );
+        assert!(result
+            .message
+            .contains("1 more growing node(s) are accepted"));
+        assert!(result.stale.contains("Cart.REMOVED") && !result.stale.contains("Cart.AUDIT"));
+        assert!(
+            result.full_text.contains("Cart.AUDIT") && result.full_text.contains("Cart.HISTORY")
+        );
+
+        let all_accepted = gate(&report_growing(&["AUDIT"]), Some(&baseline));
+        assert_eq!(all_accepted.status, "clean");
+        // The rewrite content is the normalized report, which the baseline reads back.
+        assert_eq!(
+            baseline_blocks(&all_accepted.normalized),
+            vec![normalized_node(&growing("AUDIT"))]
+        );
+    }
+
+    #[test]
+    fn an_error_report_fails_the_gate_with_its_message() {
+        let report = ScenarioReport {
+            scenario: "T.m".into(),
+            result: Err("heap dump failed: disk full".into()),
+            timings: Default::default(),
+        };
+        let result = gate(&report, Some("GcRoot(Class)\n"));
+        assert_eq!(result.status, "error");
+        assert!(result.message.contains("disk full"));
+    }
+}

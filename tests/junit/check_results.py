@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Checks JUnit XML results (Surefire's or Gradle's): each expectation is
+TEST=pass, TEST=fail or TEST=fail:TEXT (the failure message must contain TEXT).
+
+usage: check_results.py RESULTS_DIR TEST=EXPECTATION...
+"""
+import glob
+import sys
+import xml.etree.ElementTree as ET
+
+
+def main():
+    results_dir, expectations = sys.argv[1], sys.argv[2:]
+    cases = {}
+    for path in glob.glob(f"{results_dir}/TEST-*.xml"):
+        for case in ET.parse(path).getroot().iter("testcase"):
+            name = case.get("name").split("(")[0]
+            failure = case.find("failure")
+            if failure is None:
+                failure = case.find("error")
+            text = None if failure is None else (failure.get("message") or "") + (failure.text or "")
+            cases[name] = text
+    problems = []
+    for expectation in expectations:
+        test, want = expectation.split("=", 1)
+        if test not in cases:
+            problems.append(f"{test}: not run (ran: {sorted(cases)})")
+            continue
+        failure = cases[test]
+        if want == "pass" and failure is not None:
+            problems.append(f"{test}: expected to pass, failed with:\n{failure}")
+        elif want.startswith("fail"):
+            if failure is None:
+                problems.append(f"{test}: expected to fail, passed")
+            elif ":" in want and want.split(":", 1)[1] not in failure:
+                problems.append(f"{test}: failure lacks {want.split(':', 1)[1]!r}:\n{failure}")
+    for problem in problems:
+        print(f"check_results: {problem}", file=sys.stderr)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
