@@ -111,6 +111,7 @@ fn child(objects: u64) {
             format!("-Dheapgrowth.bench.objects={objects}"),
             "-Xmx8g".into(),
         ],
+        ..JvmOptions::default()
     })
     .expect("the JVM starts");
     let mut scenario = jvm

@@ -9,7 +9,10 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use crate::growth::{GrowthSearch, NextStep, SearchConfig, SearchOutcome, DEFAULT_WARMUP_LOOPS};
+use crate::attribution::{attribution_loops, Attribution};
+use crate::growth::{
+    GrowingNode, GrowthSearch, NextStep, SearchConfig, SearchOutcome, DEFAULT_WARMUP_LOOPS,
+};
 use crate::heap::HeapGraph;
 use crate::hprof::HprofError;
 use crate::jvm::{Jvm, JvmError, JvmOptions, Scenario};
@@ -57,6 +60,20 @@ pub struct RunOptions {
     pub loops: LoopSettings,
     /// Show progress on stderr (only when it is a terminal).
     pub progress: bool,
+}
+
+/// Optional phases after the growth search, for [`run_phases`].
+// Kept apart from `RunOptions`, which other front ends build field by field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Phases {
+    /// Attribute each growing node to the code that grows it (`--no-attribution` clears it).
+    pub attribution: bool,
+}
+
+impl Default for Phases {
+    fn default() -> Self {
+        Phases { attribution: true }
+    }
 }
 
 impl RunOptions {
@@ -112,12 +129,23 @@ pub trait Driver {
     fn loops_run(&self) -> u32;
     /// Writes a live heap dump of the scenario's JVM to `path` (a new `.hprof` file).
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError>;
+    /// Runs `loops` more loops with a recorder on `node` and says which code grew it; `None`
+    /// when attribution is switched off. Drivers without access to the scenario's objects keep
+    /// this default.
+    fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
+        let _ = (node, loops);
+        Some(Attribution::not_attributed(
+            "this front end gives attribution no access to the scenario's JVM objects",
+        ))
+    }
 }
 
 /// A Java `Runnable` opened with [`Jvm::open_scenario`].
 struct JavaScenario<'j> {
     jvm: &'j Jvm,
     scenario: Scenario,
+    /// Whether to run the attribution phase (`--no-attribution` switches it off).
+    attribution: bool,
 }
 
 impl Driver for JavaScenario<'_> {
@@ -130,10 +158,22 @@ impl Driver for JavaScenario<'_> {
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
         self.jvm.dump_heap(path)
     }
+    fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
+        self.attribution
+            .then(|| crate::attribution::live::attribute(self.jvm, &mut self.scenario, node, loops))
+    }
 }
 
-/// Starts the JVM and runs every scenario of `options`.
+/// Starts the JVM and runs every scenario of `options`, with every phase.
 pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
+    run_phases(options, Phases::default())
+}
+
+/// Starts the JVM and runs every scenario of `options`, with the optional `phases`.
+pub fn run_phases(
+    options: &RunOptions,
+    phases: Phases,
+) -> Result<Vec<ScenarioReport>, EngineError> {
     options.loops.validate()?;
     let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
@@ -149,17 +189,16 @@ pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
                     &mut JavaScenario {
                         jvm: &jvm,
                         scenario,
+                        attribution: phases.attribution,
                     },
                     class_name,
                     &options.loops,
                     dumps.path(),
                     &progress,
                 ),
-                Err(error) => ScenarioReport {
-                    scenario: class_name.clone(),
-                    result: Err(describe(ScenarioError::Jvm(error))),
-                    timings: Timings::default(),
-                },
+                Err(error) => {
+                    ScenarioReport::failed(class_name, describe(ScenarioError::Jvm(error)))
+                }
             }
         })
         .collect();
@@ -178,13 +217,46 @@ pub fn search(
     progress: &Progress,
 ) -> ScenarioReport {
     let mut timings = Timings::default();
-    let result =
-        search_inner(driver, name, settings, dumps, &mut timings, progress).map_err(describe);
+    let mut attributions = Vec::new();
+    let result = search_inner(driver, name, settings, dumps, &mut timings, progress)
+        .inspect(|outcome| {
+            attributions = attribute(driver, name, outcome, settings, &mut timings, progress);
+        })
+        .map_err(describe);
     ScenarioReport {
         scenario: name.to_owned(),
         result,
+        attributions,
         timings,
     }
+}
+
+/// Attribution: the loops again, one growing node at a time, with a recorder on it.
+fn attribute(
+    driver: &mut dyn Driver,
+    name: &str,
+    outcome: &SearchOutcome,
+    settings: &LoopSettings,
+    timings: &mut Timings,
+    progress: &Progress,
+) -> Vec<Option<Attribution>> {
+    let loops = attribution_loops(settings.search.loops_per_snapshot);
+    outcome
+        .growing
+        .iter()
+        .map(|node| {
+            let target = node
+                .path
+                .last()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            progress.show(format_args!("{name}: attributing {target}"));
+            let started = Instant::now();
+            let found = driver.attribute(node, loops);
+            timings.attribution.push(elapsed_ms(started));
+            found
+        })
+        .collect()
 }
 
 fn search_inner(

@@ -6,11 +6,14 @@
 //! → [`report`] (text and JSON). [`engine`] ties them together for the command line.
 #![warn(missing_docs)]
 
+pub mod attribution;
+pub mod engine;
+pub mod growth;
+pub mod harness;
 pub mod heap;
 pub mod hprof;
-pub mod growth;
-pub mod report;
-pub mod engine;
 pub mod jvm;
 pub mod jvmti;
+pub mod native_api;
+pub mod report;
 pub mod tempdir;

@@ -62,6 +62,10 @@ struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Skip attribution (the loops run again with recorders to find the code that grows each
+    /// node); the report's attribution is then null.
+    #[arg(long)]
+    no_attribution: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -95,11 +99,15 @@ fn run(args: RunArgs) -> ExitCode {
                 java_home: args.java_home,
                 classpath: args.classpath,
                 jvm_args: args.jvm_args,
+                ..JvmOptions::default()
             },
             args.scenario,
         )
     };
-    let reports = match engine::run(&options) {
+    let phases = engine::Phases {
+        attribution: !args.no_attribution,
+    };
+    let reports = match engine::run_phases(&options, phases) {
         Ok(reports) => reports,
         Err(error) => {
             eprintln!("heapgrowth: {error}");

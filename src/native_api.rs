@@ -400,27 +400,35 @@ fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
         Ok(outcome) => outcome,
     };
     let accepted = baseline.map(baseline_blocks).unwrap_or_default();
-    let block = |node: &GrowingNode| {
-        normalized_node(node)
+    let block = |node: &GrowingNode, attribution: Option<&Attribution>| {
+        normalized_node(node, attribution)
             .lines()
             .map(str::trim_end)
             .collect::<Vec<_>>()
             .join("\n")
             + "\n"
     };
-    let current: Vec<String> = outcome.growing.iter().map(block).collect();
+    let current: Vec<String> = report
+        .growing()
+        .map(|(node, found)| block(node, found))
+        .collect();
     let stale = accepted
         .iter()
         .filter(|b| !current.contains(b))
         .cloned()
         .collect::<Vec<_>>()
         .join("\n");
+    // The report without the nodes the baseline accepts.
+    let is_new: Vec<bool> = current.iter().map(|b| !accepted.contains(b)).collect();
     let mut new_only = report.clone();
     if let Ok(outcome) = &mut new_only.result {
-        outcome
-            .growing
-            .retain(|node| !accepted.contains(&block(node)));
+        let mut keep = is_new.iter();
+        outcome.growing.retain(|_| *keep.next().unwrap_or(&true));
     }
+    let mut keep = is_new.iter();
+    new_only
+        .attributions
+        .retain(|_| *keep.next().unwrap_or(&true));
     let status = if new_only.has_growth() {
         "growing"
     } else {
@@ -593,7 +601,6 @@ mod tests {
                 bytes: 96,
                 new_bytes: 32,
             }],
-            attribution: None,
         }
     }
 
@@ -606,6 +613,7 @@ mod tests {
                 growing: fields.iter().map(|field| growing(field)).collect(),
                 leveled_off: Vec::new(),
             }),
+            attributions: Vec::new(),
             timings: Default::default(),
         }
     }
@@ -615,8 +623,8 @@ mod tests {
         let report = report_growing(&["AUDIT", "HISTORY"]);
         let baseline = format!(
             "## com.example.CartTest.leaks\n{}\n{}",
-            normalized_node(&growing("AUDIT")),
-            normalized_node(&growing("REMOVED"))
+            normalized_node(&growing("AUDIT"), None),
+            normalized_node(&growing("REMOVED"), None)
         );
         let result = gate(&report, Some(&baseline));
         assert_eq!(result.status, "growing");
@@ -643,17 +651,13 @@ mod tests {
         // The rewrite content is the normalized report, which the baseline reads back.
         assert_eq!(
             baseline_blocks(&all_accepted.normalized),
-            vec![normalized_node(&growing("AUDIT"))]
+            vec![normalized_node(&growing("AUDIT"), None)]
         );
     }
 
     #[test]
     fn an_error_report_fails_the_gate_with_its_message() {
-        let report = ScenarioReport {
-            scenario: "T.m".into(),
-            result: Err("heap dump failed: disk full".into()),
-            timings: Default::default(),
-        };
+        let report = ScenarioReport::failed("T.m", "heap dump failed: disk full".into());
         let result = gate(&report, Some("GcRoot(Class)\n"));
         assert_eq!(result.status, "error");
         assert!(result.message.contains("disk full"));

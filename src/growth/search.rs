@@ -309,7 +309,6 @@ impl GrowthSearch {
                 bytes_increase: last_retained.bytes as i64 - before_retained.bytes as i64,
             },
             children,
-            attribution: None,
         }
     }
 
@@ -453,8 +452,6 @@ pub struct GrowingNode {
     pub retained: RetainedGrowth,
     /// The node's children in the last snapshot.
     pub children: Vec<ChildGrowth>,
-    /// Which code grew it; `None` until attribution ran (or when it was switched off).
-    pub attribution: Option<crate::attribution::Attribution>,
 }
 
 /// The result of one search.

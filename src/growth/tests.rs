@@ -469,7 +469,7 @@ fn a_hash_map_shows_its_keys_and_values_as_children() {
         ]
     );
     // The normalized report names what grew, and nothing that varies.
-    let normalized = crate::report::normalized_node(&outcome.growing[0]);
+    let normalized = crate::report::normalized_node(&outcome.growing[0], None);
     assert_eq!(
         normalized,
         "GcRoot(Class)\n\

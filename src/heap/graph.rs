@@ -527,7 +527,9 @@ impl HeapGraph {
             let record = self.record(o);
             // Safety: a prefetch is a hint that never faults, whatever the address.
             unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(record.as_ptr().cast());
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    record.as_ptr().cast(),
+                );
             }
         }
         #[cfg(not(target_arch = "x86_64"))]

@@ -105,6 +105,16 @@ pub enum JvmError {
         /// What it threw.
         exception: JavaException,
     },
+    /// A Rust-written scenario (`Harness::rust_scenario`) returned an error or panicked.
+    #[error("Rust scenario {name} failed in loop {loop_number}: {message}")]
+    RustScenarioFailed {
+        /// The scenario's name.
+        name: String,
+        /// The loop that failed, counted from 1 over the scenario's life.
+        loop_number: u32,
+        /// The error it returned, or its panic message.
+        message: String,
+    },
     /// The heap dump could not be written.
     #[error("heap dump failed: {reason}")]
     HeapDumpFailed {

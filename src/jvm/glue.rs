@@ -13,6 +13,8 @@ const SCENARIO_FAILURE: &str = "dev/heapgrowth/glue/ScenarioFailure";
 const SETUP_EXCEPTION: &str = "dev/heapgrowth/glue/ScenarioSetupException";
 const THROWABLES: &str = "dev/heapgrowth/glue/Throwables";
 const HEAP_DUMPER: &str = "dev/heapgrowth/glue/HeapDumper";
+const LIVE_ATTRIBUTION: &str = "dev/heapgrowth/attribution/LiveAttribution";
+const RECORDING_HANDLER: &str = "dev/heapgrowth/attribution/RecordingHandler";
 
 /// How a JNI call that can run Java code failed.
 enum CallError<'local> {
@@ -51,9 +53,10 @@ pub(crate) struct Glue {
     setup_exception: GlobalRef,
     throwables: GlobalRef,
     heap_dumper: GlobalRef,
+    pub(super) live_attribution: GlobalRef,
 }
 
-fn as_class(global: &GlobalRef) -> &JClass<'static> {
+pub(super) fn as_class(global: &GlobalRef) -> &JClass<'static> {
     <&JClass>::from(global.as_obj())
 }
 
@@ -82,8 +85,10 @@ impl Glue {
             setup_exception: load(SETUP_EXCEPTION)?,
             throwables: load(THROWABLES)?,
             heap_dumper: load(HEAP_DUMPER)?,
+            live_attribution: load(LIVE_ATTRIBUTION)?,
         };
         load(SCENARIO_THREAD)?;
+        load(RECORDING_HANDLER)?;
         Ok(glue)
     }
 
@@ -217,7 +222,7 @@ impl Glue {
 
     /// For calls that only throw if heapgrowth or the JVM is broken: any exception becomes
     /// [`JvmError::GlueFailed`].
-    fn unexpected<'local, T>(
+    pub(super) fn unexpected<'local, T>(
         &self,
         env: &mut JNIEnv<'local>,
         operation: &'static str,
@@ -309,14 +314,14 @@ fn describe_minimal(env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
 }
 
 /// A Java string as a Rust one; `None` for Java `null`.
-fn string(env: &mut JNIEnv, value: &JString) -> jni::errors::Result<Option<String>> {
+pub(super) fn string(env: &mut JNIEnv, value: &JString) -> jni::errors::Result<Option<String>> {
     if value.is_null() {
         return Ok(None);
     }
     Ok(Some(env.get_string(value)?.into()))
 }
 
-fn string_array(
+pub(super) fn string_array(
     env: &mut JNIEnv,
     array: &JObjectArray,
 ) -> jni::errors::Result<Vec<Option<String>>> {

@@ -20,6 +20,7 @@
 //! Dropping [`Jvm`] therefore leaves the JVM running (idle) until the process exits.
 
 mod agent;
+mod attribution;
 mod embedded;
 mod error;
 mod glue;
@@ -33,6 +34,7 @@ use std::sync::{Arc, Mutex};
 use jni::objects::GlobalRef;
 use jni::{InitArgsBuilder, JNIEnv, JNIVersion, JavaVM};
 
+pub use self::attribution::{ActiveSampling, ActiveWatch, LiveNode, Recorder};
 pub use self::error::{JavaException, JvmError};
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
 pub use crate::jvmti::AgentCapabilities;
@@ -55,6 +57,10 @@ pub struct JvmOptions {
     pub classpath: Vec<PathBuf>,
     /// Extra JVM options (`--jvm-arg`), for example `-Xmx2g`.
     pub jvm_args: Vec<String>,
+    /// Directories and jars put on the JVM's system class path (`-Djava.class.path`) after
+    /// heapgrowth's glue, for code that finds classes through the system class loader, such as
+    /// j4rs. Default: none.
+    pub system_classpath: Vec<PathBuf>,
 }
 
 /// Whether this process already tried to create its one JVM.
@@ -142,10 +148,19 @@ impl Jvm {
         let args = InitArgsBuilder::new()
             .version(JNIVersion::V8)
             // Only the glue: scenario classes go to a class loader of their own per scenario.
-            .option(format!("-Djava.class.path={}", utf8(&extracted.glue_jar)?))
+            .option(format!(
+                "-Djava.class.path={}",
+                system_classpath(&extracted.glue_jar, &options.system_classpath)?
+            ))
             .option(format!("-agentpath:{}", utf8(&extracted.agent_library)?))
             // No JVM handlers for SIGINT/SIGTERM: ours must delete the heap dumps on Ctrl-C.
             .option("-Xrs")
+            // Attribution follows growing paths through JDK internals by reflection
+            // (`Thread.threadLocals`, `ThreadLocalMap.table`): open just those packages to the
+            // glue, which lives in the unnamed module.
+            .option("--add-opens=java.base/java.lang=ALL-UNNAMED")
+            .option("--add-opens=java.base/java.util=ALL-UNNAMED")
+            .option("--add-opens=java.base/java.util.concurrent=ALL-UNNAMED")
             .ignore_unrecognized(false);
         let args = options
             .jvm_args
@@ -183,6 +198,11 @@ impl Jvm {
         };
         let jvmti = agent.jvmti_env(&vm)?;
         let capabilities = jvmti.capabilities()?;
+        if capabilities.sampled_alloc_events {
+            // Before any scenario thread exists (see `prepare_allocation_sampling`); without
+            // it, attribution's last resort answers "saw no new object".
+            let _ = jvmti.prepare_allocation_sampling();
+        }
         // The JVM has mapped the agent and opened the glue jar (Glue::load loaded every glue
         // class; an open jar stays readable after its file is deleted), so delete the extracted
         // files now instead of when `Jvm` drops, which may be never (a `Jvm` in a static).
@@ -384,6 +404,32 @@ fn reject_class_path_options(jvm_args: &[String]) -> Result<(), JvmError> {
         }
     }
     Ok(())
+}
+
+/// The glue jar, then `extra` ([`JvmOptions::system_classpath`]) made absolute, joined with `:`.
+fn system_classpath(glue_jar: &Path, extra: &[PathBuf]) -> Result<String, JvmError> {
+    let mut joined = utf8(glue_jar)?.to_owned();
+    for entry in extra {
+        if !entry.exists() {
+            return Err(JvmError::ClasspathEntryMissing {
+                path: entry.clone(),
+            });
+        }
+        let absolute = std::path::absolute(entry).map_err(|_| JvmError::InvalidPath {
+            path: entry.clone(),
+            reason: "cannot be made absolute",
+        })?;
+        let text = utf8(&absolute)?;
+        if text.contains(':') {
+            return Err(JvmError::InvalidPath {
+                path: entry.clone(),
+                reason: "contains ':', the class path separator",
+            });
+        }
+        joined.push(':');
+        joined.push_str(text);
+    }
+    Ok(joined)
 }
 
 fn utf8(path: &Path) -> Result<&str, JvmError> {

@@ -7,6 +7,11 @@
 
 mod sys;
 
+/// Raw JNI field id, as JNI's GetFieldID returns it.
+pub use jni::sys::jfieldID;
+pub use sampling::AllocationSampling;
+pub use watch::{FieldWatch, Frame, WatchRecord, WatchedField};
+
 use std::fmt;
 use std::ptr::NonNull;
 
@@ -22,6 +27,9 @@ macro_rules! jvmti {
         $env.call(stringify!($function), |raw| $crate::jvmti::sys::$function(raw, $($arg),*))
     };
 }
+
+mod sampling;
+mod watch;
 
 /// The single place where JVMTI return codes become errors.
 fn check(function: &'static str, code: sys::jvmtiError) -> Result<(), JvmtiError> {
@@ -43,6 +51,9 @@ pub enum JvmtiError {
         /// What it returned.
         code: JvmtiErrorCode,
     },
+    /// Another field watch is active: heapgrowth runs one at a time.
+    #[error("another JVMTI field watch is active")]
+    Busy,
     /// HotSpot refuses JVMTI calls from threads not attached to the JVM, and attaching this
     /// one failed.
     #[error("JVMTI {function}: cannot attach this thread to the JVM: {reason}")]

@@ -71,7 +71,7 @@ pub const CAN_GENERATE_OBJECT_FREE_EVENTS: u32 = 32;
 pub const CAN_GENERATE_SAMPLED_OBJECT_ALLOC_EVENTS: u32 = 43;
 
 /// A function-table slot, untyped.
-type AnyFn = unsafe extern "system" fn();
+pub type AnyFn = unsafe extern "system" fn();
 
 /// Reads slot `number` (the specification's function number) of `env`'s function table.
 ///
@@ -116,7 +116,132 @@ macro_rules! jvmti_functions {
     };
 }
 
+/// `jlong` from jni.h.
+pub type jlong = i64;
+/// `jlocation`: a bytecode index.
+pub type jlocation = jlong;
+/// JNI reference types, as `jni-sys` declares them.
+pub use jni::sys::{jclass, jfieldID, jmethodID, jobject, jvalue, JNIEnv};
+/// `jthread` from jvmti.h: a `jobject`.
+pub type jthread = jobject;
+
+/// `jvmtiFrameInfo`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct jvmtiFrameInfo {
+    /// The frame's method.
+    pub method: jmethodID,
+    /// The executing bytecode index.
+    pub location: jlocation,
+}
+
+/// `jvmtiLineNumberEntry`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct jvmtiLineNumberEntry {
+    /// First bytecode index of the line.
+    pub start_location: jlocation,
+    /// The source line.
+    pub line_number: jint,
+}
+
+/// `JVMTI_ENABLE` / `JVMTI_DISABLE` (`jvmtiEventMode`).
+pub const JVMTI_ENABLE: u32 = 1;
+/// See [`JVMTI_ENABLE`].
+pub const JVMTI_DISABLE: u32 = 0;
+/// `JVMTI_EVENT_FIELD_MODIFICATION`.
+pub const JVMTI_EVENT_FIELD_MODIFICATION: u32 = 64;
+/// The first event number: event N's callback sits at index N - 50 of `jvmtiEventCallbacks`.
+pub const JVMTI_MIN_EVENT_TYPE_VAL: u32 = 50;
+/// Entries of `jvmtiEventCallbacks` up to `SampledObjectAlloc` (86), as in JDK 17's jvmti.h;
+/// later JDKs append entries, and `SetEventCallbacks` treats missing ones as NULL.
+pub const EVENT_CALLBACK_SLOTS: usize = 37;
+
+/// `jvmtiEventFieldModification`.
+pub type FieldModificationCallback = unsafe extern "system" fn(
+    jvmti_env: *mut jvmtiEnv,
+    jni_env: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    location: jlocation,
+    field_klass: jclass,
+    object: jobject,
+    field: jfieldID,
+    signature_type: std::ffi::c_char,
+    new_value: jvalue,
+);
+
+/// `JVMTI_EVENT_SAMPLED_OBJECT_ALLOC`.
+pub const JVMTI_EVENT_SAMPLED_OBJECT_ALLOC: u32 = 86;
+
+/// `jvmtiEventSampledObjectAlloc`.
+pub type SampledObjectAllocCallback = unsafe extern "system" fn(
+    jvmti_env: *mut jvmtiEnv,
+    jni_env: *mut JNIEnv,
+    thread: jthread,
+    object: jobject,
+    object_klass: jclass,
+    size: jlong,
+);
+
+/// `jvmtiEventCallbacks`: one optional function pointer per event, by event number.
+#[repr(C)]
+pub struct jvmtiEventCallbacks {
+    /// Slot `event - JVMTI_MIN_EVENT_TYPE_VAL` holds that event's callback.
+    pub slots: [Option<AnyFn>; EVENT_CALLBACK_SLOTS],
+}
+
+/// `SetEventNotificationMode` (2) is variadic in C, so it can't go through
+/// [`jvmti_functions!`]; `thread` NULL means all threads.
+///
+/// # Safety
+/// `env` must be a live JVMTI environment and `thread` NULL or a live thread reference.
+#[allow(non_snake_case)]
+pub unsafe fn SetEventNotificationMode(
+    env: *mut jvmtiEnv,
+    mode: u32,
+    event: u32,
+    thread: jthread,
+) -> jvmtiError {
+    type Typed = unsafe extern "C" fn(*mut jvmtiEnv, u32, u32, jthread, ...) -> jvmtiError;
+    // Safety: the caller guarantees `env` is live; 2 is a JVMTI 1.2 function.
+    match unsafe { slot(env, 2) } {
+        None => JVMTI_ERROR_NOT_AVAILABLE,
+        // Safety: slot 2 is `jvmtiError SetEventNotificationMode(jvmtiEnv*, jvmtiEventMode,
+        // jvmtiEvent, jthread, ...)`; the enums are C ints.
+        Some(f) => unsafe { std::mem::transmute::<AnyFn, Typed>(f)(env, mode, event, thread) },
+    }
+}
+
 jvmti_functions! {
+    /// `SetFieldModificationWatch` (43).
+    43 => fn SetFieldModificationWatch(klass: jclass, field: jfieldID);
+    /// `ClearFieldModificationWatch` (44).
+    44 => fn ClearFieldModificationWatch(klass: jclass, field: jfieldID);
+    /// `Deallocate` (47): frees memory JVMTI allocated for a result.
+    47 => fn Deallocate(mem: *mut u8);
+    /// `GetClassSignature` (48).
+    48 => fn GetClassSignature(klass: jclass, signature_ptr: *mut *mut std::ffi::c_char, generic_ptr: *mut *mut std::ffi::c_char);
+    /// `GetSourceFileName` (50).
+    50 => fn GetSourceFileName(klass: jclass, source_name_ptr: *mut *mut std::ffi::c_char);
+    /// `GetMethodName` (64).
+    64 => fn GetMethodName(method: jmethodID, name_ptr: *mut *mut std::ffi::c_char, signature_ptr: *mut *mut std::ffi::c_char, generic_ptr: *mut *mut std::ffi::c_char);
+    /// `GetMethodDeclaringClass` (65).
+    65 => fn GetMethodDeclaringClass(method: jmethodID, declaring_class_ptr: *mut jclass);
+    /// `GetLineNumberTable` (70).
+    70 => fn GetLineNumberTable(method: jmethodID, entry_count_ptr: *mut jint, table_ptr: *mut *mut jvmtiLineNumberEntry);
+    /// `GetStackTrace` (104); `thread` NULL means the current thread.
+    104 => fn GetStackTrace(thread: jthread, start_depth: jint, max_frame_count: jint, frame_buffer: *mut jvmtiFrameInfo, count_ptr: *mut jint);
+    /// `GetTag` (106).
+    106 => fn GetTag(object: jobject, tag_ptr: *mut jlong);
+    /// `SetTag` (107).
+    107 => fn SetTag(object: jobject, tag: jlong);
+    /// `GetObjectsWithTags` (114).
+    114 => fn GetObjectsWithTags(tag_count: jint, tags: *const jlong, count_ptr: *mut jint, object_result_ptr: *mut *mut jobject, tag_result_ptr: *mut *mut jlong);
+    /// `SetHeapSamplingInterval` (156, JDK 11+); 0 samples every allocation.
+    156 => fn SetHeapSamplingInterval(sampling_interval: jint);
+    /// `SetEventCallbacks` (122).
+    122 => fn SetEventCallbacks(callbacks: *const jvmtiEventCallbacks, size_of_callbacks: jint);
     /// `GetVersionNumber` (88).
     88 => fn GetVersionNumber(version_ptr: *mut jint);
     /// `GetCapabilities` (89): the capabilities this environment possesses.

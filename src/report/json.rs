@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::ScenarioReport;
+use crate::attribution::Attribution;
 use crate::growth::{GrowingNode, PathStep, StepKind};
 
 #[derive(Serialize)]
@@ -27,6 +28,7 @@ struct JsonTimings<'a> {
     dump: &'a [u64],
     parse: &'a [u64],
     analysis: &'a [u64],
+    attribution: &'a [u64],
 }
 
 #[derive(Serialize)]
@@ -64,8 +66,46 @@ struct JsonGrowing<'a> {
     children_objects: &'a [u64],
     retained: JsonRetained,
     children: Vec<JsonChild<'a>>,
-    /// Filled by attribution; `null` until then.
-    attribution: Option<()>,
+    /// `null` when attribution did not run.
+    attribution: Option<JsonAttribution>,
+}
+
+/// `{"status": "attributed", "kind": ..., "stacks": [...]}` or
+/// `{"status": "not_attributed", "reason": ...}`.
+#[derive(Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+enum JsonAttribution {
+    Attributed {
+        kind: String,
+        stacks: Vec<JsonStack>,
+    },
+    NotAttributed {
+        reason: String,
+    },
+}
+
+#[derive(Serialize)]
+struct JsonStack {
+    count: u64,
+    frames: Vec<String>,
+}
+
+fn attribution(attribution: &Attribution) -> JsonAttribution {
+    match attribution {
+        Attribution::Attributed { kind, stacks } => JsonAttribution::Attributed {
+            kind: kind.label(),
+            stacks: stacks
+                .iter()
+                .map(|s| JsonStack {
+                    count: s.count,
+                    frames: s.frames.clone(),
+                })
+                .collect(),
+        },
+        Attribution::NotAttributed { reason } => JsonAttribution::NotAttributed {
+            reason: reason.clone(),
+        },
+    }
 }
 
 fn step(step: &PathStep) -> JsonStep<'_> {
@@ -79,7 +119,7 @@ fn step(step: &PathStep) -> JsonStep<'_> {
     }
 }
 
-fn growing(node: &GrowingNode) -> JsonGrowing<'_> {
+fn growing<'a>(node: &'a GrowingNode, found: Option<&'a Attribution>) -> JsonGrowing<'a> {
     JsonGrowing {
         path: node.path.iter().map(step).collect(),
         children_objects: &node.children_objects,
@@ -103,7 +143,7 @@ fn growing(node: &GrowingNode) -> JsonGrowing<'_> {
                 new_bytes: child.new_bytes,
             })
             .collect(),
-        attribution: None,
+        attribution: found.map(attribution),
     }
 }
 
@@ -116,6 +156,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                 dump: &report.timings.dump,
                 parse: &report.timings.parse,
                 analysis: &report.timings.analysis,
+                attribution: &report.timings.attribution,
             };
             match &report.result {
                 Ok(outcome) => JsonScenario {
@@ -123,7 +164,10 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     error: None,
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
-                    growing: outcome.growing.iter().map(growing).collect(),
+                    growing: report
+                        .growing()
+                        .map(|(node, found)| growing(node, found))
+                        .collect(),
                     leveled_off: outcome
                         .leveled_off
                         .iter()

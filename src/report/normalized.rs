@@ -10,11 +10,14 @@
 //! ├─STATIC_FIELD EventBus.INSTANCE -> instance of corpus.app.EventBus
 //! ╰→INSTANCE_FIELD EventBus.listeners -> instance of java.util.concurrent.CopyOnWriteArrayList
 //!     grows: ARRAY_ENTRY CopyOnWriteArrayList.[x] -> instance of corpus.app.Screen$1
+//!     attribution: calls to add()
+//!         at corpus.app.EventBus.register(EventBus.java:20)
 //! ```
 
 use std::fmt::Write;
 
 use super::ScenarioReport;
+use crate::attribution::Attribution;
 use crate::growth::GrowingNode;
 
 /// The normalized report of one scenario: one block per growing node, separated by blank
@@ -22,17 +25,16 @@ use crate::growth::GrowingNode;
 pub fn render_normalized(report: &ScenarioReport) -> String {
     match &report.result {
         Err(error) => format!("error: {}\n", error.lines().next().unwrap_or_default()),
-        Ok(outcome) => outcome
-            .growing
-            .iter()
-            .map(normalized_node)
+        Ok(_) => report
+            .growing()
+            .map(|(node, attribution)| normalized_node(node, attribution))
             .collect::<Vec<_>>()
             .join("\n"),
     }
 }
 
 /// One growing node's block.
-pub fn normalized_node(node: &GrowingNode) -> String {
+pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) -> String {
     let mut out = String::new();
     let last = node.path.len().saturating_sub(1);
     for (depth, step) in node.path.iter().enumerate() {
@@ -49,6 +51,22 @@ pub fn normalized_node(node: &GrowingNode) -> String {
         .filter(|child| child.new > 0 || (child.new == 0 && child.new_bytes > 0))
     {
         let _ = writeln!(out, "    grows: {}", child.step);
+    }
+    match attribution {
+        None => {}
+        // The kind and the innermost frame of each stack: what the user fixes. Counts and
+        // deeper frames are left out (they depend on the loop count and on callers).
+        Some(Attribution::Attributed { kind, stacks }) => {
+            let _ = writeln!(out, "    attribution: {}", kind.label());
+            for stack in stacks {
+                if let Some(frame) = stack.frames.first() {
+                    let _ = writeln!(out, "        at {frame}");
+                }
+            }
+        }
+        Some(Attribution::NotAttributed { reason }) => {
+            let _ = writeln!(out, "    not attributed: {reason}");
+        }
     }
     out
 }

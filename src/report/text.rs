@@ -16,6 +16,7 @@
 use std::fmt::Write;
 
 use super::ScenarioReport;
+use crate::attribution::{Attribution, TEXT_FRAMES};
 use crate::growth::GrowingNode;
 
 /// All scenarios, one after the other.
@@ -45,9 +46,9 @@ pub fn render_scenario(report: &ScenarioReport) -> String {
                 "Scenario {}: {summary} after {} loops in {} snapshots",
                 report.scenario, outcome.loops, outcome.snapshots
             );
-            for node in &outcome.growing {
+            for (node, attribution) in report.growing() {
                 out.push('\n');
-                render_node(&mut out, node);
+                render_node(&mut out, node, attribution);
             }
             for path in &outcome.leveled_off {
                 let last = path.last().map(ToString::to_string).unwrap_or_default();
@@ -61,7 +62,7 @@ pub fn render_scenario(report: &ScenarioReport) -> String {
     out
 }
 
-fn render_node(out: &mut String, node: &GrowingNode) {
+fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attribution>) {
     out.push_str("┬───\n");
     let last = node.path.len().saturating_sub(1);
     for (depth, step) in node.path.iter().enumerate() {
@@ -117,6 +118,29 @@ fn render_node(out: &mut String, node: &GrowingNode) {
     }
     if hidden > 0 {
         let _ = writeln!(out, "    ... and {hidden} unchanged children");
+    }
+    if let Some(attribution) = attribution {
+        render_attribution(out, attribution);
+    }
+}
+
+/// After the children: each recorded stack, most frequent first, a few frames deep.
+fn render_attribution(out: &mut String, attribution: &Attribution) {
+    match attribution {
+        Attribution::Attributed { kind, stacks } => {
+            for stack in stacks {
+                let _ = writeln!(out, "\n    {}", stack.headline(kind));
+                for frame in stack.frames.iter().take(TEXT_FRAMES) {
+                    let _ = writeln!(out, "        at {frame}");
+                }
+                if stack.frames.len() > TEXT_FRAMES {
+                    let _ = writeln!(out, "        ...");
+                }
+            }
+        }
+        Attribution::NotAttributed { reason } => {
+            let _ = writeln!(out, "\n    Not attributed: {reason}");
+        }
     }
 }
 

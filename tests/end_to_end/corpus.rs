@@ -231,7 +231,7 @@ fn json_report_has_the_documented_shape() {
     assert!(node["retained"]["bytes_increase"].as_i64().unwrap() > 0);
     assert_eq!(node["children"][0]["kind"], "ARRAY_ENTRY");
     assert_eq!(node["children"][0]["new"], 6);
-    assert!(node["attribution"].is_null());
+    assert_eq!(node["attribution"]["status"], "attributed", "{node}");
     for phase in ["dump", "parse", "analysis"] {
         assert_eq!(
             scenario["timings_ms"][phase].as_array().unwrap().len(),

@@ -1,6 +1,7 @@
 //! End-to-end tests: the `heapgrowth` binary on the Java corpus in `tests/corpus/`. Each test
 //! runs the binary in its own process, because a process can start only one JVM.
 
+mod attribution;
 mod bad_input;
 mod cleanup;
 mod corpus;

@@ -106,6 +106,16 @@ public final class ScenarioHost {
         return urls;
     }
 
+    /** The scenario's class loader; null once closed. For attribution, which follows paths live. */
+    public ClassLoader classLoader() {
+        return loader;
+    }
+
+    /** The thread the scenario runs on; null once closed. For attribution, as the thread root. */
+    public Thread scenarioThread() {
+        return thread;
+    }
+
     /** The scenario class's name. */
     public String className() {
         return className;

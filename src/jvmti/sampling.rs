@@ -1,0 +1,260 @@
+//! Sampled allocation events with interval 0 (every allocation): the allocation stacks of
+//! objects of a few classes, kept for the objects that end up retained by a growing node. The
+//! last-resort recorder of attribution.
+//!
+//! While sampling runs, each new object of a watched class (class objects tagged
+//! [`CLASS_TAG`]) gets a fresh tag and its stack is kept under that tag. Afterwards the caller
+//! hands over the objects now under the node: their tags pick their stacks. Every tag set here
+//! is reset to 0 before [`AllocationSampling::stop`] returns.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
+
+use jni::objects::{GlobalRef, JClass, JObject};
+use jni::JNIEnv;
+
+use super::sys;
+use super::watch::{current_stack, RawStack, MAX_EVENTS};
+use super::{JvmtiEnv, JvmtiError, WatchRecord};
+
+/// Tag of the watched classes' class objects.
+const CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c01;
+/// First tag given to a sampled object; each gets the next one.
+const FIRST_OBJECT_TAG: sys::jlong = 0x4847_414c_4c00_0000;
+
+struct Sampling {
+    next_tag: sys::jlong,
+    stacks: HashMap<sys::jlong, RawStack>,
+    dropped: u64,
+}
+
+static SAMPLING: Mutex<Option<Sampling>> = Mutex::new(None);
+
+/// Allocation sampling in place; dropping it switches it off (without results).
+pub struct AllocationSampling<'e> {
+    env: &'e JvmtiEnv,
+    classes: Vec<GlobalRef>,
+    active: bool,
+}
+
+impl std::fmt::Debug for AllocationSampling<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AllocationSampling")
+            .field("classes", &self.classes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl JvmtiEnv {
+    /// Sets the heap sampling interval to 0 (every allocation), once, at JVM start. A thread
+    /// computes its next sample point from the interval in force when it took the previous
+    /// one, so an interval set only when sampling starts would reach an existing thread after
+    /// up to 512 KiB of its allocations. Costs nothing while the sampling event is off.
+    pub fn prepare_allocation_sampling(&self) -> Result<(), JvmtiError> {
+        // Safety: plain integer argument; the environment is live.
+        unsafe { jvmti!(self, SetHeapSamplingInterval(0)) }
+    }
+
+    /// Starts recording the allocation stack of every new object of `classes` (exact classes,
+    /// not subclasses). Needs `can_generate_sampled_object_alloc_events` and `can_tag_objects`.
+    pub fn sample_allocations<'e>(
+        &'e self,
+        jni: &mut JNIEnv,
+        classes: &[JClass],
+    ) -> Result<AllocationSampling<'e>, JvmtiError> {
+        {
+            let mut active = SAMPLING.lock().unwrap_or_else(|p| p.into_inner());
+            if active.is_some() {
+                return Err(JvmtiError::Busy);
+            }
+            *active = Some(Sampling {
+                next_tag: FIRST_OBJECT_TAG,
+                stacks: HashMap::new(),
+                dropped: 0,
+            });
+        }
+        let mut sampling = AllocationSampling {
+            env: self,
+            classes: Vec::new(),
+            active: true,
+        };
+        for class in classes {
+            let class = jni
+                .new_global_ref(class)
+                .map_err(|e| JvmtiError::AttachFailed {
+                    function: "NewGlobalRef",
+                    reason: e.to_string(),
+                })?;
+            // Safety: a live global reference; the environment is live.
+            unsafe { jvmti!(self, SetTag(class.as_obj().as_raw(), CLASS_TAG)) }?;
+            sampling.classes.push(class);
+        }
+        self.install_callbacks()?;
+        // Safety: NULL thread means all threads.
+        unsafe {
+            jvmti!(
+                self,
+                SetEventNotificationMode(
+                    sys::JVMTI_ENABLE,
+                    sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                    std::ptr::null_mut()
+                )
+            )
+        }?;
+        Ok(sampling)
+    }
+}
+
+impl AllocationSampling<'_> {
+    /// Switches sampling off and returns the allocation stacks of those of `retained` that were
+    /// allocated while it ran. Resets every tag it set. `jni` must be the current thread's
+    /// environment, inside a local frame.
+    pub fn stop(
+        mut self,
+        jni: &mut JNIEnv,
+        retained: &[JObject],
+    ) -> Result<WatchRecord, JvmtiError> {
+        self.switch_off()?;
+        let Some(sampling) = SAMPLING.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Ok(WatchRecord::default());
+        };
+        let mut kept = Vec::new();
+        for object in retained {
+            let mut tag: sys::jlong = 0;
+            // Safety: a live local reference from the caller.
+            unsafe { jvmti!(self.env, GetTag(object.as_raw(), &mut tag)) }?;
+            if let Some(stack) = sampling.stacks.get(&tag) {
+                kept.push(stack.clone());
+                // Safety: as above.
+                unsafe { jvmti!(self.env, SetTag(object.as_raw(), 0)) }?;
+            }
+        }
+        self.untag_the_rest(jni, sampling.stacks.keys().copied().collect())?;
+        let stacks = self.env.resolve(jni, &kept)?;
+        Ok(WatchRecord {
+            stacks,
+            dropped: sampling.dropped,
+        })
+    }
+
+    /// Objects sampled but not retained by the node and still alive keep a tag: find them by
+    /// tag and reset it.
+    fn untag_the_rest(&self, jni: &mut JNIEnv, tags: Vec<sys::jlong>) -> Result<(), JvmtiError> {
+        if tags.is_empty() {
+            return Ok(());
+        }
+        let mut count: sys::jint = 0;
+        let mut objects: *mut sys::jobject = std::ptr::null_mut();
+        // Safety: `tags` holds `len` tags; JVMTI allocates the result array; NULL for the tag
+        // results we don't need.
+        unsafe {
+            jvmti!(
+                self.env,
+                GetObjectsWithTags(
+                    tags.len() as sys::jint,
+                    tags.as_ptr(),
+                    &mut count,
+                    &mut objects,
+                    std::ptr::null_mut()
+                )
+            )
+        }?;
+        if objects.is_null() {
+            return Ok(());
+        }
+        // Safety: JVMTI returned `count` local references at `objects`.
+        let found = unsafe { std::slice::from_raw_parts(objects, count.max(0) as usize) }.to_vec();
+        let mut result = Ok(());
+        for raw in found {
+            // Safety: a live local reference just returned.
+            result = result.and(unsafe { jvmti!(self.env, SetTag(raw, 0)) });
+            // Safety: a local reference of this thread, deleted once.
+            let _ = jni.delete_local_ref(unsafe { JObject::from_raw(raw) });
+        }
+        // Safety: allocated by JVMTI, freed once.
+        let _ = unsafe { jvmti!(self.env, Deallocate(objects.cast())) };
+        result
+    }
+
+    fn switch_off(&mut self) -> Result<(), JvmtiError> {
+        if !self.active {
+            return Ok(());
+        }
+        self.active = false;
+        // Safety: NULL thread means all threads.
+        let disabled = unsafe {
+            jvmti!(
+                self.env,
+                SetEventNotificationMode(
+                    sys::JVMTI_DISABLE,
+                    sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                    std::ptr::null_mut()
+                )
+            )
+        };
+        let mut untagged = Ok(());
+        for class in self.classes.drain(..) {
+            // Safety: a live global reference.
+            untagged =
+                untagged.and(unsafe { jvmti!(self.env, SetTag(class.as_obj().as_raw(), 0)) });
+        }
+        disabled.and(untagged)
+    }
+}
+
+impl Drop for AllocationSampling<'_> {
+    fn drop(&mut self) {
+        if self.active {
+            let _ = catch_unwind(AssertUnwindSafe(|| self.switch_off()));
+            // Tags on sampled objects go with the objects; the ones still alive keep a tag
+            // nobody reads (only `stop` could find them, and it was not called).
+            *SAMPLING.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
+    }
+}
+
+/// The JVM's `SampledObjectAlloc` callback: thin, and never unwinds into the JVM.
+pub(super) unsafe extern "system" fn on_sampled_object_alloc(
+    jvmti: *mut sys::jvmtiEnv,
+    _jni: *mut sys::JNIEnv,
+    _thread: sys::jthread,
+    object: sys::jobject,
+    object_klass: sys::jclass,
+    _size: sys::jlong,
+) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // Safety: the JVM passes its live environment and this event's references.
+        unsafe { record_allocation(jvmti, object, object_klass) }
+    }));
+}
+
+/// # Safety
+/// `jvmti` must be the event's live environment, `object` and `class` its live references.
+unsafe fn record_allocation(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, class: sys::jclass) {
+    let mut class_tag: sys::jlong = 0;
+    // Safety: caller. Checked before the lock: most allocations are of other classes.
+    if unsafe { sys::GetTag(jvmti, class, &mut class_tag) } != sys::JVMTI_ERROR_NONE
+        || class_tag != CLASS_TAG
+    {
+        return;
+    }
+    let mut active = SAMPLING.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(sampling) = active.as_mut() else {
+        return;
+    };
+    if sampling.stacks.len() >= MAX_EVENTS {
+        sampling.dropped += 1;
+        return;
+    }
+    // Safety: caller; on the allocating thread.
+    let Some(stack) = (unsafe { current_stack(jvmti) }) else {
+        return;
+    };
+    let tag = sampling.next_tag;
+    // Safety: caller.
+    if unsafe { sys::SetTag(jvmti, object, tag) } == sys::JVMTI_ERROR_NONE {
+        sampling.next_tag += 1;
+        sampling.stacks.insert(tag, stack);
+    }
+}
