@@ -159,8 +159,14 @@ impl Driver for JavaScenario<'_> {
         self.jvm.dump_heap(path)
     }
     fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
-        self.attribution
-            .then(|| crate::attribution::live::attribute(self.jvm, &mut self.scenario, node, loops))
+        self.attribution.then(|| {
+            crate::attribution::live::attribute(
+                self.jvm.live_agent(),
+                &mut self.scenario,
+                node,
+                loops,
+            )
+        })
     }
 }
 

@@ -17,6 +17,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use std::sync::Arc;
 
 use jni::objects::{JClass, JObject, JObjectArray, JString, JValue};
 use jni::sys::{jint, jobjectArray, jstring};
@@ -25,7 +26,7 @@ use jni::JNIEnv;
 use crate::attribution::Attribution;
 use crate::engine::{self, Driver, LoopSettings, Progress};
 use crate::growth::GrowingNode;
-use crate::jvm::{JavaException, JvmError};
+use crate::jvm::{JavaException, JvmError, LiveAgent, LiveJava, LiveScenario, PathStart};
 use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport};
 use crate::tempdir::PrivateTempDir;
 
@@ -70,13 +71,38 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
         let name = read_string(env, &name)?.unwrap_or_default();
         let baseline = read_string(env, &baseline)?;
         let vm = env.get_java_vm().map_err(|e| e.to_string())?;
-        let no_attribution = match read_string(env, &agent_path)? {
-            None => Some(NO_AGENT.to_owned()),
-            Some(path) => match agent::capabilities(Path::new(&path), &vm) {
-                Ok(caps) if caps.field_modification_events => None,
-                Ok(_) => Some("heapgrowth's JVMTI agent lacks field-modification events, which attribution needs".into()),
-                Err(reason) => Some(reason),
-            },
+        let agent = match read_string(env, &agent_path)? {
+            None => Err(NO_AGENT.to_owned()),
+            Some(path) => agent::environment(Path::new(&path), &vm).and_then(|(jvmti, caps)| {
+                if caps.field_modification_events && caps.tag_objects {
+                    Ok((jvmti, caps))
+                } else {
+                    Err(
+                        "heapgrowth's JVMTI agent lacks field-modification events or object \
+                         tags, which attribution needs"
+                            .into(),
+                    )
+                }
+            }),
+        };
+        let attribution = agent.and_then(|(jvmti, capabilities)| {
+            let live = live_attribution_class(env, &vm)?;
+            if capabilities.sampled_alloc_events {
+                // Best effort: threads already running see the interval at their next sample.
+                let _ = jvmti.prepare_allocation_sampling();
+            }
+            Ok((jvmti, capabilities, live))
+        });
+        let (agent, live, no_attribution) = match &attribution {
+            Ok((jvmti, capabilities, live)) => (
+                Some(LiveAgent {
+                    jvmti,
+                    capabilities: *capabilities,
+                }),
+                Some(Arc::clone(live)),
+                None,
+            ),
+            Err(reason) => (None, None, Some(reason.clone())),
         };
         let settings = loop_settings(warmup, loops_per_snapshot, max_snapshots)?;
         let dumps = PrivateTempDir::new("heapgrowth-dumps")
@@ -84,7 +110,10 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
         let mut driver = JavaTestMethod {
             env: &mut *env,
             callback: &callback,
-            loops_run: 0,            no_attribution,
+            loops_run: 0,
+            agent,
+            live,
+            no_attribution,
         };
         let report = engine::search(
             &mut driver,
@@ -113,8 +142,8 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_agentStatus<'local
         let status = match read_string(env, &agent_path)? {
             None => NO_AGENT.to_owned(),            Some(path) => {
                 let vm = env.get_java_vm().map_err(|e| e.to_string())?;
-                match agent::capabilities(Path::new(&path), &vm) {
-                    Ok(caps) => format!(
+                match agent::environment(Path::new(&path), &vm) {
+                    Ok((_, caps)) => format!(
                         "heapgrowth's JVMTI agent loaded at JVM start: tag objects {}, field-modification events {}, \
                          line numbers {}",
                         yes(caps.tag_objects),
@@ -130,6 +159,24 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_agentStatus<'local
             .map_err(|e| e.to_string())
     })
     .unwrap_or(std::ptr::null_mut())
+}
+
+/// `dev.heapgrowth.attribution.LiveAttribution`, found through the extension's class loader
+/// (JNI's `FindClass` in a native method of `NativeEngine` uses its loader).
+fn live_attribution_class(env: &mut JNIEnv, vm: &jni::JavaVM) -> Result<Arc<LiveJava>, String> {
+    let found = env.find_class("dev/heapgrowth/attribution/LiveAttribution");
+    if env.exception_check().unwrap_or(false) {
+        let _ = env.exception_clear();
+    }
+    let class = found.map_err(|_| {
+        "this heapgrowth-junit jar lacks dev.heapgrowth.attribution.LiveAttribution (built \
+         without scripts/package-java.sh?), which attribution needs"
+            .to_owned()
+    })?;
+    let global = env.new_global_ref(class).map_err(|e| e.to_string())?;
+    LiveJava::new(vm, global)
+        .map(Arc::new)
+        .map_err(|e| e.to_string())
 }
 
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
@@ -196,8 +243,57 @@ struct JavaTestMethod<'a, 'local> {
     env: &'a mut JNIEnv<'local>,
     callback: &'a JObject<'local>,
     loops_run: u32,
+    /// heapgrowth's agent, when attribution can run.
+    agent: Option<LiveAgent<'a>>,
+    /// The attribution class, when attribution can run.
+    live: Option<Arc<LiveJava>>,
     /// Why attribution cannot run in this JVM (no agent), if so.
     no_attribution: Option<String>,
+}
+
+/// The test method as attribution sees it: its paths start at the test class's loader (static
+/// fields), the test thread and the test instance (`LoopCallback.pathStart()`).
+impl LiveScenario for JavaTestMethod<'_, '_> {
+    fn path_start(&mut self) -> Result<PathStart, JvmError> {
+        let Some(java) = self.live.clone() else {
+            return Err(JvmError::Jni("attribution is not available".into()));
+        };
+        let callback = self.callback;
+        let [loader, thread, instance] = self.env.with_local_frame(
+            LOCAL_FRAME_CAPACITY,
+            |env| -> Result<[Option<jni::objects::GlobalRef>; 3], JvmError> {
+                let result = env.call_method(callback, "pathStart", "()[Ljava/lang/Object;", &[]);
+                if env.exception_check().unwrap_or(false) {
+                    let _ = env.exception_clear();
+                    return Err(JvmError::Jni("LoopCallback.pathStart() threw".into()));
+                }
+                let array = JObjectArray::from(result?.l()?);
+                let mut refs = [None, None, None];
+                for (i, slot) in refs.iter_mut().enumerate() {
+                    let element = env.get_object_array_element(&array, i as i32)?;
+                    if !element.is_null() {
+                        *slot = Some(env.new_global_ref(element)?);
+                    }
+                }
+                Ok(refs)
+            },
+        )?;
+        let (Some(loader), Some(thread)) = (loader, thread) else {
+            return Err(JvmError::Jni(
+                "the test class has no class loader to follow static fields from".into(),
+            ));
+        };
+        Ok(PathStart {
+            java,
+            loader,
+            thread,
+            instance,
+        })
+    }
+
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        Driver::run_loops(self, count)
+    }
 }
 
 impl JavaTestMethod<'_, '_> {
@@ -296,15 +392,17 @@ impl Driver for JavaTestMethod<'_, '_> {
     }
 
     fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
-        let _ = (node, loops);
-        // Without the agent the reason is the missing capability; with it, the engine's own
-        // reason for front ends whose scenario objects it cannot reach.
-        let reason = self.no_attribution.clone().unwrap_or_else(|| {
-            "attribution needs the scenario's objects, which this front end (the JUnit extension) \
-             does not hand to the engine yet"
-                .into()
-        });
-        Some(Attribution::not_attributed(reason))
+        // Without the agent (or the attribution classes) the reason is what is missing.
+        match (self.agent, &self.live, &self.no_attribution) {
+            (Some(agent), Some(_), _) => Some(crate::attribution::live::attribute(
+                agent, self, node, loops,
+            )),
+            (_, _, reason) => {
+                Some(Attribution::not_attributed(reason.clone().unwrap_or_else(
+                    || "attribution is not available in this JVM".to_owned(),
+                )))
+            }
+        }
     }
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
         let path_text = path.to_str().ok_or(JvmError::InvalidPath {
@@ -499,8 +597,12 @@ mod agent {
 
     /// The function heapgrowth's agent exports (agent/heapgrowth_agent.c).
     const ENV_FUNCTION: &CStr = c"heapgrowth_agent_jvmti_env";
-    /// The capabilities of heapgrowth's agent loaded from `path`, or why there are none.
-    pub(super) fn capabilities(path: &Path, vm: &jni::JavaVM) -> Result<AgentCapabilities, String> {
+    /// The JVMTI environment and capabilities of heapgrowth's agent loaded from `path`, or why
+    /// there are none.
+    pub(super) fn environment(
+        path: &Path,
+        vm: &jni::JavaVM,
+    ) -> Result<(JvmtiEnv, AgentCapabilities), String> {
         let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
             return Err(format!("agent path {} contains a NUL byte", path.display()));
         };
@@ -531,9 +633,10 @@ mod agent {
         let Some(jvmti) = (unsafe { JvmtiEnv::from_raw(raw, vm.get_java_vm_pointer()) }) else {
             return Err("heapgrowth's agent is loaded but got no JVMTI environment".into());
         };
-        jvmti.capabilities().map_err(|e| {
+        let capabilities = jvmti.capabilities().map_err(|e| {
             format!("heapgrowth's agent is loaded but its capabilities cannot be read: {e}")
-        })
+        })?;
+        Ok((jvmti, capabilities))
     }
 }
 

@@ -6,26 +6,26 @@ use super::{
     Recorded,
 };
 use crate::growth::GrowingNode;
-use crate::jvm::{Jvm, JvmError, LiveNode, Recorder, Scenario};
+use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
 /// Never fails: every problem becomes [`Attribution::NotAttributed`] with its reason. The
 /// scenario's fields are restored and watches switched off whatever happens.
 pub fn attribute(
-    jvm: &Jvm,
-    scenario: &mut Scenario,
+    agent: LiveAgent,
+    scenario: &mut dyn LiveScenario,
     node: &GrowingNode,
     loops: u32,
 ) -> Attribution {
-    match attribute_inner(jvm, scenario, node, loops) {
+    match attribute_inner(agent, scenario, node, loops) {
         Ok(attribution) => attribution,
         Err(error) => Attribution::not_attributed(describe(&error)),
     }
 }
 
 fn attribute_inner(
-    jvm: &Jvm,
-    scenario: &mut Scenario,
+    agent: LiveAgent,
+    scenario: &mut dyn LiveScenario,
     node: &GrowingNode,
     loops: u32,
 ) -> Result<Attribution, JvmError> {
@@ -41,31 +41,31 @@ fn attribute_inner(
             ]
         })
         .collect();
-    let live = scenario.follow_path(&steps)?;
+    let live = scenario.path_start()?.follow_path(&steps)?;
     match live.recorder()? {
         Recorder::Proxy => match with_proxies(scenario, &live, loops) {
             Err(error) if casts_the_proxy(&error) => match live.without_proxy()? {
-                Recorder::ContainerWrites { .. } => with_watch(jvm, scenario, &live, loops, None),
+                Recorder::ContainerWrites { .. } => with_watch(agent, scenario, &live, loops, None),
                 _ => Ok(Attribution::not_attributed(describe(&error))),
             },
             other => other,
         },
         Recorder::FieldWrites { label } => {
-            match with_watch(jvm, scenario, &live, loops, Some(label.clone()))? {
+            match with_watch(agent, scenario, &live, loops, Some(label.clone()))? {
                 // Growth without a write to the field (elements stored into an array it
                 // holds): what is left is where the new objects were allocated.
                 Attribution::NotAttributed { .. } => {
                     let reason = format!("no write to {label} during the attribution loops");
-                    with_allocations(jvm, scenario, &live, node, loops, reason)
+                    with_allocations(agent, scenario, &live, node, loops, reason)
                 }
                 attributed => Ok(attributed),
             }
         }
         Recorder::Allocations { reason } => {
-            with_allocations(jvm, scenario, &live, node, loops, reason)
+            with_allocations(agent, scenario, &live, node, loops, reason)
         }
         Recorder::ContainerWrites { label } => {
-            with_watch(jvm, scenario, &live, loops, None).map(|a| match a {
+            with_watch(agent, scenario, &live, loops, None).map(|a| match a {
                 Attribution::NotAttributed { reason } => Attribution::not_attributed(format!(
                     "{reason} (watched {label}'s internal size field)"
                 )),
@@ -79,14 +79,14 @@ fn attribute_inner(
 /// The last resort: allocation stacks of the objects that are under the node's growing
 /// children after the loops and were allocated during them. `reason`: why nothing better fit.
 fn with_allocations(
-    jvm: &Jvm,
-    scenario: &mut Scenario,
+    agent: LiveAgent,
+    scenario: &mut dyn LiveScenario,
     live: &LiveNode,
     node: &GrowingNode,
     loops: u32,
     reason: String,
 ) -> Result<Attribution, JvmError> {
-    let capabilities = jvm.capabilities();
+    let capabilities = agent.capabilities;
     if !capabilities.sampled_alloc_events || !capabilities.tag_objects {
         return Ok(Attribution::not_attributed(format!(
             "{reason}; allocation sampling needs the JVMTI capabilities \
@@ -107,7 +107,7 @@ fn with_allocations(
         })
         .collect();
     let classes: Vec<&str> = growing.iter().map(|step| step[3]).collect();
-    let sampling = live.sample_allocations(jvm, &classes)?;
+    let sampling = live.sample_allocations(agent.jvmti, &classes)?;
     let ran = scenario.run_loops(loops);
     let record = sampling.stop(live, &growing)?;
     ran?;
@@ -129,7 +129,7 @@ fn with_allocations(
 }
 
 fn with_proxies(
-    scenario: &mut Scenario,
+    scenario: &mut dyn LiveScenario,
     live: &LiveNode,
     loops: u32,
 ) -> Result<Attribution, JvmError> {
@@ -150,20 +150,20 @@ fn with_proxies(
 
 /// `field`: `Some(label)` for writes to the node's own field, `None` for a container's size field.
 fn with_watch(
-    jvm: &Jvm,
-    scenario: &mut Scenario,
+    agent: LiveAgent,
+    scenario: &mut dyn LiveScenario,
     live: &LiveNode,
     loops: u32,
     field: Option<String>,
 ) -> Result<Attribution, JvmError> {
-    let capabilities = jvm.capabilities();
+    let capabilities = agent.capabilities;
     if !capabilities.field_modification_events || !capabilities.tag_objects {
         return Ok(Attribution::not_attributed(
             "the JVMTI agent lacks can_generate_field_modification_events or can_tag_objects \
              (it must be loaded with -agentpath: at JVM start, and the JVM must offer them)",
         ));
     }
-    let watch = live.watch(jvm)?;
+    let watch = live.watch(agent.jvmti)?;
     let ran = scenario.run_loops(loops);
     let record = watch.stop()?;
     ran?;

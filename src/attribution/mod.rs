@@ -172,13 +172,21 @@ pub fn split_container_stack(frames: &[String]) -> Option<(String, Vec<String>)>
     Some((operation, frames[first_user..].to_vec()))
 }
 
-/// Cuts heapgrowth's own frames (the scenario thread's loop, and everything below it).
+/// Cuts heapgrowth's own frames (the scenario thread's loop, or the JUnit extension's loop
+/// callback, and everything below it), and the reflection frames through which the JUnit
+/// extension invokes the test method.
 pub fn without_host_frames(mut frames: Vec<String>) -> Vec<String> {
     if let Some(host) = frames
         .iter()
         .position(|frame| frame.starts_with("dev.heapgrowth."))
     {
         frames.truncate(host);
+        while frames.last().is_some_and(|frame| {
+            frame.starts_with("jdk.internal.reflect.")
+                || frame.starts_with("java.lang.reflect.Method.invoke(")
+        }) {
+            frames.pop();
+        }
     }
     frames
 }
@@ -288,6 +296,18 @@ mod tests {
             "java.lang.Thread.run(Thread.java:1)",
         ]);
         assert_eq!(without_host_frames(frames), ["a.B.run(B.java:1)"]);
+        let junit = stack(&[
+            "a.B.open(B.java:1)",
+            "a.BTest.leaks(BTest.java:7)",
+            "jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)",
+            "jdk.internal.reflect.DelegatingMethodAccessorImpl.invoke(DelegatingMethodAccessorImpl.java:43)",
+            "java.lang.reflect.Method.invoke(Method.java:568)",
+            "dev.heapgrowth.junit.LoopCallback.runLoops(LoopCallback.java:42)",
+        ]);
+        assert_eq!(
+            without_host_frames(junit),
+            ["a.B.open(B.java:1)", "a.BTest.leaks(BTest.java:7)"]
+        );
     }
 
     #[test]

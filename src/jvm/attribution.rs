@@ -5,11 +5,112 @@
 use std::sync::Arc;
 
 use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JValue};
-use jni::JNIEnv;
+use jni::{JNIEnv, JavaVM};
 
-use super::glue::{as_class, string, string_array};
-use super::{Jvm, JvmError, Runtime, Scenario};
-use crate::jvmti::{AllocationSampling, FieldWatch, WatchRecord, WatchedField};
+use super::glue::{as_class, string, string_array, unexpected_minimal};
+use super::{JvmError, Scenario, LOCAL_FRAME_CAPACITY};
+use crate::jvmti::{
+    AgentCapabilities, AllocationSampling, FieldWatch, JvmtiEnv, WatchRecord, WatchedField,
+};
+
+/// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
+/// heapgrowth started, or the JUnit extension's test method in the test JVM): where the
+/// growing path starts, and a way to run more loops.
+pub trait LiveScenario {
+    /// The JVM's attribution class and the objects a path starts from.
+    fn path_start(&mut self) -> Result<PathStart, JvmError>;
+    /// Runs `count` more loops of the scenario (an exception it throws is an error).
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError>;
+}
+
+/// heapgrowth's JVMTI agent in the JVM, as attribution uses it.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveAgent<'a> {
+    /// The agent's environment.
+    pub jvmti: &'a JvmtiEnv,
+    /// What it was given.
+    pub capabilities: AgentCapabilities,
+}
+
+/// `dev.heapgrowth.attribution.LiveAttribution` in a JVM, and the JVM.
+#[derive(Debug)]
+pub struct LiveJava {
+    vm: JavaVM,
+    class: GlobalRef,
+}
+
+impl LiveJava {
+    /// `class` must be `LiveAttribution`, loaded in the JVM `vm`.
+    pub(crate) fn new(vm: &JavaVM, class: GlobalRef) -> Result<LiveJava, JvmError> {
+        // Safety: the pointer comes from a live `JavaVM`, which this process never destroys.
+        let vm = unsafe { JavaVM::from_raw(vm.get_java_vm_pointer()) }?;
+        Ok(LiveJava { vm, class })
+    }
+
+    /// Runs `f` on this thread attached to the JVM (a thread already attached stays so),
+    /// inside a local reference frame.
+    fn with_env<T>(
+        &self,
+        f: impl FnOnce(&mut JNIEnv) -> Result<T, JvmError>,
+    ) -> Result<T, JvmError> {
+        let mut env = self
+            .vm
+            .attach_current_thread()
+            .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
+        env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
+            let result = f(env);
+            if env.exception_check().unwrap_or(false) {
+                let _ = env.exception_clear();
+            }
+            result
+        })
+    }
+}
+
+/// Where a growing node's path starts in the running JVM: the class loader that static-field
+/// roots are loaded through, the thread of thread roots, and (if any) the object whose
+/// instance fields a path under a stack local starts at (the JUnit test instance).
+#[derive(Debug)]
+pub struct PathStart {
+    /// The JVM's attribution class.
+    pub java: Arc<LiveJava>,
+    /// The scenario's class loader.
+    pub loader: GlobalRef,
+    /// The thread the loops run on.
+    pub thread: GlobalRef,
+    /// The object a `LOCAL` root step stands for, if the front end knows one.
+    pub instance: Option<GlobalRef>,
+}
+
+impl PathStart {
+    /// Follows `steps` (kind, owner, name, target, from the root group down) through the
+    /// scenario's live objects.
+    pub fn follow_path(&self, steps: &[[&str; 4]]) -> Result<LiveNode, JvmError> {
+        let session = self.java.with_env(|env| {
+            let flat: Vec<&str> = steps.iter().flatten().copied().collect();
+            let array = string_array_of(env, &flat)?;
+            let none = JObject::null();
+            let instance = self.instance.as_ref().map_or(&none, |i| i.as_obj());
+            let result = env.call_static_method(
+                as_class(&self.java.class),
+                "open",
+                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;)Ldev/heapgrowth/attribution/LiveAttribution;",
+                &[
+                    JValue::Object(self.loader.as_obj()),
+                    JValue::Object(self.thread.as_obj()),
+                    JValue::Object(instance),
+                    JValue::Object(&array),
+                ],
+            );
+            let session = unexpected_minimal(env, "following the path for attribution", result)?.l()?;
+            Ok(env.new_global_ref(session)?)
+        })?;
+        Ok(LiveNode {
+            session,
+            java: Arc::clone(&self.java),
+        })
+    }
+}
 
 /// The recorder the Java side chose for a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,38 +145,7 @@ pub enum Recorder {
 #[derive(Debug)]
 pub struct LiveNode {
     session: GlobalRef,
-    runtime: Arc<Runtime>,
-}
-
-impl Scenario {
-    /// Follows `steps` (kind, owner, name, target, from the root group down) through the
-    /// scenario's live objects.
-    pub fn follow_path(&self, steps: &[[&str; 4]]) -> Result<LiveNode, JvmError> {
-        let Some(host) = &self.host else {
-            return Err(JvmError::Jni("scenario already closed".into()));
-        };
-        let session = self.runtime.with_env(|env, glue| {
-            let flat: Vec<&str> = steps.iter().flatten().copied().collect();
-            let array = env.new_object_array(flat.len() as i32, "java/lang/String", JObject::null())?;
-            for (i, part) in flat.iter().enumerate() {
-                let part = env.new_string(part)?;
-                env.set_object_array_element(&array, i as i32, &part)?;
-                env.delete_local_ref(part)?;
-            }
-            let result = env.call_static_method(
-                as_class(&glue.live_attribution),
-                "open",
-                "(Ldev/heapgrowth/glue/ScenarioHost;[Ljava/lang/String;)Ldev/heapgrowth/attribution/LiveAttribution;",
-                &[JValue::Object(host.as_obj()), JValue::Object(&array)],
-            );
-            let session = glue.unexpected(env, "following the path for attribution", result)?.l()?;
-            Ok(env.new_global_ref(session)?)
-        })?;
-        Ok(LiveNode {
-            session,
-            runtime: Arc::clone(&self.runtime),
-        })
-    }
+    java: Arc<LiveJava>,
 }
 
 impl LiveNode {
@@ -86,9 +156,9 @@ impl LiveNode {
         signature: &str,
         then: impl FnOnce(&mut JNIEnv, jni::objects::JValueOwned) -> Result<T, JvmError>,
     ) -> Result<T, JvmError> {
-        self.runtime.with_env(|env, glue| {
+        self.java.with_env(|env| {
             let result = env.call_method(&self.session, method, signature, &[]);
-            let value = glue.unexpected(env, operation, result)?;
+            let value = unexpected_minimal(env, operation, result)?;
             then(env, value)
         })
     }
@@ -159,7 +229,7 @@ impl LiveNode {
 
     /// Starts the JVMTI field watch the recorder calls for ([`Recorder::FieldWrites`] or
     /// [`Recorder::ContainerWrites`]), filtered to the node's owners or containers.
-    pub fn watch<'j>(&self, jvm: &'j Jvm) -> Result<ActiveWatch<'j>, JvmError> {
+    pub fn watch<'j>(&self, jvmti: &'j JvmtiEnv) -> Result<ActiveWatch<'j>, JvmError> {
         let plan = self.strings("choosing a recorder", "plan")?;
         if plan.len() < 5 || !(plan[0] == "field" || plan[0] == "container") {
             return Err(JvmError::Jni(format!(
@@ -167,37 +237,32 @@ impl LiveNode {
             )));
         }
         let (name, descriptor, is_static) = (&plan[2], &plan[3], plan[4] == "1");
-        let watch = self.runtime.with_env(|env, glue| {
+        let watch = self.java.with_env(|env| {
             let result = env.call_method(&self.session, "watchClass", "()Ljava/lang/Class;", &[]);
-            let class = JClass::from(
-                glue.unexpected(env, "finding the watched class", result)?
-                    .l()?,
-            );
+            let class =
+                JClass::from(unexpected_minimal(env, "finding the watched class", result)?.l()?);
             let result =
                 env.call_method(&self.session, "watchObjects", "()[Ljava/lang/Object;", &[]);
             let objects = JObjectArray::from(
-                glue.unexpected(env, "finding the watched objects", result)?
-                    .l()?,
+                unexpected_minimal(env, "finding the watched objects", result)?.l()?,
             );
             let field = if is_static {
                 let id = env.get_static_field_id(&class, name, descriptor);
-                WatchedField::Static(glue.unexpected(env, "finding the watched field", id)?)
+                WatchedField::Static(unexpected_minimal(env, "finding the watched field", id)?)
             } else {
                 let id = env.get_field_id(&class, name, descriptor);
-                WatchedField::Instance(glue.unexpected(env, "finding the watched field", id)?)
+                WatchedField::Instance(unexpected_minimal(env, "finding the watched field", id)?)
             };
             let length = env.get_array_length(&objects)?;
             let mut owners = Vec::with_capacity(length as usize);
             for i in 0..length {
                 owners.push(env.get_object_array_element(&objects, i)?);
             }
-            Ok(jvm
-                .jvmti()
-                .watch_field_writes(env, &class, field, &owners)?)
+            Ok(jvmti.watch_field_writes(env, &class, field, &owners)?)
         })?;
         Ok(ActiveWatch {
             watch,
-            runtime: Arc::clone(&self.runtime),
+            java: Arc::clone(&self.java),
         })
     }
 }
@@ -207,10 +272,10 @@ impl LiveNode {
     /// children's classes, as reports name them).
     pub fn sample_allocations<'j>(
         &self,
-        jvm: &'j Jvm,
+        jvmti: &'j JvmtiEnv,
         class_names: &[&str],
     ) -> Result<ActiveSampling<'j>, JvmError> {
-        let sampling = self.runtime.with_env(|env, glue| {
+        let sampling = self.java.with_env(|env| {
             let names = string_array_of(env, class_names)?;
             let result = env.call_method(
                 &self.session,
@@ -219,19 +284,18 @@ impl LiveNode {
                 &[JValue::Object(&names)],
             );
             let classes = JObjectArray::from(
-                glue.unexpected(env, "loading the sampled classes", result)?
-                    .l()?,
+                unexpected_minimal(env, "loading the sampled classes", result)?.l()?,
             );
             let length = env.get_array_length(&classes)?;
             let mut list = Vec::with_capacity(length as usize);
             for i in 0..length {
                 list.push(JClass::from(env.get_object_array_element(&classes, i)?));
             }
-            Ok(jvm.jvmti().sample_allocations(env, &list)?)
+            Ok(jvmti.sample_allocations(env, &list)?)
         })?;
         Ok(ActiveSampling {
             sampling,
-            runtime: Arc::clone(&self.runtime),
+            java: Arc::clone(&self.java),
         })
     }
 }
@@ -240,15 +304,15 @@ impl LiveNode {
 #[derive(Debug)]
 pub struct ActiveSampling<'j> {
     sampling: AllocationSampling<'j>,
-    runtime: Arc<Runtime>,
+    java: Arc<LiveJava>,
 }
 
 impl ActiveSampling<'_> {
     /// Switches sampling off and returns the allocation stacks of the objects now under the
     /// node through `child_steps` (kind, owner, name, target each).
     pub fn stop(self, live: &LiveNode, child_steps: &[[&str; 4]]) -> Result<WatchRecord, JvmError> {
-        let ActiveSampling { sampling, runtime } = self;
-        runtime.with_env(|env, glue| {
+        let ActiveSampling { sampling, java } = self;
+        java.with_env(|env| {
             let flat: Vec<&str> = child_steps.iter().flatten().copied().collect();
             let steps = string_array_of(env, &flat)?;
             let result = env.call_method(
@@ -257,7 +321,7 @@ impl ActiveSampling<'_> {
                 "([Ljava/lang/String;)[Ljava/lang/Object;",
                 &[JValue::Object(&steps)],
             );
-            let objects = match glue.unexpected(env, "finding the node's objects", result) {
+            let objects = match unexpected_minimal(env, "finding the node's objects", result) {
                 Ok(value) => JObjectArray::from(value.l()?),
                 // Sampling is switched off by the drop of `sampling` on this path.
                 Err(error) => return Err(error),
@@ -298,13 +362,44 @@ impl Drop for LiveNode {
 #[derive(Debug)]
 pub struct ActiveWatch<'j> {
     watch: FieldWatch<'j>,
-    runtime: Arc<Runtime>,
+    java: Arc<LiveJava>,
 }
 
 impl ActiveWatch<'_> {
     /// Switches the watch off and returns the recorded stacks.
     pub fn stop(self) -> Result<WatchRecord, JvmError> {
-        let ActiveWatch { watch, runtime } = self;
-        runtime.with_env(|env, _| Ok(watch.stop(env)?))
+        let ActiveWatch { watch, java } = self;
+        java.with_env(|env| Ok(watch.stop(env)?))
+    }
+}
+
+impl LiveScenario for Scenario {
+    fn path_start(&mut self) -> Result<PathStart, JvmError> {
+        let Some(host) = &self.host else {
+            return Err(JvmError::Jni("scenario already closed".into()));
+        };
+        let (loader, thread) = self.runtime.with_env(|env, glue| {
+            let mut get = |method: &str, signature: &str| -> Result<GlobalRef, JvmError> {
+                let result = env.call_method(host, method, signature, &[]);
+                let value = glue
+                    .unexpected(env, "finding the scenario's loader and thread", result)?
+                    .l()?;
+                Ok(env.new_global_ref(value)?)
+            };
+            Ok((
+                get("classLoader", "()Ljava/lang/ClassLoader;")?,
+                get("scenarioThread", "()Ljava/lang/Thread;")?,
+            ))
+        })?;
+        Ok(PathStart {
+            java: Arc::clone(&self.runtime.live),
+            loader,
+            thread,
+            instance: None,
+        })
+    }
+
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        Scenario::run_loops(self, count)
     }
 }

@@ -45,6 +45,35 @@ fn catch<'local, T>(
     }
 }
 
+/// For calls into classes other than the glue's own (the attribution classes, which the JUnit
+/// extension's jar also holds): any exception becomes [`JvmError::GlueFailed`], described by
+/// its class and `toString()` only.
+pub(crate) fn unexpected_minimal<T>(
+    env: &mut JNIEnv,
+    operation: &'static str,
+    result: jni::errors::Result<T>,
+) -> Result<T, JvmError> {
+    match catch(env, result) {
+        Ok(value) => Ok(value),
+        Err(CallError::Jni(e)) => Err(e.into()),
+        Err(CallError::Thrown(thrown)) => {
+            let mut exception = describe_minimal(env, &thrown);
+            let text = env.call_method(&thrown, "toString", "()Ljava/lang/String;", &[]);
+            if let Ok(Some(text)) = catch(env, text)
+                .map_err(|_| ())
+                .and_then(|v| v.l().map_err(|_| ()))
+                .and_then(|v| string(env, &JString::from(v)).map_err(|_| ()))
+            {
+                exception.message = Some(text);
+            }
+            Err(JvmError::GlueFailed {
+                operation,
+                exception,
+            })
+        }
+    }
+}
+
 /// The glue classes, pinned with global references.
 #[derive(Debug)]
 pub(crate) struct Glue {

@@ -34,7 +34,9 @@ use std::sync::{Arc, Mutex};
 use jni::objects::GlobalRef;
 use jni::{InitArgsBuilder, JNIEnv, JNIVersion, JavaVM};
 
-pub use self::attribution::{ActiveSampling, ActiveWatch, LiveNode, Recorder};
+pub use self::attribution::{
+    ActiveSampling, ActiveWatch, LiveAgent, LiveJava, LiveNode, LiveScenario, PathStart, Recorder,
+};
 pub use self::error::{JavaException, JvmError};
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
 pub use crate::jvmti::AgentCapabilities;
@@ -83,6 +85,8 @@ const RETRY_REFUSED: &str = "an earlier attempt to create the JVM in this proces
 struct Runtime {
     vm: JavaVM,
     glue: Glue,
+    /// The attribution class, for [`attribution::LiveScenario`].
+    live: Arc<attribution::LiveJava>,
 }
 
 impl Runtime {
@@ -208,7 +212,14 @@ impl Jvm {
         // files now instead of when `Jvm` drops, which may be never (a `Jvm` in a static).
         drop(extracted);
         Ok(Jvm {
-            runtime: Arc::new(Runtime { vm, glue }),
+            runtime: Arc::new(Runtime {
+                live: Arc::new(attribution::LiveJava::new(
+                    &vm,
+                    glue.live_attribution.clone(),
+                )?),
+                vm,
+                glue,
+            }),
             jdk,
             java_version,
             jvmti,
@@ -237,6 +248,14 @@ impl Jvm {
     /// The agent's JVMTI environment.
     pub fn jvmti(&self) -> &JvmtiEnv {
         &self.jvmti
+    }
+
+    /// The agent as attribution uses it.
+    pub fn live_agent(&self) -> attribution::LiveAgent<'_> {
+        attribution::LiveAgent {
+            jvmti: &self.jvmti,
+            capabilities: self.capabilities,
+        }
     }
 
     /// Opens scenario `class_name` from [`JvmOptions::classpath`] (see [`Jvm::open_scenario_in`]).

@@ -64,6 +64,15 @@ final class LoopCallback {
         return lines.toArray(new String[0]);
     }
 
+    /**
+     * Where attribution starts following a growing path: the test class's loader (static-field
+     * roots), the thread the loops run on, and the test instance (null for a static method).
+     * Called by the engine.
+     */
+    Object[] pathStart() {
+        return new Object[] {method.getDeclaringClass().getClassLoader(), Thread.currentThread(), target};
+    }
+
     /** Writes a live heap dump (after a full GC) to {@code path}. Called by the engine. */
     void dumpHeap(String path) throws IOException {
         ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpHeap(path, true);

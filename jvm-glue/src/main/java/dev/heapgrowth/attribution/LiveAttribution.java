@@ -1,6 +1,5 @@
 package dev.heapgrowth.attribution;
 
-import dev.heapgrowth.glue.ScenarioHost;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -49,6 +48,8 @@ public final class LiveAttribution {
 
     private final ClassLoader loader;
     private final Thread scenarioThread;
+    /** The object a {@code LOCAL} root step stands for (the JUnit test instance), or null. */
+    private final Object instance;
     /** Objects at the step before the growing node (the owners of its field). */
     private List<Object> owners = List.of();
     /** Objects of the growing node itself. */
@@ -67,17 +68,23 @@ public final class LiveAttribution {
     private final List<Object> proxies = new ArrayList<>();
     private final List<String> stacks = Collections.synchronizedList(new ArrayList<>());
 
-    private LiveAttribution(ClassLoader loader, Thread scenarioThread) {
+    private LiveAttribution(ClassLoader loader, Thread scenarioThread, Object instance) {
         this.loader = loader;
         this.scenarioThread = scenarioThread;
+        this.instance = instance;
     }
 
     /**
      * Follows {@code steps} (4 strings per step: kind, owner, name, target) from the root.
      * Never throws for a path it cannot follow: {@link #plan} then says why.
+     *
+     * @param loader the scenario's class loader (static-field roots are loaded through it)
+     * @param scenarioThread the thread the loops run on (thread-object roots)
+     * @param instance the object a {@code LOCAL} step right below the root stands for (the
+     *     JUnit test instance), or null
      */
-    public static LiveAttribution open(ScenarioHost host, String[] steps) {
-        LiveAttribution attribution = new LiveAttribution(host.classLoader(), host.scenarioThread());
+    public static LiveAttribution open(ClassLoader loader, Thread scenarioThread, Object instance, String[] steps) {
+        LiveAttribution attribution = new LiveAttribution(loader, scenarioThread, instance);
         try {
             attribution.walk(steps);
         } catch (RuntimeException | LinkageError e) {
@@ -106,6 +113,11 @@ public final class LiveAttribution {
                 threadRoot = true;
                 break;
             default:
+                if (instance != null && steps[4].equals("LOCAL")) {
+                    // A stack-frame root: the LOCAL step below may be the test instance.
+                    current = List.of();
+                    break;
+                }
                 failure = "the path starts at a GcRoot(" + root + "), which heapgrowth cannot reach from Java";
                 return;
         }
@@ -159,6 +171,11 @@ public final class LiveAttribution {
                     next = filter(elements(current, owner, name), target);
                     break;
                 case "LOCAL":
+                    if (i == 4 && instance != null && instance.getClass().getName().equals(target)) {
+                        // A stack local of the loop's caller holding the test instance.
+                        next = List.of(instance);
+                        break;
+                    }
                     failure = "the node is held by a local variable of a running method (LOCAL "
                             + owner + "); heapgrowth watches fields and containers, not stack frames";
                     return;
