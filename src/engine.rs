@@ -60,20 +60,8 @@ pub struct RunOptions {
     pub loops: LoopSettings,
     /// Show progress on stderr (only when it is a terminal).
     pub progress: bool,
-}
-
-/// Optional phases after the growth search, for [`run_phases`].
-// Kept apart from `RunOptions`, which other front ends build field by field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Phases {
     /// Attribute each growing node to the code that grows it (`--no-attribution` clears it).
     pub attribution: bool,
-}
-
-impl Default for Phases {
-    fn default() -> Self {
-        Phases { attribution: true }
-    }
 }
 
 impl RunOptions {
@@ -84,6 +72,7 @@ impl RunOptions {
             scenarios,
             loops: LoopSettings::default(),
             progress: true,
+            attribution: true,
         }
     }
 }
@@ -170,16 +159,8 @@ impl Driver for JavaScenario<'_> {
     }
 }
 
-/// Starts the JVM and runs every scenario of `options`, with every phase.
+/// Starts the JVM and runs every scenario of `options`.
 pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
-    run_phases(options, Phases::default())
-}
-
-/// Starts the JVM and runs every scenario of `options`, with the optional `phases`.
-pub fn run_phases(
-    options: &RunOptions,
-    phases: Phases,
-) -> Result<Vec<ScenarioReport>, EngineError> {
     options.loops.validate()?;
     let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
@@ -195,7 +176,7 @@ pub fn run_phases(
                     &mut JavaScenario {
                         jvm: &jvm,
                         scenario,
-                        attribution: phases.attribution,
+                        attribution: options.attribution,
                     },
                     class_name,
                     &options.loops,

@@ -87,6 +87,7 @@ fn main() -> ExitCode {
 
 fn run(args: RunArgs) -> ExitCode {
     let options = RunOptions {
+        attribution: !args.no_attribution,
         loops: LoopSettings {
             warmup: args.warmup,
             search: SearchConfig {
@@ -104,10 +105,7 @@ fn run(args: RunArgs) -> ExitCode {
             args.scenario,
         )
     };
-    let phases = engine::Phases {
-        attribution: !args.no_attribution,
-    };
-    let reports = match engine::run_phases(&options, phases) {
+    let reports = match engine::run(&options) {
         Ok(reports) => reports,
         Err(error) => {
             eprintln!("heapgrowth: {error}");
