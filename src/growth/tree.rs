@@ -341,6 +341,8 @@ struct SnapshotNames {
     static_fields: Vec<Vec<NameId>>,
     element: NameId,
     key_element: NameId,
+    /// The name of the field that holds a map entry's key ([`KEY_FIELD`]).
+    key_field: NameId,
     empty: NameId,
     thread: NameId,
 }
@@ -373,6 +375,7 @@ impl SnapshotNames {
             static_fields,
             element: names.intern("[x]"),
             key_element: names.intern("[key]"),
+            key_field: names.intern(KEY_FIELD),
             empty: names.intern(""),
             thread: names.intern("java.lang.Thread"),
         }
@@ -696,8 +699,8 @@ impl Walk<'_> {
                         declaring_class,
                         field,
                     } if !keys_are_elements
-                        && graph.class(declaring_class).instance_fields[field as usize].name
-                            == KEY_FIELD =>
+                        && self.names.instance_fields[declaring_class as usize][field as usize]
+                            == self.names.key_field =>
                     {
                         self.names.key_element
                     }
