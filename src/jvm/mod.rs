@@ -274,20 +274,7 @@ impl Jvm {
     ) -> Result<Scenario, JvmError> {
         let entries = classpath
             .iter()
-            .map(|entry| {
-                if !entry.exists() {
-                    return Err(JvmError::ClasspathEntryMissing {
-                        path: entry.clone(),
-                    });
-                }
-                // Absolute, so the JVM resolves it the same way whatever the current directory
-                // is later.
-                let absolute = std::path::absolute(entry).map_err(|_| JvmError::InvalidPath {
-                    path: entry.clone(),
-                    reason: "cannot be made absolute",
-                })?;
-                Ok(utf8(&absolute)?.to_string())
-            })
+            .map(|entry| absolute_classpath_entry(entry))
             .collect::<Result<Vec<_>, _>>()?;
         let host = self
             .runtime
@@ -425,20 +412,26 @@ fn reject_class_path_options(jvm_args: &[String]) -> Result<(), JvmError> {
     Ok(())
 }
 
+/// `entry`, which must exist, as an absolute path in UTF-8: the JVM then resolves it the same
+/// way whatever the current directory is later.
+fn absolute_classpath_entry(entry: &Path) -> Result<String, JvmError> {
+    if !entry.exists() {
+        return Err(JvmError::ClasspathEntryMissing {
+            path: entry.to_path_buf(),
+        });
+    }
+    let absolute = std::path::absolute(entry).map_err(|_| JvmError::InvalidPath {
+        path: entry.to_path_buf(),
+        reason: "cannot be made absolute",
+    })?;
+    Ok(utf8(&absolute)?.to_owned())
+}
+
 /// The glue jar, then `extra` ([`JvmOptions::system_classpath`]) made absolute, joined with `:`.
 fn system_classpath(glue_jar: &Path, extra: &[PathBuf]) -> Result<String, JvmError> {
     let mut joined = utf8(glue_jar)?.to_owned();
     for entry in extra {
-        if !entry.exists() {
-            return Err(JvmError::ClasspathEntryMissing {
-                path: entry.clone(),
-            });
-        }
-        let absolute = std::path::absolute(entry).map_err(|_| JvmError::InvalidPath {
-            path: entry.clone(),
-            reason: "cannot be made absolute",
-        })?;
-        let text = utf8(&absolute)?;
+        let text = absolute_classpath_entry(entry)?;
         if text.contains(':') {
             return Err(JvmError::InvalidPath {
                 path: entry.clone(),
@@ -446,7 +439,7 @@ fn system_classpath(glue_jar: &Path, extra: &[PathBuf]) -> Result<String, JvmErr
             });
         }
         joined.push(':');
-        joined.push_str(text);
+        joined.push_str(&text);
     }
     Ok(joined)
 }

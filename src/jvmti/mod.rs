@@ -263,6 +263,24 @@ impl JvmtiEnv {
         Ok(AgentCapabilities::from_raw(&raw))
     }
 
+    /// Switches `event` (a `JVMTI_EVENT_*` number) on or off for every thread
+    /// (`SetEventNotificationMode` with a NULL thread).
+    pub(crate) fn set_event_for_all_threads(&self, event: u32, on: bool) -> Result<(), JvmtiError> {
+        let mode = if on {
+            sys::JVMTI_ENABLE
+        } else {
+            sys::JVMTI_DISABLE
+        };
+        // Safety: NULL thread means all threads; an unknown event number is an error code, not
+        // undefined behaviour; the environment is live (type invariant).
+        unsafe {
+            jvmti!(
+                self,
+                SetEventNotificationMode(mode, event, std::ptr::null_mut())
+            )
+        }
+    }
+
     /// The JVMTI version as `(major, minor, micro)`, for example `(17, 0, 0)` (`GetVersionNumber`).
     pub fn version(&self) -> Result<(u32, u32, u32), JvmtiError> {
         let mut version: sys::jint = 0;

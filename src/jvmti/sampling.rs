@@ -91,17 +91,7 @@ impl JvmtiEnv {
             sampling.classes.push(class);
         }
         self.install_callbacks()?;
-        // Safety: NULL thread means all threads.
-        unsafe {
-            jvmti!(
-                self,
-                SetEventNotificationMode(
-                    sys::JVMTI_ENABLE,
-                    sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
-                    std::ptr::null_mut()
-                )
-            )
-        }?;
+        self.set_event_for_all_threads(sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, true)?;
         Ok(sampling)
     }
 }
@@ -182,17 +172,9 @@ impl AllocationSampling<'_> {
             return Ok(());
         }
         self.active = false;
-        // Safety: NULL thread means all threads.
-        let disabled = unsafe {
-            jvmti!(
-                self.env,
-                SetEventNotificationMode(
-                    sys::JVMTI_DISABLE,
-                    sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
-                    std::ptr::null_mut()
-                )
-            )
-        };
+        let disabled = self
+            .env
+            .set_event_for_all_threads(sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, false);
         let mut untagged = Ok(());
         for class in self.classes.drain(..) {
             // Safety: a live global reference.

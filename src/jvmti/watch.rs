@@ -158,17 +158,7 @@ impl JvmtiEnv {
                 SetFieldModificationWatch(watch.class.as_obj().as_raw(), field)
             )
         }?;
-        // Safety: NULL thread means all threads.
-        unsafe {
-            jvmti!(
-                self,
-                SetEventNotificationMode(
-                    sys::JVMTI_ENABLE,
-                    sys::JVMTI_EVENT_FIELD_MODIFICATION,
-                    std::ptr::null_mut()
-                )
-            )
-        }?;
+        self.set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_MODIFICATION, true)?;
         Ok(watch)
     }
 }
@@ -196,17 +186,9 @@ impl FieldWatch<'_> {
         }
         self.active = false;
         // Every step is attempted, the first error is returned.
-        // Safety: NULL thread means all threads.
-        let disabled = unsafe {
-            jvmti!(
-                self.env,
-                SetEventNotificationMode(
-                    sys::JVMTI_DISABLE,
-                    sys::JVMTI_EVENT_FIELD_MODIFICATION,
-                    std::ptr::null_mut()
-                )
-            )
-        };
+        let disabled = self
+            .env
+            .set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_MODIFICATION, false);
         // Safety: the class reference is live and the watch was set on (class, field).
         let cleared = unsafe {
             jvmti!(
