@@ -408,61 +408,96 @@ fn the_same_heaps_give_the_same_outcome() {
     assert_eq!(search(static_list_heap), search(static_list_heap));
 }
 
-#[test]
-fn a_hash_map_shows_its_keys_and_values_as_children() {
-    let outcome = search(|loops| {
-        let mut jdk = Jdk::new();
-        let object = jdk.object();
-        let abstract_map = jdk.h.class(
-            "java.util.AbstractMap",
-            Some(object),
-            &[("keySet", FieldType::Object)],
-        );
-        let hash_map = jdk.h.class(
-            "java.util.HashMap",
-            Some(abstract_map),
-            &[("table", FieldType::Object)],
-        );
-        let node = jdk.h.class(
-            "java.util.HashMap$Node",
-            Some(object),
+/// A `HashMap` held by `Index.byName` with an entry per loop (a `String` key, an `Item`
+/// value). With `pin`, `Pins.pinned` holds the node of that entry, and the walk reaches it
+/// before the map.
+fn hash_map_heap(loops: u32, pin: Option<u32>) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let abstract_map = jdk.h.class(
+        "java.util.AbstractMap",
+        Some(object),
+        &[("keySet", FieldType::Object)],
+    );
+    let hash_map = jdk.h.class(
+        "java.util.HashMap",
+        Some(abstract_map),
+        &[("table", FieldType::Object)],
+    );
+    let node = jdk.h.class(
+        "java.util.HashMap$Node",
+        Some(object),
+        &[
+            ("key", FieldType::Object),
+            ("value", FieldType::Object),
+            ("next", FieldType::Object),
+        ],
+    );
+    // Two buckets, entries chained through `next`, as a real table has them.
+    let mut buckets: [Option<ObjRef>; 2] = [None, None];
+    let mut pinned = None;
+    for i in 0..loops {
+        let key = jdk.h.string(&format!("key-{i}"));
+        let value = jdk.h.instance(jdk.item, &[]);
+        let next = buckets[(i % 2) as usize].map_or(Value::Null, Value::Ref);
+        let entry = jdk.h.instance(
+            node,
             &[
-                ("key", FieldType::Object),
-                ("value", FieldType::Object),
-                ("next", FieldType::Object),
+                ("key", Value::Ref(key)),
+                ("value", Value::Ref(value)),
+                ("next", next),
             ],
         );
-        // Two buckets, entries chained through `next`, as a real table has them.
-        let mut buckets: [Option<ObjRef>; 2] = [None, None];
-        for i in 0..loops {
-            let key = jdk.h.string(&format!("key-{i}"));
-            let value = jdk.h.instance(jdk.item, &[]);
-            let next = buckets[(i % 2) as usize].map_or(Value::Null, Value::Ref);
-            buckets[(i % 2) as usize] = Some(jdk.h.instance(
-                node,
-                &[
-                    ("key", Value::Ref(key)),
-                    ("value", Value::Ref(value)),
-                    ("next", next),
-                ],
-            ));
+        buckets[(i % 2) as usize] = Some(entry);
+        if pin == Some(i) {
+            pinned = Some(entry);
         }
-        let table = jdk.h.object_array("java.util.HashMap$Node[]", &buckets);
-        let map = jdk.h.instance(hash_map, &[("table", Value::Ref(table))]);
-        jdk.holder("com.example.Index", "byName", map);
-        jdk.build()
-    });
+    }
+    if let Some(pinned) = pinned {
+        jdk.holder("com.example.Pins", "pinned", pinned);
+    }
+    let table = jdk.h.object_array("java.util.HashMap$Node[]", &buckets);
+    let map = jdk.h.instance(hash_map, &[("table", Value::Ref(table))]);
+    jdk.holder("com.example.Index", "byName", map);
+    jdk.build()
+}
+
+fn children(node: &GrowingNode) -> Vec<String> {
+    node.children
+        .iter()
+        .map(|c| format!("{} {}", c.objects, c.step))
+        .collect()
+}
+
+/// The walk expands a collection's internals from what another thread traced ahead of it,
+/// assuming none of them was reached before; here one was, and the rest must still land in
+/// the map.
+#[test]
+fn a_map_entry_reached_before_the_map_belongs_to_its_first_path() {
+    // The pinned entry starts the chain of the bucket the walk expands first.
+    let outcome = search(|loops| hash_map_heap(loops, Some(1)));
     assert_eq!(
         reported(&outcome),
         ["STATIC_FIELD Index.byName -> instance of java.util.HashMap"]
     );
-    let children: Vec<String> = outcome.growing[0]
-        .children
-        .iter()
-        .map(|c| format!("{} {}", c.objects, c.step))
-        .collect();
     assert_eq!(
-        children,
+        children(&outcome.growing[0]),
+        [
+            "22 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
+            "22 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",
+        ]
+    );
+}
+
+#[test]
+fn a_hash_map_shows_its_keys_and_values_as_children() {
+    let outcome = search(|loops| hash_map_heap(loops, None));
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Index.byName -> instance of java.util.HashMap"]
+    );
+    assert_eq!(
+        children(&outcome.growing[0]),
         [
             "23 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
             "23 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",

@@ -7,6 +7,7 @@
 
 use super::containers::{Containers, KEY_FIELD};
 use super::names::{FastMap, NameId, Names};
+use crate::heap::storage::{large_vec, large_vec_of};
 use crate::heap::{
     ClassIndex, HeapGraph, ObjectIndex, ObjectKind, Reference, ReferenceKind, RootKind,
 };
@@ -413,105 +414,457 @@ const PREFETCH_DISTANCE: usize = 16;
 /// enough that the buffers stay in cache.
 const DECODE_BLOCK: usize = 4096;
 
-/// The references of a block of queued objects, decoded ahead of the walk.
+/// Blocks the decoder may run ahead of the grouping. Grouping one block can take much longer
+/// than decoding the next (or the other way round); some slack keeps both threads busy
+/// through such stretches.
+const BLOCKS_AHEAD: usize = 16;
+
+/// Which references the walk follows, and which lead into a collection's internals. They
+/// depend only on the snapshot, so the decoder thread applies them too.
+struct Rules {
+    containers: Containers,
+    /// `Reference.referent`, never a strong path (see [`referent_field`]).
+    referent: Option<ReferenceKind>,
+}
+
+impl Rules {
+    fn new(graph: &HeapGraph) -> Rules {
+        Rules {
+            containers: Containers::new(graph),
+            referent: referent_field(graph),
+        }
+    }
+
+    fn is_weak(&self, reference: Reference) -> bool {
+        Some(reference.kind) == self.referent
+    }
+
+    /// Whether `object` is a collection whose internals the walk looks through.
+    fn is_container(&self, graph: &HeapGraph, object: ObjectIndex) -> bool {
+        graph.kind(object) == ObjectKind::Instance
+            && self.containers.is_container(graph.class_of(object))
+    }
+
+    /// Whether `reference`, read from a collection or one of its internal objects (of class
+    /// `class`; `container` says whether that object is a collection itself), leads to more
+    /// internals: through one of the collection rule's fields, or to an object of a
+    /// collection-internal class (so `LinkedHashMap.head` is internal too).
+    fn leads_inside(
+        &self,
+        graph: &HeapGraph,
+        class: ClassIndex,
+        container: bool,
+        reference: Reference,
+    ) -> bool {
+        (container
+            && self
+                .containers
+                .entry_fields(class)
+                .contains(&field_of(reference.kind)))
+            || self
+                .containers
+                .is_internal_class(graph.class_of(reference.target))
+    }
+}
+
+/// The class, kind and size of a decoded object, and where its references end.
+#[derive(Clone, Copy)]
+struct DecodedObject {
+    class: ClassIndex,
+    /// An instance of a collection class (see [`Rules::is_container`]).
+    container: bool,
+    bytes: u64,
+    /// End of its references in [`DecodedBlock::references`].
+    references_end: u32,
+    /// End of its collection's traced internals in [`DecodedBlock::internals`].
+    internals_end: u32,
+}
+
+/// The references of a block of queued objects, decoded ahead of the walk, with the internal
+/// objects of the collections among them.
 #[derive(Default)]
 struct DecodedBlock {
     objects: Vec<ObjectIndex>,
-    /// `references[ends[i - 1]..ends[i]]` belong to `objects[i]`.
-    ends: Vec<u32>,
+    /// The node of each object (not needed for decoding, but read in order with the objects).
+    nodes: Vec<NodeId>,
+    decoded: Vec<DecodedObject>,
+    references: Vec<Reference>,
+    internals: DecodedBlockInternals,
+}
+
+/// Internal objects in the order a walk expands them, and their references.
+#[derive(Default)]
+struct DecodedBlockInternals {
+    objects: Vec<DecodedObject>,
+    ids: Vec<ObjectIndex>,
     references: Vec<Reference>,
 }
 
 impl DecodedBlock {
-    fn decode(&mut self, graph: &HeapGraph) {
-        self.ends.clear();
-        self.references.clear();
-        for (i, &object) in self.objects.iter().enumerate() {
-            if let Some(&ahead) = self.objects.get(i + PREFETCH_DISTANCE) {
+    /// The references of the object at `index` in the block, and its traced internals.
+    fn object(&self, index: usize) -> (DecodedObject, &[Reference], TracedInternals<'_>) {
+        let (references_start, internals_start) = match index.checked_sub(1) {
+            Some(before) => {
+                let before = self.decoded[before];
+                (before.references_end, before.internals_end)
+            }
+            None => (0, 0),
+        };
+        let object = self.decoded[index];
+        let references =
+            &self.references[references_start as usize..object.references_end as usize];
+        let internals = TracedInternals {
+            traced: &self.internals,
+            next: internals_start as usize,
+            end: object.internals_end as usize,
+        };
+        (object, references, internals)
+    }
+}
+
+/// The decoder thread's side: decodes blocks, and traces the internals of the collections in
+/// them as the walk will (it can't know what the walk has reached, so it assumes nothing).
+struct Decoder<'a> {
+    graph: &'a HeapGraph,
+    rules: &'a Rules,
+    /// Internal objects of the collection being traced; emptied after each.
+    traced: BitSet,
+    stack: Vec<ObjectIndex>,
+}
+
+impl Decoder<'_> {
+    fn decode(&mut self, block: &mut DecodedBlock) {
+        let graph = self.graph;
+        block.decoded.clear();
+        block.references.clear();
+        block.internals.objects.clear();
+        block.internals.ids.clear();
+        block.internals.references.clear();
+        for (i, &object) in block.objects.iter().enumerate() {
+            if let Some(&ahead) = block.objects.get(i + 2 * PREFETCH_DISTANCE) {
+                graph.prefetch_entries(ahead);
+            }
+            if let Some(&ahead) = block.objects.get(i + PREFETCH_DISTANCE) {
                 graph.prefetch(ahead);
             }
-            graph.for_each_reference(object, |reference| self.references.push(reference));
-            self.ends.push(self.references.len() as u32);
+            let references_start = block.references.len();
+            graph.for_each_reference(object, |reference| {
+                // The walk looks up the class of each target it reaches first; that lookup
+                // then finds the class word in the shared cache.
+                graph.prefetch_class_word(reference.target);
+                block.references.push(reference)
+            });
+            let class = graph.class_of(object);
+            let container = self.rules.is_container(graph, object);
+            if container {
+                self.trace_internals(
+                    class,
+                    &block.references[references_start..],
+                    &mut block.internals,
+                );
+            }
+            block.decoded.push(DecodedObject {
+                class,
+                container,
+                bytes: graph.shallow_size(object),
+                references_end: block.references.len() as u32,
+                internals_end: block.internals.ids.len() as u32,
+            });
         }
+    }
+
+    /// The depth-first walk of [`Walk::expand_internals`] through the internals of one
+    /// collection, recording each internal object's references.
+    fn trace_internals(
+        &mut self,
+        class: ClassIndex,
+        references: &[Reference],
+        out: &mut DecodedBlockInternals,
+    ) {
+        let (graph, rules) = (self.graph, self.rules);
+        for &reference in references {
+            if !rules.is_weak(reference)
+                && rules.leads_inside(graph, class, true, reference)
+                && !self.traced.test_and_set(reference.target)
+            {
+                self.stack.push(reference.target);
+            }
+        }
+        let first = out.ids.len();
+        while let Some(internal) = self.stack.pop() {
+            // The stack's deeper entries are popped later (unless what is popped before them
+            // pushes more).
+            let depth = self.stack.len();
+            if let Some(&later) = depth
+                .checked_sub(2 * PREFETCH_DISTANCE)
+                .map(|at| &self.stack[at])
+            {
+                graph.prefetch_entries(later);
+            }
+            if let Some(&later) = depth
+                .checked_sub(PREFETCH_DISTANCE)
+                .map(|at| &self.stack[at])
+            {
+                graph.prefetch(later);
+            }
+            let start = out.references.len();
+            graph.for_each_reference(internal, |reference| out.references.push(reference));
+            let class = graph.class_of(internal);
+            let container = rules.is_container(graph, internal);
+            for &reference in &out.references[start..] {
+                if !rules.is_weak(reference)
+                    && rules.leads_inside(graph, class, container, reference)
+                    && !self.traced.test_and_set(reference.target)
+                {
+                    self.stack.push(reference.target);
+                }
+            }
+            out.ids.push(internal);
+            out.objects.push(DecodedObject {
+                class,
+                container,
+                bytes: 0,
+                references_end: out.references.len() as u32,
+                internals_end: 0,
+            });
+        }
+        for &internal in &out.ids[first..] {
+            self.traced.remove(internal);
+        }
+    }
+}
+
+/// The internals traced for one collection, consumed in order by the walk.
+struct TracedInternals<'b> {
+    traced: &'b DecodedBlockInternals,
+    next: usize,
+    end: usize,
+}
+
+impl<'b> TracedInternals<'b> {
+    /// Class, kind and references of `internal` if it is the next traced object. It isn't when
+    /// the walk had reached some of the collection's internals before (through another path,
+    /// or another collection sharing them), and then the walk decodes the object itself.
+    fn next_if(&mut self, internal: ObjectIndex) -> Option<(DecodedObject, &'b [Reference])> {
+        if self.next >= self.end || self.traced.ids[self.next] != internal {
+            return None;
+        }
+        let start = match self.next.checked_sub(1) {
+            Some(before) => self.traced.objects[before].references_end,
+            None => 0,
+        };
+        let object = self.traced.objects[self.next];
+        self.next += 1;
+        Some((
+            object,
+            &self.traced.references[start as usize..object.references_end as usize],
+        ))
+    }
+}
+
+/// Blocks of the queue on their way through decoding, oldest first. Either thread decodes any
+/// block that is waiting; the walk consumes them in order.
+struct DecodeQueue {
+    state: std::sync::Mutex<DecodeQueueState>,
+    /// Signalled when a block is queued for decoding, or the queue closes.
+    queued: std::sync::Condvar,
+    /// Signalled when a block has been decoded.
+    decoded: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct DecodeQueueState {
+    /// `slots[0]` is the block the walk expands next; its sequence number is `first`.
+    slots: std::collections::VecDeque<Slot>,
+    first: u64,
+    closed: bool,
+    /// The helper thread has stopped (only a bug makes it stop early, by panicking).
+    helper_gone: bool,
+}
+
+enum Slot {
+    Waiting(DecodedBlock),
+    Decoding,
+    Decoded(DecodedBlock),
+}
+
+impl DecodeQueueState {
+    /// Takes the oldest block waiting to be decoded, with its sequence number.
+    fn take_waiting(&mut self) -> Option<(u64, DecodedBlock)> {
+        let position = self
+            .slots
+            .iter()
+            .position(|slot| matches!(slot, Slot::Waiting(_)))?;
+        let Slot::Waiting(block) = std::mem::replace(&mut self.slots[position], Slot::Decoding)
+        else {
+            unreachable!("the slot was just found waiting")
+        };
+        Some((self.first + position as u64, block))
+    }
+
+    fn put_decoded(&mut self, sequence: u64, block: DecodedBlock) {
+        self.slots[(sequence - self.first) as usize] = Slot::Decoded(block);
+    }
+}
+
+impl DecodeQueue {
+    fn new() -> DecodeQueue {
+        DecodeQueue {
+            state: Default::default(),
+            queued: Default::default(),
+            decoded: Default::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, DecodeQueueState> {
+        // Neither side panics while holding the lock; if one did, the walk is lost anyway.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn push(&self, block: DecodedBlock) {
+        self.lock().slots.push_back(Slot::Waiting(block));
+        self.queued.notify_one();
+    }
+
+    fn len(&self) -> usize {
+        self.lock().slots.len()
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.queued.notify_all();
+    }
+
+    /// The helper thread: decodes waiting blocks until the queue closes.
+    fn help(&self, decoder: &mut Decoder) {
+        /// Tells the walk when the helper stops, also by panicking, so it never waits for a
+        /// block the helper won't finish.
+        struct Stopped<'q>(&'q DecodeQueue);
+        impl Drop for Stopped<'_> {
+            fn drop(&mut self) {
+                self.0.lock().helper_gone = true;
+                self.0.decoded.notify_all();
+            }
+        }
+        let _stopped = Stopped(self);
+        let mut state = self.lock();
+        loop {
+            if let Some((sequence, mut block)) = state.take_waiting() {
+                drop(state);
+                decoder.decode(&mut block);
+                state = self.lock();
+                state.put_decoded(sequence, block);
+                self.decoded.notify_one();
+            } else if state.closed {
+                return;
+            } else {
+                state = self.queued.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+        }
+    }
+
+    /// The oldest block, decoded; while it isn't ready, this thread decodes waiting blocks
+    /// too. `None` when no block is queued.
+    fn next(&self, decoder: &mut Decoder) -> Option<DecodedBlock> {
+        let mut state = self.lock();
+        loop {
+            match state.slots.front()? {
+                Slot::Decoded(_) => {
+                    state.first += 1;
+                    let Some(Slot::Decoded(block)) = state.slots.pop_front() else {
+                        unreachable!("the front slot was just seen decoded")
+                    };
+                    return Some(block);
+                }
+                _ => {
+                    if let Some((sequence, mut block)) = state.take_waiting() {
+                        drop(state);
+                        decoder.decode(&mut block);
+                        state = self.lock();
+                        state.put_decoded(sequence, block);
+                    } else if state.helper_gone {
+                        panic!("the decoding thread stopped with blocks unfinished");
+                    } else {
+                        state = self.decoded.wait(state).unwrap_or_else(|p| p.into_inner());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Closes the queue when dropped.
+struct CloseOnDrop<'q>(&'q DecodeQueue);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 
 /// Expands the queued objects in queue order until the queue is exhausted.
 ///
 /// Decoding references from the mapped dump is mostly waiting for memory, and it doesn't
-/// depend on the tree, so a second thread decodes the next block of the queue while this one
-/// groups the current block into nodes. The grouping still happens in queue order, so the tree
-/// is the same as a single-threaded walk's.
-fn walk_queue(walk: &mut Walk, roots: &RootSet) {
+/// depend on the tree, so blocks of the queue are decoded ahead, by a second thread and by
+/// this one whenever the block it needs next isn't ready. The grouping into nodes happens on
+/// this thread in queue order, so the tree is the same as a single-threaded walk's.
+fn walk_queue(walk: &mut Walk, rules: &Rules, roots: &RootSet) {
     let graph = walk.graph;
+    let new_decoder = || Decoder {
+        graph,
+        rules,
+        traced: BitSet::new(graph.object_count()),
+        stack: Vec::new(),
+    };
+    let blocks = DecodeQueue::new();
     std::thread::scope(|scope| {
-        let (to_decoder, decoder_input) = std::sync::mpsc::sync_channel::<DecodedBlock>(1);
-        let (decoder_output, from_decoder) = std::sync::mpsc::sync_channel::<DecodedBlock>(1);
-        scope.spawn(move || {
-            for mut block in decoder_input {
-                block.decode(graph);
-                if decoder_output.send(block).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut spare = DecodedBlock::default();
-        let mut in_flight = false;
-        let mut head = 0;
+        scope.spawn(|| blocks.help(&mut new_decoder()));
+        // However this thread leaves the walk, panics included, the helper must stop too, or
+        // the scope would wait for it forever.
+        let _close = CloseOnDrop(&blocks);
+        let mut decoder = new_decoder();
+        let mut spares: Vec<DecodedBlock> = Vec::new();
+        let mut sent = 0;
         loop {
-            let current = if in_flight {
-                from_decoder
-                    .recv()
-                    .expect("the decoder answers every block it was sent")
-            } else {
-                let mut block = std::mem::take(&mut spare);
-                block.objects.clear();
-                let end = walk.queue.len().min(head + DECODE_BLOCK);
-                block.objects.extend_from_slice(&walk.queue[head..end]);
-                block.decode(graph);
-                block
-            };
-            if current.objects.is_empty() {
-                break;
-            }
-            head += current.objects.len();
-            // Hand the next block to the decoder if the queue already holds it.
-            in_flight = head < walk.queue.len();
-            if in_flight {
-                let mut next = std::mem::take(&mut spare);
+            let mut queued = blocks.len();
+            while queued < BLOCKS_AHEAD && sent < walk.queue.len() {
+                let mut next = spares.pop().unwrap_or_default();
+                let end = walk.queue.len().min(sent + DECODE_BLOCK);
                 next.objects.clear();
-                let end = walk.queue.len().min(head + DECODE_BLOCK);
-                next.objects.extend_from_slice(&walk.queue[head..end]);
-                to_decoder
-                    .send(next)
-                    .expect("the decoder runs until its input closes");
+                next.objects.extend_from_slice(&walk.queue[sent..end]);
+                next.nodes.clear();
+                next.nodes.extend_from_slice(&walk.queue_nodes[sent..end]);
+                sent = end;
+                queued += 1;
+                blocks.push(next);
             }
-            let mut start = 0;
-            for (i, &object) in current.objects.iter().enumerate() {
-                let end = current.ends[i] as usize;
-                walk.expand(object, &current.references[start..end], roots);
-                start = end;
+            let Some(block) = blocks.next(&mut decoder) else {
+                break;
+            };
+            for (i, (&object, &node)) in block.objects.iter().zip(&block.nodes).enumerate() {
+                let (decoded, references, internals) = block.object(i);
+                walk.expand(object, node, decoded, references, internals, roots);
             }
-            // Its buffers serve the block after next.
-            spare = current;
+            spares.push(block);
         }
-        drop(to_decoder);
     });
 }
 
 /// Walks `graph` from its roots and builds its path tree. `names` is shared across the
 /// snapshots of one search so keys stay comparable.
 pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
-    let snapshot_names = SnapshotNames::new(graph, names);
+    let rules = Rules::new(graph);
     let mut walk = Walk {
         graph,
-        names: snapshot_names,
-        containers: Containers::new(graph),
-        referent: referent_field(graph),
+        names: SnapshotNames::new(graph, names),
+        rules: &rules,
         tree: PathTree::default(),
-        node_of: vec![UNREACHED; graph.object_count()],
+        node_of: large_vec_of(UNREACHED, graph.object_count()),
         reached: BitSet::new(graph.object_count()),
-        queue: Vec::new(),
+        queue: large_vec(graph.object_count()),
+        queue_nodes: large_vec(graph.object_count()),
         internal_stack: Vec::new(),
         internal_references: Vec::new(),
     };
@@ -527,8 +880,17 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         let node = walk.tree.node_for(None, key);
         walk.reach(object, node);
     }
-    walk_queue(&mut walk, &roots);
-    let Walk { tree, node_of, .. } = walk;
+    walk_queue(&mut walk, &rules, &roots);
+    let Walk {
+        tree,
+        mut node_of,
+        queue,
+        queue_nodes,
+        ..
+    } = walk;
+    for (object, node) in queue.into_iter().zip(queue_nodes) {
+        node_of[object as usize] = node;
+    }
     (tree, ObjectNodes { node_of })
 }
 
@@ -540,7 +902,7 @@ pub(crate) struct BitSet {
 impl BitSet {
     pub(crate) fn new(len: usize) -> BitSet {
         BitSet {
-            words: vec![0; len.div_ceil(64)],
+            words: large_vec_of(0, len.div_ceil(64)),
         }
     }
 
@@ -558,21 +920,28 @@ impl BitSet {
         *word |= bit;
         was_set
     }
+
+    #[inline]
+    fn remove(&mut self, index: ObjectIndex) {
+        self.words[index as usize / 64] &= !(1 << (index % 64));
+    }
 }
 
 struct Walk<'g> {
     graph: &'g HeapGraph,
     names: SnapshotNames,
-    containers: Containers,
-    referent: Option<ReferenceKind>,
+    rules: &'g Rules,
     tree: PathTree,
+    /// [`INTERNAL`] for a collection's internal objects; the node of every other object is
+    /// filled in from the queue after the walk, in one pass.
     node_of: Vec<NodeId>,
-    /// Whether `node_of` is set: most references lead to objects already reached, and this
-    /// answers that from 1 bit per object instead of 4 bytes, so it stays in cache.
+    /// Objects reached (internal ones too): 1 bit per object, so it stays in cache.
     reached: BitSet,
+    /// Objects reached as node members, in the order they were reached, and their nodes.
     queue: Vec<ObjectIndex>,
+    queue_nodes: Vec<NodeId>,
     internal_stack: Vec<ObjectIndex>,
-    /// Reused buffer for the references of internal objects.
+    /// Reused buffer for the references of internal objects the decoder didn't trace.
     internal_references: Vec<Reference>,
 }
 
@@ -582,9 +951,9 @@ impl Walk<'_> {
         if self.reached.test_and_set(object) {
             return;
         }
-        self.node_of[object as usize] = node;
         self.tree.nodes[node as usize].objects += 1;
         self.queue.push(object);
+        self.queue_nodes.push(node);
     }
 
     /// Reaches `target` from an object of `node` through a location with the given kind, owner
@@ -615,11 +984,16 @@ impl Walk<'_> {
     }
 
     /// Groups the targets of `references`, the references of `object`, into nodes.
-    fn expand(&mut self, object: ObjectIndex, references: &[Reference], roots: &RootSet) {
-        let node = self.node_of[object as usize];
-        // Counted here rather than when the object is reached: its record, which an array's
-        // size needs, has been prefetched by now.
-        self.tree.nodes[node as usize].bytes += self.graph.shallow_size(object);
+    fn expand(
+        &mut self,
+        object: ObjectIndex,
+        node: NodeId,
+        decoded: DecodedObject,
+        references: &[Reference],
+        internals: TracedInternals,
+        roots: &RootSet,
+    ) {
+        self.tree.nodes[node as usize].bytes += decoded.bytes;
         for &local in roots.locals_of(object) {
             self.reach_through(
                 node,
@@ -629,36 +1003,27 @@ impl Walk<'_> {
                 local,
             );
         }
-        let class = self.graph.class_of(object);
-        let container =
-            self.graph.kind(object) == ObjectKind::Instance && self.containers.is_container(class);
+        let class = decoded.class;
         for &reference in references {
-            if Some(reference.kind) == self.referent {
+            if self.rules.is_weak(reference) {
                 continue;
             }
-            if container && self.is_internal_reference(class, reference) {
+            if decoded.container && self.rules.leads_inside(self.graph, class, true, reference) {
                 self.enter_internal(reference.target);
                 continue;
             }
-            let (kind, owner, name) = self.location(object, reference);
+            let (kind, owner, name) = self.location(class, reference);
             self.reach_through(node, kind, owner, name, reference.target);
         }
-        if container {
-            let keys_are_elements = self.containers.keys_are_elements(class);
-            self.expand_internals(node, self.names.class[class as usize], keys_are_elements);
+        if decoded.container {
+            let keys_are_elements = self.rules.containers.keys_are_elements(class);
+            self.expand_internals(
+                node,
+                self.names.class[class as usize],
+                keys_are_elements,
+                internals,
+            );
         }
-    }
-
-    /// Whether `reference`, read from a collection of class `class`, leads to its internals:
-    /// through one of its rule's fields, or to an object of a collection-internal class (so
-    /// `LinkedHashMap.head` is internal too).
-    fn is_internal_reference(&self, class: ClassIndex, reference: Reference) -> bool {
-        self.containers
-            .entry_fields(class)
-            .contains(&field_of(reference.kind))
-            || self
-                .containers
-                .is_internal_class(self.graph.class_of(reference.target))
     }
 
     fn enter_internal(&mut self, object: ObjectIndex) {
@@ -672,25 +1037,30 @@ impl Walk<'_> {
     /// that is not itself internal is an element of the collection, a child of `node`. Map keys
     /// are named `[key]` unless the collection is a set built on a map, whose keys are its
     /// elements.
-    fn expand_internals(&mut self, node: NodeId, owner: NameId, keys_are_elements: bool) {
+    fn expand_internals(
+        &mut self,
+        node: NodeId,
+        owner: NameId,
+        keys_are_elements: bool,
+        mut traced: TracedInternals,
+    ) {
         let graph = self.graph;
-        let mut references = std::mem::take(&mut self.internal_references);
+        let mut untraced = std::mem::take(&mut self.internal_references);
         while let Some(internal) = self.internal_stack.pop() {
-            let class = graph.class_of(internal);
-            let delegate =
-                graph.kind(internal) == ObjectKind::Instance && self.containers.is_container(class);
-            references.clear();
-            graph.for_each_reference(internal, |reference| references.push(reference));
-            for &reference in &references {
-                if Some(reference.kind) == self.referent || self.reached.contains(reference.target)
-                {
+            let (class, container, references) = match traced.next_if(internal) {
+                Some((decoded, references)) => (decoded.class, decoded.container, references),
+                None => {
+                    untraced.clear();
+                    graph.for_each_reference(internal, |reference| untraced.push(reference));
+                    let container = self.rules.is_container(graph, internal);
+                    (graph.class_of(internal), container, untraced.as_slice())
+                }
+            };
+            for &reference in references {
+                if self.rules.is_weak(reference) || self.reached.contains(reference.target) {
                     continue;
                 }
-                if (delegate && self.is_internal_reference(class, reference))
-                    || self
-                        .containers
-                        .is_internal_class(graph.class_of(reference.target))
-                {
+                if self.rules.leads_inside(graph, class, container, reference) {
                     self.enter_internal(reference.target);
                     continue;
                 }
@@ -709,10 +1079,10 @@ impl Walk<'_> {
                 self.reach_through(node, StepKind::ArrayEntry, owner, name, reference.target);
             }
         }
-        self.internal_references = references;
+        self.internal_references = untraced;
     }
 
-    fn location(&self, object: ObjectIndex, reference: Reference) -> (StepKind, NameId, NameId) {
+    fn location(&self, class: ClassIndex, reference: Reference) -> (StepKind, NameId, NameId) {
         match reference.kind {
             ReferenceKind::InstanceField {
                 declaring_class,
@@ -729,7 +1099,7 @@ impl Walk<'_> {
             ),
             ReferenceKind::ArrayEntry { .. } => (
                 StepKind::ArrayEntry,
-                self.names.class[self.graph.class_of(object) as usize],
+                self.names.class[class as usize],
                 self.names.element,
             ),
         }

@@ -519,21 +519,29 @@ impl HeapGraph {
     /// Asks the CPU to start loading `o`'s record, which a walk will decode soon. A
     /// breadth-first walk visits objects in an order unrelated to their place in the dump, and
     /// waiting for each record from memory is most of its time; issued a few objects ahead,
-    /// the wait overlaps with useful work.
+    /// the wait overlaps with useful work. Finding the record reads `o`'s record offset, so
+    /// that should have been asked for earlier with [`Self::prefetch_entries`].
     #[inline]
     pub fn prefetch(&self, o: ObjectIndex) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let record = self.record(o);
-            // Safety: a prefetch is a hint that never faults, whatever the address.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    record.as_ptr().cast(),
-                );
-            }
+        prefetch_address(self.record(o).as_ptr());
+    }
+
+    /// Asks the CPU to start loading `o`'s class word.
+    #[inline]
+    pub fn prefetch_class_word(&self, o: ObjectIndex) {
+        if let Some(word) = self.class_words.get(o as usize) {
+            prefetch_address(word as *const u32);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = o;
+    }
+
+    /// Asks the CPU to start loading `o`'s entries in the per-object arrays (record offset,
+    /// class word): the step before [`Self::prefetch`], issued further ahead.
+    #[inline]
+    pub fn prefetch_entries(&self, o: ObjectIndex) {
+        if let Some(word) = self.class_words.get(o as usize) {
+            prefetch_address(word as *const u32);
+        }
+        self.offsets.prefetch(o);
     }
 
     /// The bytes of an object's sub-record, from its tag to the end of the dump (or of the
@@ -552,4 +560,16 @@ impl HeapGraph {
                 .unwrap_or(&[])
         }
     }
+}
+
+/// A hint to load the cache line at `address`; never faults, whatever the address.
+#[inline(always)]
+pub(crate) fn prefetch_address<T>(address: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch is a hint that never faults.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(address.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
 }

@@ -294,7 +294,7 @@ impl RecordOffsetsBuilder {
         RecordOffsetsBuilder {
             offsets: RecordOffsets {
                 block_bases: Vec::with_capacity(objects.div_ceil(OFFSET_BLOCK)),
-                deltas: Vec::with_capacity(objects),
+                deltas: large_vec(objects),
                 far: Vec::new(),
             },
             block: Vec::with_capacity(OFFSET_BLOCK),
@@ -332,20 +332,78 @@ impl RecordOffsetsBuilder {
 
 impl RecordOffsets {
     fn push_block(&mut self, block: &[u64]) {
-        let Some(&base) = block.iter().min() else {
+        if block.is_empty() {
             return;
-        };
+        }
+        let start = self.deltas.len();
+        self.deltas.resize(start + block.len(), 0);
+        let base = encode_block(block, start, &mut self.deltas[start..], &mut self.far);
         self.block_bases.push(base);
-        for &offset in block {
-            let delta = offset - base;
-            if delta < FAR as u64 {
-                self.deltas.push(delta as u32);
-            } else {
-                self.far.push((self.deltas.len() as u32, offset));
-                self.deltas.push(FAR);
-            }
+    }
+
+    /// Encodes the offsets of all objects, in index order, on `threads` threads.
+    pub(crate) fn encode(offsets: &[u64], threads: usize) -> RecordOffsets {
+        let blocks = offsets.len().div_ceil(OFFSET_BLOCK);
+        let blocks_per_thread = blocks.div_ceil(threads.max(1)).max(1);
+        let objects_per_thread = blocks_per_thread * OFFSET_BLOCK;
+        let mut block_bases = vec![0; blocks];
+        let mut deltas: Vec<u32> = large_zeroed_vec(offsets.len());
+        let far_parts: Vec<Vec<(u32, u64)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = offsets
+                .chunks(objects_per_thread)
+                .zip(deltas.chunks_mut(objects_per_thread))
+                .zip(block_bases.chunks_mut(blocks_per_thread))
+                .enumerate()
+                .map(|(part, ((offsets, deltas), bases))| {
+                    scope.spawn(move || {
+                        let mut far = Vec::new();
+                        let first = part * objects_per_thread;
+                        let blocks = offsets
+                            .chunks(OFFSET_BLOCK)
+                            .zip(deltas.chunks_mut(OFFSET_BLOCK));
+                        for (b, ((block, deltas), base)) in blocks.zip(bases).enumerate() {
+                            *base = encode_block(block, first + b * OFFSET_BLOCK, deltas, &mut far);
+                        }
+                        far
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect()
+        });
+        RecordOffsets {
+            block_bases,
+            deltas,
+            far: far_parts.concat(),
         }
     }
+}
+
+/// Writes the deltas of one block of offsets (objects from `first_index` on) and returns its
+/// base; offsets too far from the base go to `far`, in index order.
+fn encode_block(
+    block: &[u64],
+    first_index: usize,
+    deltas: &mut [u32],
+    far: &mut Vec<(u32, u64)>,
+) -> u64 {
+    let base = block.iter().copied().min().unwrap_or(0);
+    for (i, (&offset, delta)) in block.iter().zip(deltas).enumerate() {
+        let from_base = offset - base;
+        if from_base < FAR as u64 {
+            *delta = from_base as u32;
+        } else {
+            *delta = FAR;
+            far.push(((first_index + i) as u32, offset));
+        }
+    }
+    base
 }
 
 impl RecordOffsets {
@@ -375,6 +433,14 @@ impl RecordOffsets {
         }
     }
 
+    /// Asks the CPU to load the entry of `index`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, index: u32) {
+        if let Some(delta) = self.deltas.get(index as usize) {
+            super::graph::prefetch_address(delta as *const u32);
+        }
+    }
+
     #[cold]
     fn far_offset(&self, index: u32) -> u64 {
         match self.far.binary_search_by_key(&index, |&(i, _)| i) {
@@ -387,6 +453,58 @@ impl RecordOffsets {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.block_bases.capacity() * 8 + self.deltas.capacity() * 4 + self.far.capacity() * 16
     }
+}
+
+/// A vector with room for `capacity` elements, for the per-object arrays of large heaps.
+///
+/// The kernel is asked to back it with huge pages: the walks over these arrays jump around,
+/// and with 4 KiB pages almost every access past a few MiB misses the TLB; filling them also
+/// takes one page fault per 4 KiB otherwise. This is a hint (Linux's transparent huge pages in
+/// `madvise` mode, the common default); where it isn't honoured nothing changes.
+pub(crate) fn large_vec<T>(capacity: usize) -> Vec<T> {
+    let vec: Vec<T> = Vec::with_capacity(capacity);
+    advise_huge_pages(vec.as_ptr().cast(), capacity * std::mem::size_of::<T>());
+    vec
+}
+
+/// [`large_vec`] holding `len` zeros. The memory comes zeroed from the system (no pass over
+/// it here), so threads that fill parts of it also share the page faults.
+pub(crate) fn large_zeroed_vec<T: Clone + Default>(len: usize) -> Vec<T> {
+    // `vec!` of a zero value allocates zeroed memory, which pages in lazily.
+    let vec = vec![T::default(); len];
+    advise_huge_pages(vec.as_ptr().cast(), len * std::mem::size_of::<T>());
+    vec
+}
+
+/// [`large_vec`] holding `len` copies of `value`.
+pub(crate) fn large_vec_of<T: Clone>(value: T, len: usize) -> Vec<T> {
+    let mut vec = large_vec(len);
+    vec.resize(len, value);
+    vec
+}
+
+/// Arrays smaller than this can't hold an aligned huge page.
+const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+fn advise_huge_pages(start: *const u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    if bytes >= HUGE_PAGE_MIN_BYTES {
+        const PAGE: usize = 4096;
+        let aligned_start = (start as usize).next_multiple_of(PAGE);
+        let aligned_len = (start as usize + bytes - aligned_start) / PAGE * PAGE;
+        // Safety: the range lies inside an allocation this process owns and nothing reads it
+        // yet; MADV_HUGEPAGE changes how pages are backed, never their contents. Failure
+        // (a kernel without THP) only means the hint is ignored.
+        unsafe {
+            libc::madvise(
+                aligned_start as *mut libc::c_void,
+                aligned_len,
+                libc::MADV_HUGEPAGE,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
 }
 
 #[cfg(test)]

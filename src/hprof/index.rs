@@ -7,7 +7,7 @@ use super::records::{read_u32, IdWidth};
 use super::scan::{HeapScan, ObjectRun};
 use super::HprofError;
 use crate::heap::graph::class_word;
-use crate::heap::storage::{RecordOffsets, RecordOffsetsBuilder};
+use crate::heap::storage::{large_vec, large_zeroed_vec, RecordOffsets, RecordOffsetsBuilder};
 
 /// Per-object columns in ascending id order.
 pub(crate) struct ObjectColumns {
@@ -15,12 +15,6 @@ pub(crate) struct ObjectColumns {
     pub offsets: RecordOffsets,
     pub class_words: Vec<u32>,
 }
-
-/// At most this many threads index objects. The anchors measured 20–25 % from a second thread
-/// on a 2-core machine; more threads would compete with the caller's own work.
-const MAX_INDEX_THREADS: usize = 2;
-/// Below this many bytes of object records a second thread costs more than it saves.
-const PARALLEL_MIN_BYTES: u64 = 8 << 20;
 
 /// What the per-run workers need, shared read-only.
 struct Context<'a> {
@@ -68,9 +62,9 @@ struct Part {
 impl Part {
     fn with_capacity(objects: usize) -> Part {
         Part {
-            ids: Vec::with_capacity(objects),
-            offsets: Vec::with_capacity(objects),
-            class_words: Vec::with_capacity(objects),
+            ids: large_vec(objects),
+            offsets: large_vec(objects),
+            class_words: large_vec(objects),
         }
     }
 
@@ -94,10 +88,7 @@ pub(crate) fn index_objects<W: IdWidth>(
         spliced_origins: &scan.spliced_origins,
         classes,
     };
-    let mut parts = index_runs_in_parallel::<W>(&context, &scan.runs)?;
-
-    let mut class_objects = Part::with_capacity(scan.class_dumps.len());
-    let mut by_id: Vec<(u64, u64, u32)> = scan
+    let mut class_objects: Vec<(u64, u64, u32)> = scan
         .class_dumps
         .iter()
         .enumerate()
@@ -109,58 +100,206 @@ pub(crate) fn index_objects<W: IdWidth>(
             )
         })
         .collect();
-    by_id.sort_unstable_by_key(|&(id, _, _)| id);
-    for (id, offset, word) in by_id {
-        class_objects.push(id, offset, word);
+    class_objects.sort_unstable_by_key(|&(id, _, _)| id);
+
+    let total_bytes: u64 = scan.runs.iter().map(|r| r.end - r.start).sum();
+    let threads = super::worker_threads(total_bytes);
+    let groups: Vec<&[ObjectRun]> = super::split_by_bytes(&scan.runs, threads, |r| r.end - r.start)
+        .into_iter()
+        .filter(|group| !group.is_empty())
+        .collect();
+    if let Some(columns) = index_in_id_order::<W>(&context, &groups, &class_objects)? {
+        return Ok(columns);
     }
-    parts.push(class_objects);
+    let mut parts = index_groups_in_parallel::<W>(&context, &groups)?;
+    let mut classes_part = Part::with_capacity(class_objects.len());
+    for (id, offset, word) in class_objects {
+        classes_part.push(id, offset, word);
+    }
+    parts.push(classes_part);
     merge_parts(&parts, &context)
 }
 
-fn index_runs_in_parallel<W: IdWidth>(
+/// The way for dumps whose objects come in ascending id order, as HotSpot's serial dumper
+/// writes them (in address order): each thread writes its objects, and the class objects
+/// whose ids fall among them, straight to their final places. `None` when the dump isn't in
+/// that order (or has a duplicate id); the general way then sorts and merges.
+fn index_in_id_order<W: IdWidth>(
     context: &Context<'_>,
-    runs: &[ObjectRun],
-) -> Result<Vec<Part>, HprofError> {
-    let total_bytes: u64 = runs.iter().map(|r| r.end - r.start).sum();
-    let threads = if total_bytes < PARALLEL_MIN_BYTES {
-        1
-    } else {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_INDEX_THREADS)
-    };
-
-    // Cut the runs into `threads` parts of about equal bytes.
-    let mut groups: Vec<&[ObjectRun]> = Vec::with_capacity(threads);
-    let mut rest = runs;
-    let mut bytes_before = 0;
-    for group in 0..threads {
-        let target = total_bytes * (group as u64 + 1) / threads as u64;
-        let mut cut = 0;
-        while cut < rest.len() && (bytes_before < target || group + 1 == threads) {
-            bytes_before += rest[cut].end - rest[cut].start;
-            cut += 1;
-        }
-        let (mine, later) = rest.split_at(cut);
-        groups.push(mine);
-        rest = later;
+    groups: &[&[ObjectRun]],
+    class_objects: &[(u64, u64, u32)],
+) -> Result<Option<ObjectColumns>, HprofError> {
+    if groups.is_empty() {
+        return Ok(None); // only class objects: nothing to gain here
     }
+    // Each group's ids must come after the previous group's: its first id bounds them.
+    let mut first_ids = Vec::with_capacity(groups.len());
+    for group in groups {
+        let Some(id) = context.bytes(&group[0]).get(1..).and_then(W::read) else {
+            return Ok(None);
+        };
+        if first_ids.last().is_some_and(|&previous| previous >= id) {
+            return Ok(None);
+        }
+        first_ids.push(id);
+    }
+    // Where each group's class objects start: those below its first id belong to earlier ones.
+    let class_starts: Vec<usize> = std::iter::once(0)
+        .chain(
+            first_ids
+                .iter()
+                .skip(1)
+                .map(|&first| class_objects.partition_point(|&(id, _, _)| id < first)),
+        )
+        .chain(std::iter::once(class_objects.len()))
+        .collect();
+    let region_sizes: Vec<usize> = groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| {
+            group.iter().map(|run| run.objects as usize).sum::<usize>() + class_starts[g + 1]
+                - class_starts[g]
+        })
+        .collect();
+    let total = region_sizes.iter().sum();
+    let mut ids: Vec<u64> = large_zeroed_vec(total);
+    let mut offsets: Vec<u64> = large_zeroed_vec(total);
+    let mut class_words: Vec<u32> = large_zeroed_vec(total);
 
-    std::thread::scope(|scope| {
-        let mut groups = groups.into_iter();
-        let first = groups.next().unwrap_or_default();
+    let mut regions = Vec::with_capacity(groups.len());
+    let (mut ids_left, mut offsets_left, mut words_left) =
+        (&mut ids[..], &mut offsets[..], &mut class_words[..]);
+    for (g, &size) in region_sizes.iter().enumerate() {
+        let (ids_here, ids_rest) = std::mem::take(&mut ids_left).split_at_mut(size);
+        let (offsets_here, offsets_rest) = std::mem::take(&mut offsets_left).split_at_mut(size);
+        let (words_here, words_rest) = std::mem::take(&mut words_left).split_at_mut(size);
+        (ids_left, offsets_left, words_left) = (ids_rest, offsets_rest, words_rest);
+        regions.push(Region {
+            ids: ids_here,
+            offsets: offsets_here,
+            class_words: words_here,
+            filled: 0,
+            last_id: 0,
+            below: first_ids.get(g + 1).copied().unwrap_or(u64::MAX),
+            class_objects: &class_objects[class_starts[g]..class_starts[g + 1]],
+        });
+    }
+    let in_order: Vec<Result<bool, HprofError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = groups
-            .map(|group| scope.spawn(move || index_group::<W>(context, group)))
+            .iter()
+            .zip(regions)
+            .map(|(&group, mut region)| {
+                scope.spawn(move || -> Result<bool, HprofError> {
+                    for run in group {
+                        if !index_run::<W>(context, run, |id, offset, word| {
+                            region.put(id, offset, word)
+                        })? {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(region.finish())
+                })
+            })
             .collect();
-        let mut parts = vec![index_group::<W>(context, first)];
-        for handle in handles {
-            // A worker only panics on a bug; let it surface as the panic it is.
-            parts.push(
+        handles
+            .into_iter()
+            .map(|handle| {
+                // A worker only panics on a bug; let it surface as the panic it is.
                 handle
                     .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    // Report the error that comes first in the dump.
+    for result in in_order {
+        if !result? {
+            return Ok(None);
         }
+    }
+    let record_offsets = RecordOffsets::encode(&offsets, groups.len());
+    Ok(Some(ObjectColumns {
+        ids,
+        offsets: record_offsets,
+        class_words,
+    }))
+}
+
+/// One thread's share of the columns in [`index_in_id_order`].
+struct Region<'a> {
+    ids: &'a mut [u64],
+    offsets: &'a mut [u64],
+    class_words: &'a mut [u32],
+    filled: usize,
+    last_id: u64,
+    /// The next region's first id: every id here is below it.
+    below: u64,
+    /// The class objects whose ids fall in this region, by id.
+    class_objects: &'a [(u64, u64, u32)],
+}
+
+impl Region<'_> {
+    /// Appends an object after the class objects with smaller ids; `false` if it is out of
+    /// order (or the region is full, which only an out-of-order dump can cause).
+    fn put(&mut self, id: u64, offset: u64, class_word: u32) -> bool {
+        while let Some(&(class_id, class_offset, class_word)) = self.class_objects.first() {
+            if class_id >= id {
+                break;
+            }
+            if !self.write(class_id, class_offset, class_word) {
+                return false;
+            }
+            self.class_objects = &self.class_objects[1..];
+        }
+        self.class_objects
+            .first()
+            .map_or(true, |&(class_id, _, _)| class_id != id)
+            && id < self.below
+            && self.write(id, offset, class_word)
+    }
+
+    fn write(&mut self, id: u64, offset: u64, class_word: u32) -> bool {
+        if id <= self.last_id || self.filled == self.ids.len() {
+            return false;
+        }
+        self.ids[self.filled] = id;
+        self.offsets[self.filled] = offset;
+        self.class_words[self.filled] = class_word;
+        self.filled += 1;
+        self.last_id = id;
+        true
+    }
+
+    /// Writes the remaining class objects; whether the region came out exactly full.
+    fn finish(mut self) -> bool {
+        for &(id, offset, word) in std::mem::take(&mut self.class_objects) {
+            if !self.write(id, offset, word) {
+                return false;
+            }
+        }
+        self.filled == self.ids.len()
+    }
+}
+
+/// The general way: each thread indexes its runs and sorts them by id.
+fn index_groups_in_parallel<W: IdWidth>(
+    context: &Context<'_>,
+    groups: &[&[ObjectRun]],
+) -> Result<Vec<Part>, HprofError> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|&group| scope.spawn(move || index_group::<W>(context, group)))
+            .collect();
+        let parts: Vec<Result<Part, HprofError>> = handles
+            .into_iter()
+            .map(|handle| {
+                // A worker only panics on a bug; let it surface as the panic it is.
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect();
         // Report the error that comes first in the dump.
         parts.into_iter().collect()
     })
@@ -170,7 +309,10 @@ fn index_group<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun]) -> Result<
     let objects = runs.iter().map(|r| r.objects as usize).sum();
     let mut part = Part::with_capacity(objects);
     for run in runs {
-        index_run::<W>(context, run, &mut part)?;
+        index_run::<W>(context, run, |id, offset, word| {
+            part.push(id, offset, word);
+            true
+        })?;
     }
     if !part.ids.windows(2).all(|pair| pair[0] < pair[1]) {
         sort_part(&mut part);
@@ -185,13 +327,15 @@ fn index_group<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun]) -> Result<
     Ok(part)
 }
 
-/// Reads the objects of one run. The scan has already checked every length and type code in
-/// these bytes; the checks here only keep a bug from turning into a panic.
+/// Reads the objects of one run and hands each one's id, record offset and class word to
+/// `put`, until it returns `false` (then this does too). The scan has already checked every
+/// length and type code in these bytes; the checks here only keep a bug from turning into a
+/// panic.
 fn index_run<W: IdWidth>(
     context: &Context<'_>,
     run: &ObjectRun,
-    part: &mut Part,
-) -> Result<(), HprofError> {
+    mut put: impl FnMut(u64, u64, u32) -> bool,
+) -> Result<bool, HprofError> {
     let bytes = context.bytes(run);
     let classes = context.classes;
     let id = W::SIZE;
@@ -288,13 +432,15 @@ fn index_run<W: IdWidth>(
             }
             _ => return Err(inconsistent(pos)),
         };
-        part.push(object_id, run.start + pos as u64, word);
+        if !put(object_id, run.start + pos as u64, word) {
+            return Ok(false);
+        }
         pos += len;
     }
     if pos != bytes.len() {
         return Err(inconsistent(pos));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Sorts a part by id. HotSpot writes objects in address order, so this only runs for other
@@ -322,8 +468,8 @@ fn sort_part(part: &mut Part) {
 /// Merges the sorted parts into the final columns, failing on an id seen twice.
 fn merge_parts(parts: &[Part], context: &Context<'_>) -> Result<ObjectColumns, HprofError> {
     let total: usize = parts.iter().map(|p| p.ids.len()).sum();
-    let mut ids = Vec::with_capacity(total);
-    let mut class_words = Vec::with_capacity(total);
+    let mut ids = large_vec(total);
+    let mut class_words = large_vec(total);
     let mut offsets = RecordOffsetsBuilder::with_capacity(total);
     let mut next = vec![0usize; parts.len()];
     loop {

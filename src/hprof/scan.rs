@@ -275,12 +275,79 @@ impl HeapScan {
     }
 }
 
-/// Walks every sub-record of every heap dump segment, in order. A sub-record that doesn't end
-/// in its segment continues in the next ones (the format allows it); it is copied together.
+/// Walks every sub-record of every heap dump segment.
 pub(crate) fn scan_heap<W: IdWidth>(
     data: &[u8],
     segments: &[Segment],
 ) -> Result<HeapScan, HprofError> {
+    let scan = match scan_in_parallel::<W>(data, segments) {
+        Some(scan) => scan,
+        None => scan_in_order::<W>(data, segments)?,
+    };
+    let objects = scan.object_records + scan.class_dumps.len() as u64;
+    if objects > u32::MAX as u64 {
+        return Err(HprofError::TooManyObjects { count: objects });
+    }
+    Ok(scan)
+}
+
+/// Scans groups of whole segments on several threads. That works when every sub-record ends
+/// in the segment it starts in, as HotSpot writes them; `None` when one doesn't, or on any
+/// error: the scan in order then copies split sub-records together and reports the first
+/// error.
+fn scan_in_parallel<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Option<HeapScan> {
+    let total_bytes = segments.iter().map(|s| s.end - s.start).sum();
+    let threads = super::worker_threads(total_bytes);
+    if threads < 2 || segments.len() < 2 {
+        return None;
+    }
+    let groups = super::split_by_bytes(segments, threads, |s| s.end - s.start);
+    let scans: Vec<Option<HeapScan>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|group| scope.spawn(|| scan_whole_segments::<W>(data, group)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                // A worker only panics on a bug; let it surface as the panic it is.
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut merged = HeapScan::default();
+    for scan in scans {
+        let scan = scan?;
+        merged.class_dumps.extend(scan.class_dumps);
+        merged.roots.extend(scan.roots);
+        merged.thread_objects.extend(scan.thread_objects);
+        merged.runs.extend(scan.runs);
+        merged.object_records += scan.object_records;
+    }
+    Some(merged)
+}
+
+/// The sub-records of `segments`, if each one ends in its segment and all are valid.
+fn scan_whole_segments<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Option<HeapScan> {
+    let mut scan = HeapScan::default();
+    for segment in segments {
+        let body = &data[segment.start as usize..segment.end as usize];
+        let mut pos = 0;
+        while pos < body.len() {
+            let offset = segment.start + pos as u64;
+            let parsed = parse_sub_record::<_, W>(&mut SliceRecord(&body[pos..]), offset).ok()?;
+            scan.add(parsed.record, offset, parsed.len);
+            pos += parsed.len as usize;
+        }
+    }
+    Some(scan)
+}
+
+/// Walks every sub-record of every heap dump segment, in order. A sub-record that doesn't end
+/// in its segment continues in the next ones (the format allows it); it is copied together.
+fn scan_in_order<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Result<HeapScan, HprofError> {
     let file_len = data.len() as u64;
     let mut scan = HeapScan::default();
     let mut segment_index = 0;
@@ -323,10 +390,6 @@ pub(crate) fn scan_heap<W: IdWidth>(
             }
         }
         segment_index += 1;
-    }
-    let objects = scan.object_records + scan.class_dumps.len() as u64;
-    if objects > u32::MAX as u64 {
-        return Err(HprofError::TooManyObjects { count: objects });
     }
     Ok(scan)
 }

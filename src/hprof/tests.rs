@@ -627,8 +627,10 @@ fn a_large_array_split_over_many_segments_reads_whole() {
     assert_eq!(count, 500);
 }
 
-/// Over 8 MiB of records, so indexing runs on two threads; every layout must still agree,
-/// including shuffled objects (each thread's part sorted, then merged) and split records.
+/// Over 8 MiB of records, so scanning and indexing run on two threads; every layout must still
+/// agree: objects in id order (each thread writes its share in place, class objects
+/// included), out of order (each thread's part sorted, then merged), and split records
+/// (scanned in order).
 #[test]
 fn two_thread_indexing_agrees_across_layouts() {
     let mut h = HeapBuilder::new();
@@ -642,12 +644,22 @@ fn two_thread_indexing_agrees_across_layouts() {
     for i in 0..300 {
         let data = h.primitive_array(PrimitiveType::Long, 4000 + i);
         previous = Some(h.instance(holder, &[("data", data.into()), ("next", previous.into())]));
+        if i % 100 == 50 {
+            // Class objects with ids among the instances', in each thread's share.
+            let late = h.class(&format!("Late{i}"), Some(object), &[]);
+            let instance = h.instance(late, &[]);
+            h.root(RootKind::JniGlobal, instance);
+        }
     }
     h.root(RootKind::JniGlobal, previous.unwrap());
     let layouts = [
         DumpOptions::default(),
         DumpOptions {
             object_order: ObjectOrder::Shuffled { seed: 11 },
+            ..Default::default()
+        },
+        DumpOptions {
+            object_order: ObjectOrder::Descending,
             ..Default::default()
         },
         DumpOptions {
@@ -662,8 +674,9 @@ fn two_thread_indexing_agrees_across_layouts() {
         assert_eq!(describe(&h.build_with(options)), expected, "{options:?}");
     }
     let graph = h.build();
-    // 300 holders and their arrays; 300 `data` references and 299 `next` ones.
-    assert_eq!(super::walk_from_roots(&graph), (600, 599));
+    // 300 holders and their arrays, 3 late instances; 300 `data` references and 299 `next`
+    // ones.
+    assert_eq!(super::walk_from_roots(&graph), (603, 599));
 }
 
 // ---------------------------------------------------------------------------------------------
