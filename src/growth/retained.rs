@@ -30,17 +30,7 @@ pub fn retained_sizes(
         return Vec::new();
     }
     let count = graph.object_count();
-    let group_of = |object: ObjectIndex| {
-        objects
-            .node_of(object)
-            .and_then(|node| groups.iter().position(|&g| g == node))
-    };
-    let mut members: Vec<Vec<ObjectIndex>> = vec![Vec::new(); groups.len()];
-    for object in 0..count as ObjectIndex {
-        if let Some(group) = group_of(object) {
-            members[group].push(object);
-        }
-    }
+    let members = objects.members(groups);
 
     let referent = referent_field(graph);
     let roots = RootSet::new(graph);

@@ -7,7 +7,7 @@
 
 use super::containers::{Containers, KEY_FIELD};
 use super::names::{FastMap, NameId, Names};
-use crate::heap::storage::{large_vec, large_vec_of};
+use crate::heap::storage::{large_vec, large_zeroed_vec};
 use crate::heap::{
     ClassIndex, HeapGraph, ObjectIndex, ObjectKind, Reference, ReferenceKind, RootKind,
 };
@@ -188,27 +188,35 @@ impl PathTree {
 
 /// Which node each object of the snapshot landed in; lives only while the snapshot does.
 pub struct ObjectNodes {
-    node_of: Vec<NodeId>,
+    /// The objects the walk reached as node members (not collections' internal objects), in
+    /// the order it reached them, and their nodes.
+    objects: Vec<ObjectIndex>,
+    nodes: Vec<NodeId>,
 }
 
-/// `node_of` value of an object the walk has not reached.
-const UNREACHED: NodeId = NodeId::MAX;
-/// `node_of` value of a collection's internal object.
-const INTERNAL: NodeId = NodeId::MAX - 1;
-
 impl ObjectNodes {
-    /// The node of `object`, if the walk reached it as a node member (not as a collection's
-    /// internal object).
-    pub fn node_of(&self, object: ObjectIndex) -> Option<NodeId> {
-        match self.node_of[object as usize] {
-            UNREACHED | INTERNAL => None,
-            node => Some(node),
+    /// Every member object with its node, in the order the walk reached them.
+    pub fn iter(&self) -> impl Iterator<Item = (ObjectIndex, NodeId)> + '_ {
+        self.objects.iter().copied().zip(self.nodes.iter().copied())
+    }
+
+    /// The member objects of each of `groups`, in ascending order.
+    pub fn members(&self, groups: &[NodeId]) -> Vec<Vec<ObjectIndex>> {
+        let mut members = vec![Vec::new(); groups.len()];
+        for (object, node) in self.iter() {
+            if let Some(group) = groups.iter().position(|&g| g == node) {
+                members[group].push(object);
+            }
         }
+        for group in &mut members {
+            group.sort_unstable();
+        }
+        members
     }
 
     /// Heap bytes used, for the benchmark.
     pub fn memory_bytes(&self) -> usize {
-        self.node_of.capacity() * 4
+        (self.objects.capacity() + self.nodes.capacity()) * 4
     }
 }
 
@@ -419,6 +427,9 @@ const DECODE_BLOCK: usize = 4096;
 /// through such stretches.
 const BLOCKS_AHEAD: usize = 16;
 
+/// How many collections ahead the decoder fetches the first records of their internals.
+const CONTAINERS_AHEAD: usize = 8;
+
 /// Which references the walk follows, and which lead into a collection's internals. They
 /// depend only on the snapshot, so the decoder thread applies them too.
 struct Rules {
@@ -530,6 +541,8 @@ struct Decoder<'a> {
     /// Internal objects of the collection being traced; emptied after each.
     traced: BitSet,
     stack: Vec<ObjectIndex>,
+    /// Positions of the collections in the block being decoded.
+    containers: Vec<usize>,
 }
 
 impl Decoder<'_> {
@@ -540,6 +553,8 @@ impl Decoder<'_> {
         block.internals.objects.clear();
         block.internals.ids.clear();
         block.internals.references.clear();
+        self.containers.clear();
+        let mut references_start = 0;
         for (i, &object) in block.objects.iter().enumerate() {
             if let Some(&ahead) = block.objects.get(i + 2 * PREFETCH_DISTANCE) {
                 graph.prefetch_entries(ahead);
@@ -547,90 +562,115 @@ impl Decoder<'_> {
             if let Some(&ahead) = block.objects.get(i + PREFETCH_DISTANCE) {
                 graph.prefetch(ahead);
             }
-            let references_start = block.references.len();
             graph.for_each_reference(object, |reference| {
                 // The walk looks up the class of each target it reaches first; that lookup
                 // then finds the class word in the shared cache.
                 graph.prefetch_class_word(reference.target);
                 block.references.push(reference)
             });
-            let class = graph.class_of(object);
             let container = self.rules.is_container(graph, object);
             if container {
-                self.trace_internals(
-                    class,
-                    &block.references[references_start..],
-                    &mut block.internals,
-                );
+                self.containers.push(i);
+                for reference in &block.references[references_start..] {
+                    graph.prefetch_entries(reference.target);
+                }
             }
             block.decoded.push(DecodedObject {
-                class,
+                class: graph.class_of(object),
                 container,
                 bytes: graph.shallow_size(object),
                 references_end: block.references.len() as u32,
-                internals_end: block.internals.ids.len() as u32,
-            });
-        }
-    }
-
-    /// The depth-first walk of [`Walk::expand_internals`] through the internals of one
-    /// collection, recording each internal object's references.
-    fn trace_internals(
-        &mut self,
-        class: ClassIndex,
-        references: &[Reference],
-        out: &mut DecodedBlockInternals,
-    ) {
-        let (graph, rules) = (self.graph, self.rules);
-        for &reference in references {
-            if !rules.is_weak(reference)
-                && rules.leads_inside(graph, class, true, reference)
-                && !self.traced.test_and_set(reference.target)
-            {
-                self.stack.push(reference.target);
-            }
-        }
-        let first = out.ids.len();
-        while let Some(internal) = self.stack.pop() {
-            // The stack's deeper entries are popped later (unless what is popped before them
-            // pushes more).
-            let depth = self.stack.len();
-            if let Some(&later) = depth
-                .checked_sub(2 * PREFETCH_DISTANCE)
-                .map(|at| &self.stack[at])
-            {
-                graph.prefetch_entries(later);
-            }
-            if let Some(&later) = depth
-                .checked_sub(PREFETCH_DISTANCE)
-                .map(|at| &self.stack[at])
-            {
-                graph.prefetch(later);
-            }
-            let start = out.references.len();
-            graph.for_each_reference(internal, |reference| out.references.push(reference));
-            let class = graph.class_of(internal);
-            let container = rules.is_container(graph, internal);
-            for &reference in &out.references[start..] {
-                if !rules.is_weak(reference)
-                    && rules.leads_inside(graph, class, container, reference)
-                    && !self.traced.test_and_set(reference.target)
-                {
-                    self.stack.push(reference.target);
-                }
-            }
-            out.ids.push(internal);
-            out.objects.push(DecodedObject {
-                class,
-                container,
-                bytes: 0,
-                references_end: out.references.len() as u32,
                 internals_end: 0,
             });
+            references_start = block.references.len();
         }
-        for &internal in &out.ids[first..] {
-            self.traced.remove(internal);
+        // Collections' internals go second, when the records of their first internal objects
+        // (an `ArrayList`'s array, a `HashMap`'s table) can be fetched a few collections ahead.
+        let references_of = |decoded: &[DecodedObject], i: usize| {
+            let start = i.checked_sub(1).map_or(0, |before| decoded[before].references_end);
+            start as usize..decoded[i].references_end as usize
+        };
+        for (k, &i) in self.containers.iter().enumerate() {
+            if let Some(&later) = self.containers.get(k + CONTAINERS_AHEAD) {
+                for reference in &block.references[references_of(&block.decoded, later)] {
+                    graph.prefetch(reference.target);
+                }
+            }
+            trace_internals(
+                graph,
+                self.rules,
+                &mut self.traced,
+                &mut self.stack,
+                block.decoded[i].class,
+                &block.references[references_of(&block.decoded, i)],
+                &mut block.internals,
+            );
+            block.decoded[i].internals_end = block.internals.ids.len() as u32;
         }
+        let mut internals_end = 0;
+        for decoded in &mut block.decoded {
+            if decoded.container {
+                internals_end = decoded.internals_end;
+            }
+            decoded.internals_end = internals_end;
+        }
+    }
+}
+
+/// The depth-first walk of [`Walk::expand_internals`] through the internals of one
+/// collection of class `class` whose references are `references`, recording each internal
+/// object's references. `traced` and `stack` are scratch space, left empty.
+fn trace_internals(
+    graph: &HeapGraph,
+    rules: &Rules,
+    traced: &mut BitSet,
+    stack: &mut Vec<ObjectIndex>,
+    class: ClassIndex,
+    references: &[Reference],
+    out: &mut DecodedBlockInternals,
+) {
+    for &reference in references {
+        if !rules.is_weak(reference)
+            && rules.leads_inside(graph, class, true, reference)
+            && !traced.test_and_set(reference.target)
+        {
+            stack.push(reference.target);
+        }
+    }
+    let first = out.ids.len();
+    while let Some(internal) = stack.pop() {
+        // The stack's deeper entries are popped later (unless what is popped before them
+        // pushes more).
+        let depth = stack.len();
+        if let Some(&later) = depth.checked_sub(2 * PREFETCH_DISTANCE).map(|at| &stack[at]) {
+            graph.prefetch_entries(later);
+        }
+        if let Some(&later) = depth.checked_sub(PREFETCH_DISTANCE).map(|at| &stack[at]) {
+            graph.prefetch(later);
+        }
+        let start = out.references.len();
+        graph.for_each_reference(internal, |reference| out.references.push(reference));
+        let class = graph.class_of(internal);
+        let container = rules.is_container(graph, internal);
+        for &reference in &out.references[start..] {
+            if !rules.is_weak(reference)
+                && rules.leads_inside(graph, class, container, reference)
+                && !traced.test_and_set(reference.target)
+            {
+                stack.push(reference.target);
+            }
+        }
+        out.ids.push(internal);
+        out.objects.push(DecodedObject {
+            class,
+            container,
+            bytes: 0,
+            references_end: out.references.len() as u32,
+            internals_end: 0,
+        });
+    }
+    for &internal in &out.ids[first..] {
+        traced.remove(internal);
     }
 }
 
@@ -817,6 +857,7 @@ fn walk_queue(walk: &mut Walk, rules: &Rules, roots: &RootSet) {
         rules,
         traced: BitSet::new(graph.object_count()),
         stack: Vec::new(),
+        containers: Vec::new(),
     };
     let blocks = DecodeQueue::new();
     std::thread::scope(|scope| {
@@ -861,7 +902,6 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         names: SnapshotNames::new(graph, names),
         rules: &rules,
         tree: PathTree::default(),
-        node_of: large_vec_of(UNREACHED, graph.object_count()),
         reached: BitSet::new(graph.object_count()),
         queue: large_vec(graph.object_count()),
         queue_nodes: large_vec(graph.object_count()),
@@ -883,15 +923,15 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
     walk_queue(&mut walk, &rules, &roots);
     let Walk {
         tree,
-        mut node_of,
         queue,
         queue_nodes,
         ..
     } = walk;
-    for (object, node) in queue.into_iter().zip(queue_nodes) {
-        node_of[object as usize] = node;
-    }
-    (tree, ObjectNodes { node_of })
+    let objects = ObjectNodes {
+        objects: queue,
+        nodes: queue_nodes,
+    };
+    (tree, objects)
 }
 
 /// A fixed-size set of object indexes.
@@ -902,7 +942,7 @@ pub(crate) struct BitSet {
 impl BitSet {
     pub(crate) fn new(len: usize) -> BitSet {
         BitSet {
-            words: large_vec_of(0, len.div_ceil(64)),
+            words: large_zeroed_vec(len.div_ceil(64)),
         }
     }
 
@@ -932,9 +972,6 @@ struct Walk<'g> {
     names: SnapshotNames,
     rules: &'g Rules,
     tree: PathTree,
-    /// [`INTERNAL`] for a collection's internal objects; the node of every other object is
-    /// filled in from the queue after the walk, in one pass.
-    node_of: Vec<NodeId>,
     /// Objects reached (internal ones too): 1 bit per object, so it stays in cache.
     reached: BitSet,
     /// Objects reached as node members, in the order they were reached, and their nodes.
@@ -1028,7 +1065,6 @@ impl Walk<'_> {
 
     fn enter_internal(&mut self, object: ObjectIndex) {
         if !self.reached.test_and_set(object) {
-            self.node_of[object as usize] = INTERNAL;
             self.internal_stack.push(object);
         }
     }

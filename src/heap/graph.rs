@@ -523,7 +523,10 @@ impl HeapGraph {
     /// that should have been asked for earlier with [`Self::prefetch_entries`].
     #[inline]
     pub fn prefetch(&self, o: ObjectIndex) {
-        prefetch_address(self.record(o).as_ptr());
+        let record = self.record(o).as_ptr();
+        prefetch_address(record);
+        // A record's fields start 25 bytes in (with 8-byte ids): most cross into the next line.
+        prefetch_address(record.wrapping_add(64));
     }
 
     /// Asks the CPU to start loading `o`'s class word.

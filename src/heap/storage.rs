@@ -340,48 +340,139 @@ impl RecordOffsets {
         let base = encode_block(block, start, &mut self.deltas[start..], &mut self.far);
         self.block_bases.push(base);
     }
+}
 
-    /// Encodes the offsets of all objects, in index order, on `threads` threads.
-    pub(crate) fn encode(offsets: &[u64], threads: usize) -> RecordOffsets {
-        let blocks = offsets.len().div_ceil(OFFSET_BLOCK);
-        let blocks_per_thread = blocks.div_ceil(threads.max(1)).max(1);
-        let objects_per_thread = blocks_per_thread * OFFSET_BLOCK;
-        let mut block_bases = vec![0; blocks];
-        let mut deltas: Vec<u32> = large_zeroed_vec(offsets.len());
-        let far_parts: Vec<Vec<(u32, u64)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = offsets
-                .chunks(objects_per_thread)
-                .zip(deltas.chunks_mut(objects_per_thread))
-                .zip(block_bases.chunks_mut(blocks_per_thread))
-                .enumerate()
-                .map(|(part, ((offsets, deltas), bases))| {
-                    scope.spawn(move || {
-                        let mut far = Vec::new();
-                        let first = part * objects_per_thread;
-                        let blocks = offsets
-                            .chunks(OFFSET_BLOCK)
-                            .zip(deltas.chunks_mut(OFFSET_BLOCK));
-                        for (b, ((block, deltas), base)) in blocks.zip(bases).enumerate() {
-                            *base = encode_block(block, first + b * OFFSET_BLOCK, deltas, &mut far);
-                        }
-                        far
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
+/// Builds [`RecordOffsets`] in place from several threads, each pushing the offsets of one
+/// consecutive share of the objects ([`OffsetShare`]). A share encodes the blocks that lie
+/// wholly inside it; the few blocks that straddle two shares are encoded at the end from the
+/// offsets the shares set aside.
+pub(crate) struct InPlaceOffsets {
+    deltas: Vec<u32>,
+}
+
+/// What an [`OffsetShare`] leaves for [`InPlaceOffsets::finish`].
+pub(crate) struct SharedBlocks {
+    first_block: usize,
+    bases: Vec<u64>,
+    far: Vec<(u32, u64)>,
+    /// (object index, offset) of objects in blocks shared with other shares.
+    loose: Vec<(u32, u64)>,
+}
+
+/// One thread's consecutive objects of an [`InPlaceOffsets`].
+pub(crate) struct OffsetShare<'a> {
+    /// Index of the share's first object.
+    start: usize,
+    deltas: &'a mut [u32],
+    total: usize,
+    pushed: usize,
+    /// Offsets of the current block so far.
+    block: [u64; OFFSET_BLOCK],
+    done: SharedBlocks,
+}
+
+impl InPlaceOffsets {
+    pub(crate) fn new(total: usize) -> InPlaceOffsets {
+        InPlaceOffsets {
+            deltas: large_zeroed_vec(total),
+        }
+    }
+
+    /// Cuts the objects into shares of `sizes` objects each, in order.
+    pub(crate) fn shares(&mut self, sizes: &[usize]) -> Vec<OffsetShare<'_>> {
+        let total = self.deltas.len();
+        let mut rest = &mut self.deltas[..];
+        let mut start = 0;
+        let mut shares = Vec::with_capacity(sizes.len());
+        for &size in sizes {
+            let (deltas, later) = std::mem::take(&mut rest).split_at_mut(size);
+            rest = later;
+            shares.push(OffsetShare {
+                start,
+                deltas,
+                total,
+                pushed: 0,
+                block: [0; OFFSET_BLOCK],
+                done: SharedBlocks {
+                    first_block: start.div_ceil(OFFSET_BLOCK),
+                    bases: Vec::new(),
+                    far: Vec::new(),
+                    loose: Vec::new(),
+                },
+            });
+            start += size;
+        }
+        shares
+    }
+
+    /// Puts the shares' work together; `done` in share order, every share full.
+    pub(crate) fn finish(mut self, done: Vec<SharedBlocks>) -> RecordOffsets {
+        let total = self.deltas.len();
+        let mut block_bases = vec![0; total.div_ceil(OFFSET_BLOCK)];
+        let mut far = Vec::new();
+        let mut loose = Vec::new();
+        for share in done {
+            block_bases[share.first_block..share.first_block + share.bases.len()]
+                .copy_from_slice(&share.bases);
+            far.extend(share.far);
+            loose.extend(share.loose);
+        }
+        // The straddling blocks, whose offsets are all in `loose`, in index order.
+        let mut offsets = Vec::with_capacity(OFFSET_BLOCK);
+        for piece in
+            loose.chunk_by(|a, b| a.0 as usize / OFFSET_BLOCK == b.0 as usize / OFFSET_BLOCK)
+        {
+            let first = piece[0].0 as usize;
+            offsets.clear();
+            offsets.extend(piece.iter().map(|&(_, offset)| offset));
+            block_bases[first / OFFSET_BLOCK] = encode_block(
+                &offsets,
+                first,
+                &mut self.deltas[first..first + offsets.len()],
+                &mut far,
+            );
+        }
+        far.sort_unstable_by_key(|&(index, _)| index);
         RecordOffsets {
             block_bases,
-            deltas,
-            far: far_parts.concat(),
+            deltas: self.deltas,
+            far,
         }
+    }
+}
+
+impl OffsetShare<'_> {
+    /// The offset of the share's next object.
+    #[inline]
+    pub(crate) fn push(&mut self, offset: u64) {
+        let index = self.start + self.pushed;
+        self.pushed += 1;
+        let block_start = index / OFFSET_BLOCK * OFFSET_BLOCK;
+        let block_end = (block_start + OFFSET_BLOCK).min(self.total);
+        if block_start < self.start || block_end > self.start + self.deltas.len() {
+            self.done.loose.push((index as u32, offset));
+            return;
+        }
+        self.block[index - block_start] = offset;
+        if index + 1 == block_end {
+            let from = block_start - self.start;
+            let base = encode_block(
+                &self.block[..block_end - block_start],
+                block_start,
+                &mut self.deltas[from..from + (block_end - block_start)],
+                &mut self.done.far,
+            );
+            self.done.bases.push(base);
+        }
+    }
+
+    /// Whether every object of the share was pushed.
+    pub(crate) fn is_full(&self) -> bool {
+        self.pushed == self.deltas.len()
+    }
+
+    pub(crate) fn finish(self) -> SharedBlocks {
+        self.done
     }
 }
 
@@ -473,13 +564,6 @@ pub(crate) fn large_zeroed_vec<T: Clone + Default>(len: usize) -> Vec<T> {
     // `vec!` of a zero value allocates zeroed memory, which pages in lazily.
     let vec = vec![T::default(); len];
     advise_huge_pages(vec.as_ptr().cast(), len * std::mem::size_of::<T>());
-    vec
-}
-
-/// [`large_vec`] holding `len` copies of `value`.
-pub(crate) fn large_vec_of<T: Clone>(value: T, len: usize) -> Vec<T> {
-    let mut vec = large_vec(len);
-    vec.resize(len, value);
     vec
 }
 
@@ -599,16 +683,49 @@ mod tests {
         assert!(lookup_bytes < 100_000, "{lookup_bytes} bytes for 100k ids");
     }
 
-    #[test]
-    fn record_offsets_round_trip_including_far_ones() {
+    /// Offsets with a block that spans more than 4 GiB, descending order inside a block, and
+    /// a last block that isn't full.
+    fn awkward_offsets() -> Vec<u64> {
         let mut offsets: Vec<u64> = (0..1000u64).map(|i| 100 + i * 40).collect();
-        // A block that spans more than 4 GiB, and descending order inside a block.
         offsets[130] = 9 << 32;
         offsets[131] = (9 << 32) - 8;
         offsets.extend((0..70u64).rev().map(|i| (20 << 32) + i * 16));
-        let compact = RecordOffsets::new(&offsets);
+        offsets
+    }
+
+    fn assert_round_trip(compact: &RecordOffsets, offsets: &[u64], how: &str) {
         for (i, &offset) in offsets.iter().enumerate() {
-            assert_eq!(compact.get(i as u32), offset, "offset {i}");
+            assert_eq!(compact.get(i as u32), offset, "{how}: offset {i}");
+        }
+    }
+
+    #[test]
+    fn record_offsets_round_trip_including_far_ones() {
+        let offsets = awkward_offsets();
+        assert_round_trip(&RecordOffsets::new(&offsets), &offsets, "builder");
+    }
+
+    #[test]
+    fn record_offsets_built_in_shares_round_trip() {
+        let offsets = awkward_offsets();
+        // Shares that start and end inside blocks, smaller than a block, empty, and one
+        // that straddles the far block.
+        for sizes in [
+            vec![offsets.len()],
+            vec![64, offsets.len() - 64],
+            vec![10, 0, 20, 100, 3, offsets.len() - 133],
+            vec![131, 1, 500, offsets.len() - 632],
+        ] {
+            let mut in_place = InPlaceOffsets::new(offsets.len());
+            let mut shares = in_place.shares(&sizes);
+            let mut next = offsets.iter();
+            for share in &mut shares {
+                while !share.is_full() {
+                    share.push(*next.next().unwrap());
+                }
+            }
+            let done = shares.into_iter().map(OffsetShare::finish).collect();
+            assert_round_trip(&in_place.finish(done), &offsets, &format!("{sizes:?}"));
         }
     }
 }

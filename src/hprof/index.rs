@@ -7,7 +7,10 @@ use super::records::{read_u32, IdWidth};
 use super::scan::{HeapScan, ObjectRun};
 use super::HprofError;
 use crate::heap::graph::class_word;
-use crate::heap::storage::{large_vec, large_zeroed_vec, RecordOffsets, RecordOffsetsBuilder};
+use crate::heap::storage::{
+    large_vec, large_zeroed_vec, InPlaceOffsets, OffsetShare, RecordOffsets, RecordOffsetsBuilder,
+    SharedBlocks,
+};
 
 /// Per-object columns in ascending id order.
 pub(crate) struct ObjectColumns {
@@ -163,20 +166,22 @@ fn index_in_id_order<W: IdWidth>(
         .collect();
     let total = region_sizes.iter().sum();
     let mut ids: Vec<u64> = large_zeroed_vec(total);
-    let mut offsets: Vec<u64> = large_zeroed_vec(total);
+    let mut offsets = InPlaceOffsets::new(total);
     let mut class_words: Vec<u32> = large_zeroed_vec(total);
 
     let mut regions = Vec::with_capacity(groups.len());
-    let (mut ids_left, mut offsets_left, mut words_left) =
-        (&mut ids[..], &mut offsets[..], &mut class_words[..]);
-    for (g, &size) in region_sizes.iter().enumerate() {
+    let (mut ids_left, mut words_left) = (&mut ids[..], &mut class_words[..]);
+    for ((g, &size), offsets) in region_sizes
+        .iter()
+        .enumerate()
+        .zip(offsets.shares(&region_sizes))
+    {
         let (ids_here, ids_rest) = std::mem::take(&mut ids_left).split_at_mut(size);
-        let (offsets_here, offsets_rest) = std::mem::take(&mut offsets_left).split_at_mut(size);
         let (words_here, words_rest) = std::mem::take(&mut words_left).split_at_mut(size);
-        (ids_left, offsets_left, words_left) = (ids_rest, offsets_rest, words_rest);
+        (ids_left, words_left) = (ids_rest, words_rest);
         regions.push(Region {
             ids: ids_here,
-            offsets: offsets_here,
+            offsets,
             class_words: words_here,
             filled: 0,
             last_id: 0,
@@ -184,17 +189,17 @@ fn index_in_id_order<W: IdWidth>(
             class_objects: &class_objects[class_starts[g]..class_starts[g + 1]],
         });
     }
-    let in_order: Vec<Result<bool, HprofError>> = std::thread::scope(|scope| {
+    let in_order: Vec<Result<Option<SharedBlocks>, HprofError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = groups
             .iter()
             .zip(regions)
             .map(|(&group, mut region)| {
-                scope.spawn(move || -> Result<bool, HprofError> {
+                scope.spawn(move || {
                     for run in group {
                         if !index_run::<W>(context, run, |id, offset, word| {
                             region.put(id, offset, word)
                         })? {
-                            return Ok(false);
+                            return Ok(None);
                         }
                     }
                     Ok(region.finish())
@@ -212,15 +217,16 @@ fn index_in_id_order<W: IdWidth>(
             .collect()
     });
     // Report the error that comes first in the dump.
+    let mut shared_blocks = Vec::with_capacity(in_order.len());
     for result in in_order {
-        if !result? {
-            return Ok(None);
+        match result? {
+            Some(blocks) => shared_blocks.push(blocks),
+            None => return Ok(None),
         }
     }
-    let record_offsets = RecordOffsets::encode(&offsets, groups.len());
     Ok(Some(ObjectColumns {
         ids,
-        offsets: record_offsets,
+        offsets: offsets.finish(shared_blocks),
         class_words,
     }))
 }
@@ -228,7 +234,7 @@ fn index_in_id_order<W: IdWidth>(
 /// One thread's share of the columns in [`index_in_id_order`].
 struct Region<'a> {
     ids: &'a mut [u64],
-    offsets: &'a mut [u64],
+    offsets: OffsetShare<'a>,
     class_words: &'a mut [u32],
     filled: usize,
     last_id: u64,
@@ -263,21 +269,22 @@ impl Region<'_> {
             return false;
         }
         self.ids[self.filled] = id;
-        self.offsets[self.filled] = offset;
+        self.offsets.push(offset);
         self.class_words[self.filled] = class_word;
         self.filled += 1;
         self.last_id = id;
         true
     }
 
-    /// Writes the remaining class objects; whether the region came out exactly full.
-    fn finish(mut self) -> bool {
+    /// Writes the remaining class objects; the offsets' shared blocks if the region came out
+    /// exactly full.
+    fn finish(mut self) -> Option<SharedBlocks> {
         for &(id, offset, word) in std::mem::take(&mut self.class_objects) {
             if !self.write(id, offset, word) {
-                return false;
+                return None;
             }
         }
-        self.filled == self.ids.len()
+        (self.filled == self.ids.len() && self.offsets.is_full()).then(|| self.offsets.finish())
     }
 }
 
