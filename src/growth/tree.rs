@@ -391,6 +391,33 @@ impl SnapshotNames {
     }
 }
 
+impl SnapshotNames {
+    /// Kind, owner and name of the location `reference` is read from, in an object of class
+    /// `class`.
+    fn location(&self, class: ClassIndex, reference: Reference) -> (StepKind, NameId, NameId) {
+        match reference.kind {
+            ReferenceKind::InstanceField {
+                declaring_class,
+                field,
+            } => (
+                StepKind::InstanceField,
+                self.class[declaring_class as usize],
+                self.instance_fields[declaring_class as usize][field as usize],
+            ),
+            ReferenceKind::StaticField { class, field } => (
+                StepKind::StaticField,
+                self.class[class as usize],
+                self.static_fields[class as usize][field as usize],
+            ),
+            ReferenceKind::ArrayEntry { .. } => (
+                StepKind::ArrayEntry,
+                self.class[class as usize],
+                self.element,
+            ),
+        }
+    }
+}
+
 /// A class name without what changes from one JVM run to the next: the address suffix of
 /// hidden classes (`LambdaForm$MH+0x00007f…`, `Foo$$Lambda/0x0000…`) and the sequence number
 /// of JDK 17 lambda classes (`Foo$$Lambda$14/0x…`). Lambdas of one class then share a key,
@@ -478,20 +505,100 @@ impl Rules {
     }
 }
 
-/// The class, kind and size of a decoded object, and where its references end.
+/// A reference as the walk groups it: the location part of the key of the node its target
+/// joins (the target's class completes it), or whether it leads into a collection's
+/// internals instead. Decoding threads work these out, so the walk itself mostly looks keys
+/// up.
+#[derive(Clone, Copy)]
+struct Step {
+    target: ObjectIndex,
+    kind: StepKind,
+    /// Leads into the internals of the collection being expanded.
+    inside: bool,
+    owner: NameId,
+    name: NameId,
+}
+
+/// What the walk follows from one object: its references except weak ones, as steps.
+/// `container` says whether the object is a collection, whose internals its steps may lead
+/// into.
+fn object_steps(
+    (graph, rules, names): (&HeapGraph, &Rules, &SnapshotNames),
+    object: ObjectIndex,
+    class: ClassIndex,
+    container: bool,
+    out: &mut Vec<Step>,
+) {
+    graph.for_each_reference(object, |reference| {
+        graph.prefetch_class_word(reference.target);
+        if rules.is_weak(reference) {
+            return;
+        }
+        let inside = container && rules.leads_inside(graph, class, true, reference);
+        let (kind, owner, name) = names.location(class, reference);
+        out.push(Step {
+            target: reference.target,
+            kind,
+            inside,
+            owner,
+            name,
+        });
+    });
+}
+
+/// What the walk follows from an internal object of a collection of class name `owner`:
+/// steps into more internals, or to the collection's elements, named `[key]` for map keys
+/// (unless `keys_are_elements`, for sets built on maps) and `[x]` otherwise.
+fn internal_steps(
+    (graph, rules, names): (&HeapGraph, &Rules, &SnapshotNames),
+    internal: ObjectIndex,
+    owner: NameId,
+    keys_are_elements: bool,
+    out: &mut Vec<Step>,
+) {
+    let class = graph.class_of(internal);
+    let container = rules.is_container(graph, internal);
+    graph.for_each_reference(internal, |reference| {
+        graph.prefetch_class_word(reference.target);
+        if rules.is_weak(reference) {
+            return;
+        }
+        let name = match reference.kind {
+            ReferenceKind::InstanceField {
+                declaring_class,
+                field,
+            } if !keys_are_elements
+                && names.instance_fields[declaring_class as usize][field as usize]
+                    == names.key_field =>
+            {
+                names.key_element
+            }
+            _ => names.element,
+        };
+        out.push(Step {
+            target: reference.target,
+            kind: StepKind::ArrayEntry,
+            inside: rules.leads_inside(graph, class, container, reference),
+            owner,
+            name,
+        });
+    });
+}
+
+/// The class, kind and size of a decoded object, and where its steps end.
 #[derive(Clone, Copy)]
 struct DecodedObject {
     class: ClassIndex,
     /// An instance of a collection class (see [`Rules::is_container`]).
     container: bool,
     bytes: u64,
-    /// End of its references in [`DecodedBlock::references`].
-    references_end: u32,
+    /// End of its steps in [`DecodedBlock::steps`].
+    steps_end: u32,
     /// End of its collection's traced internals in [`DecodedBlock::internals`].
     internals_end: u32,
 }
 
-/// The references of a block of queued objects, decoded ahead of the walk, with the internal
+/// The steps of a block of queued objects, decoded ahead of the walk, with the internal
 /// objects of the collections among them.
 #[derive(Default)]
 struct DecodedBlock {
@@ -499,45 +606,46 @@ struct DecodedBlock {
     /// The node of each object (not needed for decoding, but read in order with the objects).
     nodes: Vec<NodeId>,
     decoded: Vec<DecodedObject>,
-    references: Vec<Reference>,
+    steps: Vec<Step>,
     internals: DecodedBlockInternals,
 }
 
-/// Internal objects in the order a walk expands them, and their references.
+/// Internal objects in the order a walk expands them, and their steps.
 #[derive(Default)]
 struct DecodedBlockInternals {
-    objects: Vec<DecodedObject>,
     ids: Vec<ObjectIndex>,
-    references: Vec<Reference>,
+    /// End of each one's steps in `steps`.
+    ends: Vec<u32>,
+    steps: Vec<Step>,
 }
 
 impl DecodedBlock {
-    /// The references of the object at `index` in the block, and its traced internals.
-    fn object(&self, index: usize) -> (DecodedObject, &[Reference], TracedInternals<'_>) {
-        let (references_start, internals_start) = match index.checked_sub(1) {
+    /// The steps of the object at `index` in the block, and its traced internals.
+    fn object(&self, index: usize) -> (DecodedObject, &[Step], TracedInternals<'_>) {
+        let (steps_start, internals_start) = match index.checked_sub(1) {
             Some(before) => {
                 let before = self.decoded[before];
-                (before.references_end, before.internals_end)
+                (before.steps_end, before.internals_end)
             }
             None => (0, 0),
         };
         let object = self.decoded[index];
-        let references =
-            &self.references[references_start as usize..object.references_end as usize];
+        let steps = &self.steps[steps_start as usize..object.steps_end as usize];
         let internals = TracedInternals {
             traced: &self.internals,
             next: internals_start as usize,
             end: object.internals_end as usize,
         };
-        (object, references, internals)
+        (object, steps, internals)
     }
 }
 
-/// The decoder thread's side: decodes blocks, and traces the internals of the collections in
+/// A decoding thread's side: decodes blocks, and traces the internals of the collections in
 /// them as the walk will (it can't know what the walk has reached, so it assumes nothing).
 struct Decoder<'a> {
     graph: &'a HeapGraph,
     rules: &'a Rules,
+    names: &'a SnapshotNames,
     /// Internal objects of the collection being traced; emptied after each.
     traced: BitSet,
     stack: Vec<ObjectIndex>,
@@ -547,14 +655,14 @@ struct Decoder<'a> {
 
 impl Decoder<'_> {
     fn decode(&mut self, block: &mut DecodedBlock) {
-        let graph = self.graph;
+        let (graph, rules, names) = (self.graph, self.rules, self.names);
         block.decoded.clear();
-        block.references.clear();
-        block.internals.objects.clear();
+        block.steps.clear();
         block.internals.ids.clear();
-        block.internals.references.clear();
+        block.internals.ends.clear();
+        block.internals.steps.clear();
         self.containers.clear();
-        let mut references_start = 0;
+        let mut steps_start = 0;
         for (i, &object) in block.objects.iter().enumerate() {
             if let Some(&ahead) = block.objects.get(i + 2 * PREFETCH_DISTANCE) {
                 graph.prefetch_entries(ahead);
@@ -562,47 +670,50 @@ impl Decoder<'_> {
             if let Some(&ahead) = block.objects.get(i + PREFETCH_DISTANCE) {
                 graph.prefetch(ahead);
             }
-            graph.for_each_reference(object, |reference| {
-                // The walk looks up the class of each target it reaches first; that lookup
-                // then finds the class word in the shared cache.
-                graph.prefetch_class_word(reference.target);
-                block.references.push(reference)
-            });
-            let container = self.rules.is_container(graph, object);
+            let class = graph.class_of(object);
+            let container = rules.is_container(graph, object);
+            object_steps(
+                (graph, rules, names),
+                object,
+                class,
+                container,
+                &mut block.steps,
+            );
             if container {
                 self.containers.push(i);
-                for reference in &block.references[references_start..] {
-                    graph.prefetch_entries(reference.target);
+                for step in &block.steps[steps_start..] {
+                    graph.prefetch_entries(step.target);
                 }
             }
             block.decoded.push(DecodedObject {
-                class: graph.class_of(object),
+                class,
                 container,
                 bytes: graph.shallow_size(object),
-                references_end: block.references.len() as u32,
+                steps_end: block.steps.len() as u32,
                 internals_end: 0,
             });
-            references_start = block.references.len();
+            steps_start = block.steps.len();
         }
         // Collections' internals go second, when the records of their first internal objects
         // (an `ArrayList`'s array, a `HashMap`'s table) can be fetched a few collections ahead.
-        let references_of = |decoded: &[DecodedObject], i: usize| {
-            let start = i.checked_sub(1).map_or(0, |before| decoded[before].references_end);
-            start as usize..decoded[i].references_end as usize
+        let steps_of = |decoded: &[DecodedObject], i: usize| {
+            let start = i
+                .checked_sub(1)
+                .map_or(0, |before| decoded[before].steps_end);
+            start as usize..decoded[i].steps_end as usize
         };
         for (k, &i) in self.containers.iter().enumerate() {
             if let Some(&later) = self.containers.get(k + CONTAINERS_AHEAD) {
-                for reference in &block.references[references_of(&block.decoded, later)] {
-                    graph.prefetch(reference.target);
+                for step in &block.steps[steps_of(&block.decoded, later)] {
+                    graph.prefetch(step.target);
                 }
             }
+            let class = block.decoded[i].class;
             trace_internals(
-                graph,
-                self.rules,
-                &mut self.traced,
-                &mut self.stack,
-                block.decoded[i].class,
-                &block.references[references_of(&block.decoded, i)],
+                (graph, rules, names),
+                (&mut self.traced, &mut self.stack),
+                class,
+                &block.steps[steps_of(&block.decoded, i)],
                 &mut block.internals,
             );
             block.decoded[i].internals_end = block.internals.ids.len() as u32;
@@ -618,56 +729,51 @@ impl Decoder<'_> {
 }
 
 /// The depth-first walk of [`Walk::expand_internals`] through the internals of one
-/// collection of class `class` whose references are `references`, recording each internal
-/// object's references. `traced` and `stack` are scratch space, left empty.
+/// collection of class `class` whose steps are `steps`, recording each internal object's
+/// steps. `traced` and `stack` are scratch space, left empty.
 fn trace_internals(
-    graph: &HeapGraph,
-    rules: &Rules,
-    traced: &mut BitSet,
-    stack: &mut Vec<ObjectIndex>,
+    (graph, rules, names): (&HeapGraph, &Rules, &SnapshotNames),
+    (traced, stack): (&mut BitSet, &mut Vec<ObjectIndex>),
     class: ClassIndex,
-    references: &[Reference],
+    steps: &[Step],
     out: &mut DecodedBlockInternals,
 ) {
-    for &reference in references {
-        if !rules.is_weak(reference)
-            && rules.leads_inside(graph, class, true, reference)
-            && !traced.test_and_set(reference.target)
-        {
-            stack.push(reference.target);
+    for step in steps {
+        if step.inside && !traced.test_and_set(step.target) {
+            stack.push(step.target);
         }
     }
+    let owner = names.class[class as usize];
+    let keys_are_elements = rules.containers.keys_are_elements(class);
     let first = out.ids.len();
     while let Some(internal) = stack.pop() {
         // The stack's deeper entries are popped later (unless what is popped before them
         // pushes more).
         let depth = stack.len();
-        if let Some(&later) = depth.checked_sub(2 * PREFETCH_DISTANCE).map(|at| &stack[at]) {
+        if let Some(&later) = depth
+            .checked_sub(2 * PREFETCH_DISTANCE)
+            .map(|at| &stack[at])
+        {
             graph.prefetch_entries(later);
         }
         if let Some(&later) = depth.checked_sub(PREFETCH_DISTANCE).map(|at| &stack[at]) {
             graph.prefetch(later);
         }
-        let start = out.references.len();
-        graph.for_each_reference(internal, |reference| out.references.push(reference));
-        let class = graph.class_of(internal);
-        let container = rules.is_container(graph, internal);
-        for &reference in &out.references[start..] {
-            if !rules.is_weak(reference)
-                && rules.leads_inside(graph, class, container, reference)
-                && !traced.test_and_set(reference.target)
-            {
-                stack.push(reference.target);
+        let start = out.steps.len();
+        internal_steps(
+            (graph, rules, names),
+            internal,
+            owner,
+            keys_are_elements,
+            &mut out.steps,
+        );
+        for step in &out.steps[start..] {
+            if step.inside && !traced.test_and_set(step.target) {
+                stack.push(step.target);
             }
         }
         out.ids.push(internal);
-        out.objects.push(DecodedObject {
-            class,
-            container,
-            bytes: 0,
-            references_end: out.references.len() as u32,
-            internals_end: 0,
-        });
+        out.ends.push(out.steps.len() as u32);
     }
     for &internal in &out.ids[first..] {
         traced.remove(internal);
@@ -682,23 +788,20 @@ struct TracedInternals<'b> {
 }
 
 impl<'b> TracedInternals<'b> {
-    /// Class, kind and references of `internal` if it is the next traced object. It isn't when
-    /// the walk had reached some of the collection's internals before (through another path,
-    /// or another collection sharing them), and then the walk decodes the object itself.
-    fn next_if(&mut self, internal: ObjectIndex) -> Option<(DecodedObject, &'b [Reference])> {
+    /// The steps of `internal` if it is the next traced object. It isn't when the walk had
+    /// reached some of the collection's internals before (through another path, or another
+    /// collection sharing them), and then the walk decodes the object itself.
+    fn next_if(&mut self, internal: ObjectIndex) -> Option<&'b [Step]> {
         if self.next >= self.end || self.traced.ids[self.next] != internal {
             return None;
         }
-        let start = match self.next.checked_sub(1) {
-            Some(before) => self.traced.objects[before].references_end,
-            None => 0,
-        };
-        let object = self.traced.objects[self.next];
+        let start = self
+            .next
+            .checked_sub(1)
+            .map_or(0, |before| self.traced.ends[before]);
+        let end = self.traced.ends[self.next];
         self.next += 1;
-        Some((
-            object,
-            &self.traced.references[start as usize..object.references_end as usize],
-        ))
+        Some(&self.traced.steps[start as usize..end as usize])
     }
 }
 
@@ -850,11 +953,12 @@ impl Drop for CloseOnDrop<'_> {
 /// depend on the tree, so blocks of the queue are decoded ahead, by a second thread and by
 /// this one whenever the block it needs next isn't ready. The grouping into nodes happens on
 /// this thread in queue order, so the tree is the same as a single-threaded walk's.
-fn walk_queue(walk: &mut Walk, rules: &Rules, roots: &RootSet) {
-    let graph = walk.graph;
+fn walk_queue(walk: &mut Walk, roots: &RootSet) {
+    let (graph, rules, names) = (walk.graph, walk.rules, walk.names);
     let new_decoder = || Decoder {
         graph,
         rules,
+        names,
         traced: BitSet::new(graph.object_count()),
         stack: Vec::new(),
         containers: Vec::new(),
@@ -885,8 +989,8 @@ fn walk_queue(walk: &mut Walk, rules: &Rules, roots: &RootSet) {
                 break;
             };
             for (i, (&object, &node)) in block.objects.iter().zip(&block.nodes).enumerate() {
-                let (decoded, references, internals) = block.object(i);
-                walk.expand(object, node, decoded, references, internals, roots);
+                let (decoded, steps, internals) = block.object(i);
+                walk.expand(object, node, decoded, steps, internals, roots);
             }
             spares.push(block);
         }
@@ -897,30 +1001,37 @@ fn walk_queue(walk: &mut Walk, rules: &Rules, roots: &RootSet) {
 /// snapshots of one search so keys stay comparable.
 pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
     let rules = Rules::new(graph);
+    let snapshot_names = SnapshotNames::new(graph, names);
+    let roots = RootSet::new(graph);
+    let root_groups: Vec<(NodeKey, ObjectIndex)> = roots
+        .entries
+        .iter()
+        .map(|&(kind, object)| {
+            let key = NodeKey {
+                kind: StepKind::GcRoot,
+                owner: snapshot_names.empty,
+                name: names.intern(root_kind_name(kind)),
+                target: snapshot_names.empty,
+            };
+            (key, object)
+        })
+        .collect();
     let mut walk = Walk {
         graph,
-        names: SnapshotNames::new(graph, names),
+        names: &snapshot_names,
         rules: &rules,
         tree: PathTree::default(),
         reached: BitSet::new(graph.object_count()),
         queue: large_vec(graph.object_count()),
         queue_nodes: large_vec(graph.object_count()),
         internal_stack: Vec::new(),
-        internal_references: Vec::new(),
+        untraced_steps: Vec::new(),
     };
-    let roots = RootSet::new(graph);
-    for &(kind, object) in &roots.entries {
-        let name = names.intern(root_kind_name(kind));
-        let key = NodeKey {
-            kind: StepKind::GcRoot,
-            owner: walk.names.empty,
-            name,
-            target: walk.names.empty,
-        };
+    for (key, object) in root_groups {
         let node = walk.tree.node_for(None, key);
         walk.reach(object, node);
     }
-    walk_queue(&mut walk, &rules, &roots);
+    walk_queue(&mut walk, &roots);
     let Walk {
         tree,
         queue,
@@ -969,7 +1080,7 @@ impl BitSet {
 
 struct Walk<'g> {
     graph: &'g HeapGraph,
-    names: SnapshotNames,
+    names: &'g SnapshotNames,
     rules: &'g Rules,
     tree: PathTree,
     /// Objects reached (internal ones too): 1 bit per object, so it stays in cache.
@@ -978,8 +1089,8 @@ struct Walk<'g> {
     queue: Vec<ObjectIndex>,
     queue_nodes: Vec<NodeId>,
     internal_stack: Vec<ObjectIndex>,
-    /// Reused buffer for the references of internal objects the decoder didn't trace.
-    internal_references: Vec<Reference>,
+    /// Reused buffer for the steps of internal objects the decoder didn't trace.
+    untraced_steps: Vec<Step>,
 }
 
 impl Walk<'_> {
@@ -993,73 +1104,56 @@ impl Walk<'_> {
         self.queue_nodes.push(node);
     }
 
-    /// Reaches `target` from an object of `node` through a location with the given kind, owner
-    /// and name; the target's class completes the key.
-    fn reach_through(
-        &mut self,
-        node: NodeId,
-        kind: StepKind,
-        owner: NameId,
-        name: NameId,
-        target: ObjectIndex,
-    ) {
-        if self.reached.contains(target) {
+    /// Reaches the target of `step`, taken from an object of `node`, unless it was reached
+    /// before. A step with the same key as its parent's folds into it.
+    fn take(&mut self, node: NodeId, step: Step) {
+        if self.reached.contains(step.target) {
             return;
         }
         let key = NodeKey {
-            kind,
-            owner,
-            name,
-            target: self.names.class[self.graph.class_of(target) as usize],
+            kind: step.kind,
+            owner: step.owner,
+            name: step.name,
+            target: self.names.class[self.graph.class_of(step.target) as usize],
         };
         let child = if self.tree.nodes[node as usize].key == key {
             node
         } else {
             self.tree.node_for(Some(node), key)
         };
-        self.reach(target, child);
+        self.reach(step.target, child);
     }
 
-    /// Groups the targets of `references`, the references of `object`, into nodes.
+    /// Groups the targets of `steps`, the steps of `object` (of `node`), into nodes.
     fn expand(
         &mut self,
         object: ObjectIndex,
         node: NodeId,
         decoded: DecodedObject,
-        references: &[Reference],
+        steps: &[Step],
         internals: TracedInternals,
         roots: &RootSet,
     ) {
         self.tree.nodes[node as usize].bytes += decoded.bytes;
         for &local in roots.locals_of(object) {
-            self.reach_through(
-                node,
-                StepKind::Local,
-                self.names.thread,
-                self.names.empty,
-                local,
-            );
+            let step = Step {
+                target: local,
+                kind: StepKind::Local,
+                inside: false,
+                owner: self.names.thread,
+                name: self.names.empty,
+            };
+            self.take(node, step);
         }
-        let class = decoded.class;
-        for &reference in references {
-            if self.rules.is_weak(reference) {
-                continue;
+        for &step in steps {
+            if step.inside {
+                self.enter_internal(step.target);
+            } else {
+                self.take(node, step);
             }
-            if decoded.container && self.rules.leads_inside(self.graph, class, true, reference) {
-                self.enter_internal(reference.target);
-                continue;
-            }
-            let (kind, owner, name) = self.location(class, reference);
-            self.reach_through(node, kind, owner, name, reference.target);
         }
         if decoded.container {
-            let keys_are_elements = self.rules.containers.keys_are_elements(class);
-            self.expand_internals(
-                node,
-                self.names.class[class as usize],
-                keys_are_elements,
-                internals,
-            );
+            self.expand_internals(node, decoded.class, internals);
         }
     }
 
@@ -1069,76 +1163,35 @@ impl Walk<'_> {
         }
     }
 
-    /// Walks the internal objects queued by [`Self::enter_internal`]; whatever they reference
-    /// that is not itself internal is an element of the collection, a child of `node`. Map keys
-    /// are named `[key]` unless the collection is a set built on a map, whose keys are its
-    /// elements.
-    fn expand_internals(
-        &mut self,
-        node: NodeId,
-        owner: NameId,
-        keys_are_elements: bool,
-        mut traced: TracedInternals,
-    ) {
-        let graph = self.graph;
-        let mut untraced = std::mem::take(&mut self.internal_references);
+    /// Walks the internal objects queued by [`Self::enter_internal`] for a collection of
+    /// class `class`; whatever they reference that is not itself internal is an element of the
+    /// collection, a child of `node`.
+    fn expand_internals(&mut self, node: NodeId, class: ClassIndex, mut traced: TracedInternals) {
+        let context = (self.graph, self.rules, self.names);
+        let owner = self.names.class[class as usize];
+        let keys_are_elements = self.rules.containers.keys_are_elements(class);
+        let mut untraced = std::mem::take(&mut self.untraced_steps);
         while let Some(internal) = self.internal_stack.pop() {
-            let (class, container, references) = match traced.next_if(internal) {
-                Some((decoded, references)) => (decoded.class, decoded.container, references),
+            let steps = match traced.next_if(internal) {
+                Some(steps) => steps,
                 None => {
                     untraced.clear();
-                    graph.for_each_reference(internal, |reference| untraced.push(reference));
-                    let container = self.rules.is_container(graph, internal);
-                    (graph.class_of(internal), container, untraced.as_slice())
+                    internal_steps(context, internal, owner, keys_are_elements, &mut untraced);
+                    untraced.as_slice()
                 }
             };
-            for &reference in references {
-                if self.rules.is_weak(reference) || self.reached.contains(reference.target) {
+            for &step in steps {
+                if self.reached.contains(step.target) {
                     continue;
                 }
-                if self.rules.leads_inside(graph, class, container, reference) {
-                    self.enter_internal(reference.target);
-                    continue;
+                if step.inside {
+                    self.enter_internal(step.target);
+                } else {
+                    self.take(node, step);
                 }
-                let name = match reference.kind {
-                    ReferenceKind::InstanceField {
-                        declaring_class,
-                        field,
-                    } if !keys_are_elements
-                        && self.names.instance_fields[declaring_class as usize][field as usize]
-                            == self.names.key_field =>
-                    {
-                        self.names.key_element
-                    }
-                    _ => self.names.element,
-                };
-                self.reach_through(node, StepKind::ArrayEntry, owner, name, reference.target);
             }
         }
-        self.internal_references = untraced;
-    }
-
-    fn location(&self, class: ClassIndex, reference: Reference) -> (StepKind, NameId, NameId) {
-        match reference.kind {
-            ReferenceKind::InstanceField {
-                declaring_class,
-                field,
-            } => (
-                StepKind::InstanceField,
-                self.names.class[declaring_class as usize],
-                self.names.instance_fields[declaring_class as usize][field as usize],
-            ),
-            ReferenceKind::StaticField { class, field } => (
-                StepKind::StaticField,
-                self.names.class[class as usize],
-                self.names.static_fields[class as usize][field as usize],
-            ),
-            ReferenceKind::ArrayEntry { .. } => (
-                StepKind::ArrayEntry,
-                self.names.class[class as usize],
-                self.names.element,
-            ),
-        }
+        self.untraced_steps = untraced;
     }
 }
 
