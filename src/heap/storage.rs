@@ -104,52 +104,83 @@ impl RankBitmap {
     fn new(ids: &[u64]) -> Option<RankBitmap> {
         let (&min, &max) = (ids.first()?, ids.last()?);
         let span = max - min;
-        let spread = ids.iter().fold(0, |acc, &id| acc | (id - min));
+        // Large id arrays are done in two parts on two threads.
+        let threads = if ids.len() >= PARALLEL_MIN_IDS { 2 } else { 1 };
+        let halves: Vec<&[u64]> = ids.chunks(ids.len().div_ceil(threads)).collect();
+        let spread = on_each(&halves, |part| {
+            part.iter().fold(0, |acc, &id| acc | (id - min))
+        })
+        .into_iter()
+        .fold(0, |acc, part| acc | part);
         let align_shift = if spread == 0 {
             0
         } else {
             spread.trailing_zeros()
         };
-        let page_count = (span >> align_shift >> PAGE_BITS_LOG2) + 1;
+        let page_of = |id: u64| (id - min) >> align_shift >> PAGE_BITS_LOG2;
+        let page_count = page_of(max) + 1;
+        // Parts that own whole pages: cut where a page starts.
+        let parts: Vec<&[u64]> = if threads > 1 {
+            let middle_page = page_of(ids[ids.len() / 2]);
+            let (first, second) =
+                ids.split_at(ids.partition_point(|&id| page_of(id) < middle_page));
+            vec![first, second]
+        } else {
+            vec![ids]
+        };
         // Count the pages that hold ids before allocating anything sized by the span.
-        let mut used_pages = 0u64;
-        let mut last_page = u64::MAX;
-        for &id in ids {
-            let page = (id - min) >> align_shift >> PAGE_BITS_LOG2;
-            if page != last_page {
-                used_pages += 1;
-                last_page = page;
+        let used_pages = on_each(&parts, |part| {
+            let mut used = 0usize;
+            let mut last_page = u64::MAX;
+            for &id in part.iter() {
+                let page = page_of(id);
+                if page != last_page {
+                    used += 1;
+                    last_page = page;
+                }
             }
-        }
-        let bytes =
-            page_count * 4 + used_pages * (LINES_PER_PAGE * std::mem::size_of::<Line>()) as u64;
+            used
+        });
+        let total_used: usize = used_pages.iter().sum();
+        let bytes = page_count * 4
+            + total_used as u64 * (LINES_PER_PAGE * std::mem::size_of::<Line>()) as u64;
         if bytes > BITMAP_BUDGET_PER_ID * ids.len() as u64 + BITMAP_BUDGET_FLOOR {
             return None;
         }
 
         let mut pages = vec![EMPTY_PAGE; page_count as usize];
-        let mut lines: Vec<Line> = Vec::with_capacity(used_pages as usize * LINES_PER_PAGE);
-        for &id in ids {
-            let slot = ((id - min) >> align_shift) as usize;
-            let page = &mut pages[slot >> PAGE_BITS_LOG2];
-            if *page == EMPTY_PAGE {
-                *page = lines.len() as u32;
-                lines.resize(lines.len() + LINES_PER_PAGE, Line::default());
-            }
-            let bit = slot & (PAGE_BITS - 1);
-            let line = &mut lines[*page as usize + bit / BITS_PER_LINE];
-            line.words[(bit % BITS_PER_LINE) / 64] |= 1 << (bit % 64);
+        let mut lines: Vec<Line> = large_zeroed_vec(total_used * LINES_PER_PAGE);
+        // Each part fills its own pages and lines.
+        let mut shares = Vec::with_capacity(parts.len());
+        let (mut pages_left, mut lines_left) = (&mut pages[..], &mut lines[..]);
+        let (mut first_page, mut first_line, mut first_rank) = (0, 0, 0);
+        for (i, (part, used)) in parts.iter().zip(&used_pages).enumerate() {
+            let end_page = match parts.get(i + 1).and_then(|next| next.first()) {
+                Some(&next_first) => page_of(next_first) as usize,
+                None => page_count as usize,
+            };
+            let (part_pages, pages_rest) =
+                std::mem::take(&mut pages_left).split_at_mut(end_page - first_page);
+            let (part_lines, lines_rest) =
+                std::mem::take(&mut lines_left).split_at_mut(used * LINES_PER_PAGE);
+            (pages_left, lines_left) = (pages_rest, lines_rest);
+            shares.push((
+                *part, part_pages, first_page, part_lines, first_line, first_rank,
+            ));
+            first_page = end_page;
+            first_line += used * LINES_PER_PAGE;
+            first_rank += part.len() as u32;
         }
-        let mut rank = 0u32;
-        for line in &mut lines {
-            line.base_rank = rank;
-            let mut within = 0u16;
-            for (word_rank, word) in line.word_ranks.iter_mut().zip(line.words) {
-                *word_rank = within;
-                within += word.count_ones() as u16;
+        std::thread::scope(|scope| {
+            let mut shares = shares.into_iter();
+            let first = shares.next();
+            for share in shares {
+                scope.spawn(move || fill_share(share, min, align_shift));
             }
-            rank += within as u32;
-        }
+            if let Some(share) = first {
+                fill_share(share, min, align_shift);
+            }
+        });
         Some(RankBitmap {
             min,
             span,
@@ -185,6 +216,58 @@ impl RankBitmap {
     fn heap_bytes(&self) -> usize {
         self.pages.capacity() * 4 + self.lines.capacity() * std::mem::size_of::<Line>()
     }
+}
+
+/// Below this many ids the bitmap is built on one thread.
+const PARALLEL_MIN_IDS: usize = 1 << 16;
+
+/// One thread's part of a [`RankBitmap`]: its ids, its pages (numbered from the first), its
+/// lines (numbered from the first), and the rank of its first id.
+type BitmapShare<'a> = (&'a [u64], &'a mut [u32], usize, &'a mut [Line], usize, u32);
+
+/// Sets the bits of a share's ids and the ranks of its lines.
+fn fill_share(share: BitmapShare<'_>, min: u64, align_shift: u32) {
+    let (ids, pages, first_page, lines, first_line, first_rank) = share;
+    let mut next_line = 0;
+    for &id in ids {
+        let slot = ((id - min) >> align_shift) as usize;
+        let page = &mut pages[(slot >> PAGE_BITS_LOG2) - first_page];
+        if *page == EMPTY_PAGE {
+            *page = (first_line + next_line) as u32;
+            next_line += LINES_PER_PAGE;
+        }
+        let bit = slot & (PAGE_BITS - 1);
+        let line = &mut lines[*page as usize - first_line + bit / BITS_PER_LINE];
+        line.words[(bit % BITS_PER_LINE) / 64] |= 1 << (bit % 64);
+    }
+    let mut rank = first_rank;
+    for line in lines {
+        line.base_rank = rank;
+        let mut within = 0u16;
+        for (word_rank, word) in line.word_ranks.iter_mut().zip(line.words) {
+            *word_rank = within;
+            within += word.count_ones() as u16;
+        }
+        rank += within as u32;
+    }
+}
+
+/// `work` on each of `parts`, the first on this thread and the others on their own.
+fn on_each<T: Sync, R: Send>(parts: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let work = &work;
+        let handles: Vec<_> = parts[1.min(parts.len())..]
+            .iter()
+            .map(|part| scope.spawn(move || work(part)))
+            .collect();
+        let mut results: Vec<R> = parts.first().map(work).into_iter().collect();
+        results.extend(handles.into_iter().map(|handle| {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
+        results
+    })
 }
 
 /// Largest bitmap, in bytes per id (plus a floor for small heaps), before the directory takes
@@ -648,6 +731,27 @@ mod tests {
             u64::MAX,
             0x1_0000_0000,
         ]);
+        assert_finds_exactly(&ids, &probes);
+    }
+
+    #[test]
+    fn a_large_id_index_built_in_two_parts_finds_every_id() {
+        // Enough ids for two threads, 16-byte aligned, in two clusters with the middle id
+        // inside the first.
+        let mut ids: Vec<u64> = (0..150_000u64)
+            .map(|i| 0x8_0000_0000 + i * 48 + (i % 3) * 16)
+            .collect();
+        ids.extend((0..50_000u64).map(|i| 0x9_0000_0000 + i * 16));
+        let index = IdIndex::new(ids.clone());
+        let Lookup::Bitmap(bitmap) = &index.lookup else {
+            panic!("a bitmap fits these ids");
+        };
+        assert_eq!(bitmap.align_shift, 4);
+        let probes: Vec<u64> = ids
+            .iter()
+            .step_by(97)
+            .flat_map(|&id| [id - 8, id + 16, id + 1])
+            .collect();
         assert_finds_exactly(&ids, &probes);
     }
 
