@@ -519,70 +519,102 @@ struct Step {
     name: NameId,
 }
 
-/// What the walk follows from one object: its references except weak ones, as steps.
-/// `container` says whether the object is a collection, whose internals its steps may lead
-/// into.
-fn object_steps(
-    (graph, rules, names): (&HeapGraph, &Rules, &SnapshotNames),
-    object: ObjectIndex,
-    class: ClassIndex,
-    container: bool,
-    out: &mut Vec<Step>,
-) {
-    graph.for_each_reference(object, |reference| {
-        graph.prefetch_class_word(reference.target);
-        if rules.is_weak(reference) {
-            return;
-        }
-        let inside = container && rules.leads_inside(graph, class, true, reference);
-        let (kind, owner, name) = names.location(class, reference);
-        out.push(Step {
-            target: reference.target,
-            kind,
-            inside,
-            owner,
-            name,
-        });
-    });
+/// Turns references into steps, for a decoding thread or the walk.
+struct StepMaker<'a> {
+    graph: &'a HeapGraph,
+    rules: &'a Rules,
+    names: &'a SnapshotNames,
+    /// Reused buffer for one object's references.
+    references: Vec<Reference>,
 }
 
-/// What the walk follows from an internal object of a collection of class name `owner`:
-/// steps into more internals, or to the collection's elements, named `[key]` for map keys
-/// (unless `keys_are_elements`, for sets built on maps) and `[x]` otherwise.
-fn internal_steps(
-    (graph, rules, names): (&HeapGraph, &Rules, &SnapshotNames),
-    internal: ObjectIndex,
-    owner: NameId,
-    keys_are_elements: bool,
-    out: &mut Vec<Step>,
-) {
-    let class = graph.class_of(internal);
-    let container = rules.is_container(graph, internal);
-    graph.for_each_reference(internal, |reference| {
-        graph.prefetch_class_word(reference.target);
-        if rules.is_weak(reference) {
-            return;
+impl<'a> StepMaker<'a> {
+    fn new(graph: &'a HeapGraph, rules: &'a Rules, names: &'a SnapshotNames) -> StepMaker<'a> {
+        StepMaker {
+            graph,
+            rules,
+            names,
+            references: Vec::new(),
         }
-        let name = match reference.kind {
-            ReferenceKind::InstanceField {
-                declaring_class,
-                field,
-            } if !keys_are_elements
-                && names.instance_fields[declaring_class as usize][field as usize]
-                    == names.key_field =>
-            {
-                names.key_element
-            }
-            _ => names.element,
-        };
-        out.push(Step {
-            target: reference.target,
-            kind: StepKind::ArrayEntry,
-            inside: rules.leads_inside(graph, class, container, reference),
-            owner,
-            name,
+    }
+
+    /// Loads `object`'s references into the buffer.
+    fn read(&mut self, object: ObjectIndex) {
+        let graph = self.graph;
+        self.references.clear();
+        graph.for_each_reference(object, |reference| {
+            graph.prefetch_class_word(reference.target);
+            self.references.push(reference)
         });
-    });
+    }
+
+    /// What the walk follows from one object: its references except weak ones, as steps.
+    /// `container` says whether the object is a collection, whose internals its steps may
+    /// lead into.
+    fn object_steps(
+        &mut self,
+        object: ObjectIndex,
+        class: ClassIndex,
+        container: bool,
+        out: &mut Vec<Step>,
+    ) {
+        self.read(object);
+        let (graph, rules, names) = (self.graph, self.rules, self.names);
+        for &reference in &self.references {
+            if rules.is_weak(reference) {
+                continue;
+            }
+            let inside = container && rules.leads_inside(graph, class, true, reference);
+            let (kind, owner, name) = names.location(class, reference);
+            out.push(Step {
+                target: reference.target,
+                kind,
+                inside,
+                owner,
+                name,
+            });
+        }
+    }
+
+    /// What the walk follows from an internal object of a collection of class name `owner`:
+    /// steps into more internals, or to the collection's elements, named `[key]` for map keys
+    /// (unless `keys_are_elements`, for sets built on maps) and `[x]` otherwise.
+    fn internal_steps(
+        &mut self,
+        internal: ObjectIndex,
+        owner: NameId,
+        keys_are_elements: bool,
+        out: &mut Vec<Step>,
+    ) {
+        self.read(internal);
+        let (graph, rules, names) = (self.graph, self.rules, self.names);
+        let class = graph.class_of(internal);
+        let container = rules.is_container(graph, internal);
+        for &reference in &self.references {
+            if rules.is_weak(reference) {
+                continue;
+            }
+            let name = match reference.kind {
+                ReferenceKind::InstanceField {
+                    declaring_class,
+                    field,
+                } if !keys_are_elements
+                    && names.instance_fields[declaring_class as usize][field as usize]
+                        == names.key_field =>
+                {
+                    names.key_element
+                }
+                _ => names.element,
+            };
+            out.push(Step {
+                target: reference.target,
+                kind: StepKind::ArrayEntry,
+                inside: rules.leads_inside(graph, class, container, reference),
+                owner,
+                name,
+            });
+        }
+    }
 }
 
 /// The class, kind and size of a decoded object, and where its steps end.
@@ -643,9 +675,7 @@ impl DecodedBlock {
 /// A decoding thread's side: decodes blocks, and traces the internals of the collections in
 /// them as the walk will (it can't know what the walk has reached, so it assumes nothing).
 struct Decoder<'a> {
-    graph: &'a HeapGraph,
-    rules: &'a Rules,
-    names: &'a SnapshotNames,
+    maker: StepMaker<'a>,
     /// Internal objects of the collection being traced; emptied after each.
     traced: BitSet,
     stack: Vec<ObjectIndex>,
@@ -655,7 +685,7 @@ struct Decoder<'a> {
 
 impl Decoder<'_> {
     fn decode(&mut self, block: &mut DecodedBlock) {
-        let (graph, rules, names) = (self.graph, self.rules, self.names);
+        let (graph, rules) = (self.maker.graph, self.maker.rules);
         block.decoded.clear();
         block.steps.clear();
         block.internals.ids.clear();
@@ -672,13 +702,8 @@ impl Decoder<'_> {
             }
             let class = graph.class_of(object);
             let container = rules.is_container(graph, object);
-            object_steps(
-                (graph, rules, names),
-                object,
-                class,
-                container,
-                &mut block.steps,
-            );
+            self.maker
+                .object_steps(object, class, container, &mut block.steps);
             if container {
                 self.containers.push(i);
                 for step in &block.steps[steps_start..] {
@@ -702,17 +727,15 @@ impl Decoder<'_> {
                 .map_or(0, |before| decoded[before].steps_end);
             start as usize..decoded[i].steps_end as usize
         };
-        for (k, &i) in self.containers.iter().enumerate() {
+        for k in 0..self.containers.len() {
             if let Some(&later) = self.containers.get(k + CONTAINERS_AHEAD) {
                 for step in &block.steps[steps_of(&block.decoded, later)] {
                     graph.prefetch(step.target);
                 }
             }
-            let class = block.decoded[i].class;
-            trace_internals(
-                (graph, rules, names),
-                (&mut self.traced, &mut self.stack),
-                class,
+            let i = self.containers[k];
+            self.trace_internals(
+                block.decoded[i].class,
                 &block.steps[steps_of(&block.decoded, i)],
                 &mut block.internals,
             );
@@ -726,57 +749,49 @@ impl Decoder<'_> {
             decoded.internals_end = internals_end;
         }
     }
-}
 
-/// The depth-first walk of [`Walk::expand_internals`] through the internals of one
-/// collection of class `class` whose steps are `steps`, recording each internal object's
-/// steps. `traced` and `stack` are scratch space, left empty.
-fn trace_internals(
-    (graph, rules, names): (&HeapGraph, &Rules, &SnapshotNames),
-    (traced, stack): (&mut BitSet, &mut Vec<ObjectIndex>),
-    class: ClassIndex,
-    steps: &[Step],
-    out: &mut DecodedBlockInternals,
-) {
-    for step in steps {
-        if step.inside && !traced.test_and_set(step.target) {
-            stack.push(step.target);
-        }
-    }
-    let owner = names.class[class as usize];
-    let keys_are_elements = rules.containers.keys_are_elements(class);
-    let first = out.ids.len();
-    while let Some(internal) = stack.pop() {
-        // The stack's deeper entries are popped later (unless what is popped before them
-        // pushes more).
-        let depth = stack.len();
-        if let Some(&later) = depth
-            .checked_sub(2 * PREFETCH_DISTANCE)
-            .map(|at| &stack[at])
-        {
-            graph.prefetch_entries(later);
-        }
-        if let Some(&later) = depth.checked_sub(PREFETCH_DISTANCE).map(|at| &stack[at]) {
-            graph.prefetch(later);
-        }
-        let start = out.steps.len();
-        internal_steps(
-            (graph, rules, names),
-            internal,
-            owner,
-            keys_are_elements,
-            &mut out.steps,
-        );
-        for step in &out.steps[start..] {
-            if step.inside && !traced.test_and_set(step.target) {
-                stack.push(step.target);
+    /// The depth-first walk of [`Walk::expand_internals`] through the internals of one
+    /// collection of class `class` whose steps are `steps`, recording each internal object's
+    /// steps.
+    fn trace_internals(
+        &mut self,
+        class: ClassIndex,
+        steps: &[Step],
+        out: &mut DecodedBlockInternals,
+    ) {
+        let graph = self.maker.graph;
+        for step in steps {
+            if step.inside && !self.traced.test_and_set(step.target) {
+                self.stack.push(step.target);
             }
         }
-        out.ids.push(internal);
-        out.ends.push(out.steps.len() as u32);
-    }
-    for &internal in &out.ids[first..] {
-        traced.remove(internal);
+        let owner = self.maker.names.class[class as usize];
+        let keys_are_elements = self.maker.rules.containers.keys_are_elements(class);
+        let first = out.ids.len();
+        while let Some(internal) = self.stack.pop() {
+            // The stack's deeper entries are popped later (unless what is popped before them
+            // pushes more).
+            let depth = self.stack.len();
+            if let Some(at) = depth.checked_sub(2 * PREFETCH_DISTANCE) {
+                graph.prefetch_entries(self.stack[at]);
+            }
+            if let Some(at) = depth.checked_sub(PREFETCH_DISTANCE) {
+                graph.prefetch(self.stack[at]);
+            }
+            let start = out.steps.len();
+            self.maker
+                .internal_steps(internal, owner, keys_are_elements, &mut out.steps);
+            for step in &out.steps[start..] {
+                if step.inside && !self.traced.test_and_set(step.target) {
+                    self.stack.push(step.target);
+                }
+            }
+            out.ids.push(internal);
+            out.ends.push(out.steps.len() as u32);
+        }
+        for &internal in &out.ids[first..] {
+            self.traced.remove(internal);
+        }
     }
 }
 
@@ -956,9 +971,7 @@ impl Drop for CloseOnDrop<'_> {
 fn walk_queue(walk: &mut Walk, roots: &RootSet) {
     let (graph, rules, names) = (walk.graph, walk.rules, walk.names);
     let new_decoder = || Decoder {
-        graph,
-        rules,
-        names,
+        maker: StepMaker::new(graph, rules, names),
         traced: BitSet::new(graph.object_count()),
         stack: Vec::new(),
         containers: Vec::new(),
@@ -1025,6 +1038,7 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         queue: large_vec(graph.object_count()),
         queue_nodes: large_vec(graph.object_count()),
         internal_stack: Vec::new(),
+        untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
         untraced_steps: Vec::new(),
     };
     for (key, object) in root_groups {
@@ -1089,7 +1103,8 @@ struct Walk<'g> {
     queue: Vec<ObjectIndex>,
     queue_nodes: Vec<NodeId>,
     internal_stack: Vec<ObjectIndex>,
-    /// Reused buffer for the steps of internal objects the decoder didn't trace.
+    /// For internal objects the decoder didn't trace: makes their steps, into a reused buffer.
+    untraced_maker: StepMaker<'g>,
     untraced_steps: Vec<Step>,
 }
 
@@ -1167,7 +1182,6 @@ impl Walk<'_> {
     /// class `class`; whatever they reference that is not itself internal is an element of the
     /// collection, a child of `node`.
     fn expand_internals(&mut self, node: NodeId, class: ClassIndex, mut traced: TracedInternals) {
-        let context = (self.graph, self.rules, self.names);
         let owner = self.names.class[class as usize];
         let keys_are_elements = self.rules.containers.keys_are_elements(class);
         let mut untraced = std::mem::take(&mut self.untraced_steps);
@@ -1176,7 +1190,12 @@ impl Walk<'_> {
                 Some(steps) => steps,
                 None => {
                     untraced.clear();
-                    internal_steps(context, internal, owner, keys_are_elements, &mut untraced);
+                    self.untraced_maker.internal_steps(
+                        internal,
+                        owner,
+                        keys_are_elements,
+                        &mut untraced,
+                    );
                     untraced.as_slice()
                 }
             };
