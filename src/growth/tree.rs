@@ -7,7 +7,6 @@
 
 use super::containers::{Containers, KEY_FIELD};
 use super::names::{FastMap, NameId, Names};
-use crate::heap::storage::{large_vec, large_zeroed_vec};
 use crate::heap::{
     ClassIndex, HeapGraph, ObjectIndex, ObjectKind, Reference, ReferenceKind, RootKind,
 };
@@ -1035,8 +1034,8 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         rules: &rules,
         tree: PathTree::default(),
         reached: BitSet::new(graph.object_count()),
-        queue: large_vec(graph.object_count()),
-        queue_nodes: large_vec(graph.object_count()),
+        queue: Vec::with_capacity(graph.object_count()),
+        queue_nodes: Vec::with_capacity(graph.object_count()),
         internal_stack: Vec::new(),
         untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
         untraced_steps: Vec::new(),
@@ -1067,7 +1066,7 @@ pub(crate) struct BitSet {
 impl BitSet {
     pub(crate) fn new(len: usize) -> BitSet {
         BitSet {
-            words: large_zeroed_vec(len.div_ceil(64)),
+            words: vec![0; len.div_ceil(64)],
         }
     }
 

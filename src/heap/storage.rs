@@ -149,7 +149,7 @@ impl RankBitmap {
         }
 
         let mut pages = vec![EMPTY_PAGE; page_count as usize];
-        let mut lines: Vec<Line> = large_zeroed_vec(total_used * LINES_PER_PAGE);
+        let mut lines = vec![Line::default(); total_used * LINES_PER_PAGE];
         // Each part fills its own pages and lines.
         let mut shares = Vec::with_capacity(parts.len());
         let (mut pages_left, mut lines_left) = (&mut pages[..], &mut lines[..]);
@@ -377,7 +377,7 @@ impl RecordOffsetsBuilder {
         RecordOffsetsBuilder {
             offsets: RecordOffsets {
                 block_bases: Vec::with_capacity(objects.div_ceil(OFFSET_BLOCK)),
-                deltas: large_vec(objects),
+                deltas: Vec::with_capacity(objects),
                 far: Vec::new(),
             },
             block: Vec::with_capacity(OFFSET_BLOCK),
@@ -457,7 +457,9 @@ pub(crate) struct OffsetShare<'a> {
 impl InPlaceOffsets {
     pub(crate) fn new(total: usize) -> InPlaceOffsets {
         InPlaceOffsets {
-            deltas: large_zeroed_vec(total),
+            // Zeroed memory comes from the system as it is, so the threads that fill parts
+            // of it also share the page faults.
+            deltas: vec![0; total],
         }
     }
 
@@ -627,51 +629,6 @@ impl RecordOffsets {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.block_bases.capacity() * 8 + self.deltas.capacity() * 4 + self.far.capacity() * 16
     }
-}
-
-/// A vector with room for `capacity` elements, for the per-object arrays of large heaps.
-///
-/// The kernel is asked to back it with huge pages: the walks over these arrays jump around,
-/// and with 4 KiB pages almost every access past a few MiB misses the TLB; filling them also
-/// takes one page fault per 4 KiB otherwise. This is a hint (Linux's transparent huge pages in
-/// `madvise` mode, the common default); where it isn't honoured nothing changes.
-pub(crate) fn large_vec<T>(capacity: usize) -> Vec<T> {
-    let vec: Vec<T> = Vec::with_capacity(capacity);
-    advise_huge_pages(vec.as_ptr().cast(), capacity * std::mem::size_of::<T>());
-    vec
-}
-
-/// [`large_vec`] holding `len` zeros. The memory comes zeroed from the system (no pass over
-/// it here), so threads that fill parts of it also share the page faults.
-pub(crate) fn large_zeroed_vec<T: Clone + Default>(len: usize) -> Vec<T> {
-    // `vec!` of a zero value allocates zeroed memory, which pages in lazily.
-    let vec = vec![T::default(); len];
-    advise_huge_pages(vec.as_ptr().cast(), len * std::mem::size_of::<T>());
-    vec
-}
-
-/// Arrays smaller than this can't hold an aligned huge page.
-const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
-
-fn advise_huge_pages(start: *const u8, bytes: usize) {
-    #[cfg(target_os = "linux")]
-    if bytes >= HUGE_PAGE_MIN_BYTES {
-        const PAGE: usize = 4096;
-        let aligned_start = (start as usize).next_multiple_of(PAGE);
-        let aligned_len = (start as usize + bytes - aligned_start) / PAGE * PAGE;
-        // Safety: the range lies inside an allocation this process owns and nothing reads it
-        // yet; MADV_HUGEPAGE changes how pages are backed, never their contents. Failure
-        // (a kernel without THP) only means the hint is ignored.
-        unsafe {
-            libc::madvise(
-                aligned_start as *mut libc::c_void,
-                aligned_len,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = (start, bytes);
 }
 
 #[cfg(test)]

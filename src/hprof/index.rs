@@ -8,8 +8,7 @@ use super::scan::{HeapScan, ObjectRun};
 use super::HprofError;
 use crate::heap::graph::class_word;
 use crate::heap::storage::{
-    large_vec, large_zeroed_vec, InPlaceOffsets, OffsetShare, RecordOffsets, RecordOffsetsBuilder,
-    SharedBlocks,
+    InPlaceOffsets, OffsetShare, RecordOffsets, RecordOffsetsBuilder, SharedBlocks,
 };
 
 /// Per-object columns in ascending id order.
@@ -65,9 +64,9 @@ struct Part {
 impl Part {
     fn with_capacity(objects: usize) -> Part {
         Part {
-            ids: large_vec(objects),
-            offsets: large_vec(objects),
-            class_words: large_vec(objects),
+            ids: Vec::with_capacity(objects),
+            offsets: Vec::with_capacity(objects),
+            class_words: Vec::with_capacity(objects),
         }
     }
 
@@ -165,9 +164,10 @@ fn index_in_id_order<W: IdWidth>(
         })
         .collect();
     let total = region_sizes.iter().sum();
-    let mut ids: Vec<u64> = large_zeroed_vec(total);
+    // Zeroed memory comes from the system as it is, so the threads share the page faults.
+    let mut ids: Vec<u64> = vec![0; total];
     let mut offsets = InPlaceOffsets::new(total);
-    let mut class_words: Vec<u32> = large_zeroed_vec(total);
+    let mut class_words: Vec<u32> = vec![0; total];
 
     let mut regions = Vec::with_capacity(groups.len());
     let (mut ids_left, mut words_left) = (&mut ids[..], &mut class_words[..]);
@@ -475,8 +475,8 @@ fn sort_part(part: &mut Part) {
 /// Merges the sorted parts into the final columns, failing on an id seen twice.
 fn merge_parts(parts: &[Part], context: &Context<'_>) -> Result<ObjectColumns, HprofError> {
     let total: usize = parts.iter().map(|p| p.ids.len()).sum();
-    let mut ids = large_vec(total);
-    let mut class_words = large_vec(total);
+    let mut ids = Vec::with_capacity(total);
+    let mut class_words = Vec::with_capacity(total);
     let mut offsets = RecordOffsetsBuilder::with_capacity(total);
     let mut next = vec![0usize; parts.len()];
     loop {
