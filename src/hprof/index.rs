@@ -366,7 +366,7 @@ fn index_run<W: IdWidth>(
             let index = *classes
                 .by_id
                 .get(&class_id)
-                .ok_or(HprofError::MissingClass {
+                .ok_or_else(|| HprofError::MissingClass {
                     offset: context.file_offset(run.start + pos as u64),
                     class_id,
                     what,
