@@ -54,20 +54,21 @@ pub(crate) fn resolve_classes(
             });
         }
     }
-    let supers =
-        dumps
-            .iter()
-            .map(|dump| match dump.super_id {
-                0 => Ok(None),
-                super_id => by_id.get(&super_id).copied().map(Some).ok_or_else(|| {
-                    HprofError::MissingClass {
-                        offset: dump.file_offset,
-                        class_id: super_id,
-                        what: "class dump (as its super class)",
-                    }
+    let supers = dumps
+        .iter()
+        .map(|dump| match dump.super_id {
+            0 => Ok(None),
+            super_id => by_id
+                .get(&super_id)
+                .copied()
+                .map(Some)
+                .ok_or(HprofError::MissingClass {
+                    offset: dump.file_offset,
+                    class_id: super_id,
+                    what: "class dump (as its super class)",
                 }),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        })
+        .collect::<Result<Vec<_>, _>>()?;
 
     let mut infos = Vec::with_capacity(dumps.len() + 16);
     let mut layouts = Vec::with_capacity(dumps.len() + 16);

@@ -369,7 +369,7 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
             r.what = "primitive array dump";
             let length = r.u32(layout::array_length(W::SIZE) as u64)?;
             let code = r.u8(layout::primitive_array_type(W::SIZE) as u64)?;
-            let element = format::primitive_type(code).ok_or_else(|| HprofError::BadBasicType {
+            let element = format::primitive_type(code).ok_or(HprofError::BadBasicType {
                 offset,
                 code,
                 what: r.what,
@@ -385,7 +385,7 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
         sub::PRIMITIVE_ARRAY_NODATA => {
             r.what = "primitive array (no data)";
             let code = r.u8(layout::primitive_array_type(W::SIZE) as u64)?;
-            format::primitive_type(code).ok_or_else(|| HprofError::BadBasicType {
+            format::primitive_type(code).ok_or(HprofError::BadBasicType {
                 offset,
                 code,
                 what: r.what,
