@@ -11,6 +11,8 @@
 //! analysis time, the ratio (parse + analysis) / dump, and memory per object measured by a
 //! counting allocator: what the heap model holds, what the search keeps between snapshots,
 //! and the peak of the parse and analysis together. The JVM's own memory is not included.
+//! With `HEAPGROWTH_BENCH_KEEP=DIR` the dumps are copied to `DIR` (`live-1M.hprof`, ...) for
+//! `examples/replay.rs`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
@@ -143,6 +145,14 @@ fn child(objects: u64) {
         let analysis_ms = started.elapsed().as_secs_f64() * 1e3;
         let count = graph.object_count() as f64;
         drop(graph);
+        if let Some(keep) = std::env::var_os("HEAPGROWTH_BENCH_KEEP") {
+            // For examples/replay.rs: the last snapshot of each size.
+            std::fs::copy(
+                &path,
+                Path::new(&keep).join(format!("live-{label}.hprof").replace(' ', "")),
+            )
+            .unwrap();
+        }
         std::fs::remove_file(&path).unwrap();
         let kept = LIVE.load(Ordering::Relaxed) as f64 - kept_before as f64;
         let peak = (PEAK.load(Ordering::Relaxed) - kept_before) as f64;

@@ -539,12 +539,9 @@ impl<'a> StepMaker<'a> {
 
     /// Loads `object`'s references into the buffer.
     fn read(&mut self, object: ObjectIndex) {
-        let graph = self.graph;
         self.references.clear();
-        graph.for_each_reference(object, |reference| {
-            graph.prefetch_class_word(reference.target);
-            self.references.push(reference)
-        });
+        let graph = self.graph;
+        graph.for_each_reference(object, |reference| self.references.push(reference));
     }
 
     /// What the walk follows from one object: its references except weak ones, as steps.

@@ -529,14 +529,6 @@ impl HeapGraph {
         prefetch_address(record.wrapping_add(64));
     }
 
-    /// Asks the CPU to start loading `o`'s class word.
-    #[inline]
-    pub fn prefetch_class_word(&self, o: ObjectIndex) {
-        if let Some(word) = self.class_words.get(o as usize) {
-            prefetch_address(word as *const u32);
-        }
-    }
-
     /// Asks the CPU to start loading `o`'s entries in the per-object arrays (record offset,
     /// class word): the step before [`Self::prefetch`], issued further ahead.
     #[inline]
