@@ -15,5 +15,6 @@ pub mod hprof;
 pub mod jvm;
 pub mod jvmti;
 pub mod native_api;
+mod parallel;
 pub mod report;
 pub mod tempdir;

@@ -1,6 +1,8 @@
 //! The two per-object arrays that dominate the model's memory, in compact forms: the sorted id
 //! array with its bucket directory, and the record offsets as 32-bit deltas.
 
+use crate::parallel::on_each;
+
 /// Sorted object ids, and the map back from id to dense index.
 ///
 /// References are followed by id, so `index_of` runs once per edge of every traversal: it is
@@ -107,7 +109,7 @@ impl RankBitmap {
         // Large id arrays are done in two parts on two threads.
         let threads = if ids.len() >= PARALLEL_MIN_IDS { 2 } else { 1 };
         let halves: Vec<&[u64]> = ids.chunks(ids.len().div_ceil(threads)).collect();
-        let spread = on_each(&halves, |part| {
+        let spread = on_each(halves, |part| {
             part.iter().fold(0, |acc, &id| acc | (id - min))
         })
         .into_iter()
@@ -129,7 +131,7 @@ impl RankBitmap {
             vec![ids]
         };
         // Count the pages that hold ids before allocating anything sized by the span.
-        let used_pages = on_each(&parts, |part| {
+        let used_pages = on_each(parts.clone(), |part| {
             let mut used = 0usize;
             let mut last_page = u64::MAX;
             for &id in part.iter() {
@@ -164,23 +166,19 @@ impl RankBitmap {
             let (part_lines, lines_rest) =
                 std::mem::take(&mut lines_left).split_at_mut(used * LINES_PER_PAGE);
             (pages_left, lines_left) = (pages_rest, lines_rest);
-            shares.push((
-                *part, part_pages, first_page, part_lines, first_line, first_rank,
-            ));
+            shares.push(BitmapShare {
+                ids: part,
+                pages: part_pages,
+                first_page,
+                lines: part_lines,
+                first_line,
+                first_rank,
+            });
             first_page = end_page;
             first_line += used * LINES_PER_PAGE;
             first_rank += part.len() as u32;
         }
-        std::thread::scope(|scope| {
-            let mut shares = shares.into_iter();
-            let first = shares.next();
-            for share in shares {
-                scope.spawn(move || fill_share(share, min, align_shift));
-            }
-            if let Some(share) = first {
-                fill_share(share, min, align_shift);
-            }
-        });
+        on_each(shares, |share| share.fill(min, align_shift));
         Some(RankBitmap {
             min,
             span,
@@ -221,53 +219,45 @@ impl RankBitmap {
 /// Below this many ids the bitmap is built on one thread.
 const PARALLEL_MIN_IDS: usize = 1 << 16;
 
-/// One thread's part of a [`RankBitmap`]: its ids, its pages (numbered from the first), its
-/// lines (numbered from the first), and the rank of its first id.
-type BitmapShare<'a> = (&'a [u64], &'a mut [u32], usize, &'a mut [Line], usize, u32);
-
-/// Sets the bits of a share's ids and the ranks of its lines.
-fn fill_share(share: BitmapShare<'_>, min: u64, align_shift: u32) {
-    let (ids, pages, first_page, lines, first_line, first_rank) = share;
-    let mut next_line = 0;
-    for &id in ids {
-        let slot = ((id - min) >> align_shift) as usize;
-        let page = &mut pages[(slot >> PAGE_BITS_LOG2) - first_page];
-        if *page == EMPTY_PAGE {
-            *page = (first_line + next_line) as u32;
-            next_line += LINES_PER_PAGE;
-        }
-        let bit = slot & (PAGE_BITS - 1);
-        let line = &mut lines[*page as usize - first_line + bit / BITS_PER_LINE];
-        line.words[(bit % BITS_PER_LINE) / 64] |= 1 << (bit % 64);
-    }
-    let mut rank = first_rank;
-    for line in lines {
-        line.base_rank = rank;
-        let mut within = 0u16;
-        for (word_rank, word) in line.word_ranks.iter_mut().zip(line.words) {
-            *word_rank = within;
-            within += word.count_ones() as u16;
-        }
-        rank += within as u32;
-    }
+/// One thread's part of a [`RankBitmap`] being built: ids that fill whole pages.
+struct BitmapShare<'a> {
+    ids: &'a [u64],
+    /// The part's pages: `pages[0]` is page `first_page` of the bitmap.
+    pages: &'a mut [u32],
+    first_page: usize,
+    /// The lines of those pages: `lines[0]` is line `first_line`.
+    lines: &'a mut [Line],
+    first_line: usize,
+    /// Rank of the part's first id.
+    first_rank: u32,
 }
 
-/// `work` on each of `parts`, the first on this thread and the others on their own.
-fn on_each<T: Sync, R: Send>(parts: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    std::thread::scope(|scope| {
-        let work = &work;
-        let handles: Vec<_> = parts[1.min(parts.len())..]
-            .iter()
-            .map(|part| scope.spawn(move || work(part)))
-            .collect();
-        let mut results: Vec<R> = parts.first().map(work).into_iter().collect();
-        results.extend(handles.into_iter().map(|handle| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        }));
-        results
-    })
+impl BitmapShare<'_> {
+    /// Sets the bits of the part's ids and the ranks of its lines.
+    fn fill(self, min: u64, align_shift: u32) {
+        let mut next_line = 0;
+        for &id in self.ids {
+            let slot = ((id - min) >> align_shift) as usize;
+            let page = &mut self.pages[(slot >> PAGE_BITS_LOG2) - self.first_page];
+            if *page == EMPTY_PAGE {
+                *page = (self.first_line + next_line) as u32;
+                next_line += LINES_PER_PAGE;
+            }
+            let bit = slot & (PAGE_BITS - 1);
+            let line = &mut self.lines[*page as usize - self.first_line + bit / BITS_PER_LINE];
+            line.words[(bit % BITS_PER_LINE) / 64] |= 1 << (bit % 64);
+        }
+        let mut rank = self.first_rank;
+        for line in self.lines {
+            line.base_rank = rank;
+            let mut within = 0u16;
+            for (word_rank, word) in line.word_ranks.iter_mut().zip(line.words) {
+                *word_rank = within;
+                within += word.count_ones() as u16;
+            }
+            rank += within as u32;
+        }
+    }
 }
 
 /// Largest bitmap, in bytes per id (plus a floor for small heaps), before the directory takes
@@ -365,70 +355,11 @@ const OFFSET_BLOCK: usize = 1 << OFFSET_BLOCK_SHIFT;
 /// Delta marking an offset kept in [`RecordOffsets::far`].
 const FAR: u32 = u32::MAX;
 
-/// Builds [`RecordOffsets`] from offsets pushed in object index order, a block at a time, so
-/// no full-width copy of the offsets ever exists.
-pub(crate) struct RecordOffsetsBuilder {
-    offsets: RecordOffsets,
-    block: Vec<u64>,
-}
-
-impl RecordOffsetsBuilder {
-    pub(crate) fn with_capacity(objects: usize) -> RecordOffsetsBuilder {
-        RecordOffsetsBuilder {
-            offsets: RecordOffsets {
-                block_bases: Vec::with_capacity(objects.div_ceil(OFFSET_BLOCK)),
-                deltas: Vec::with_capacity(objects),
-                far: Vec::new(),
-            },
-            block: Vec::with_capacity(OFFSET_BLOCK),
-        }
-    }
-
-    /// Appends the offsets of the next objects.
-    pub(crate) fn extend(&mut self, mut offsets: &[u64]) {
-        // Top up a partly filled block first; then whole blocks go straight from the slice.
-        if !self.block.is_empty() {
-            let take = (OFFSET_BLOCK - self.block.len()).min(offsets.len());
-            self.block.extend_from_slice(&offsets[..take]);
-            offsets = &offsets[take..];
-            if self.block.len() < OFFSET_BLOCK {
-                return;
-            }
-            let block = std::mem::take(&mut self.block);
-            self.offsets.push_block(&block);
-            self.block = block;
-            self.block.clear();
-        }
-        let mut blocks = offsets.chunks_exact(OFFSET_BLOCK);
-        for block in &mut blocks {
-            self.offsets.push_block(block);
-        }
-        self.block.extend_from_slice(blocks.remainder());
-    }
-
-    pub(crate) fn finish(mut self) -> RecordOffsets {
-        let block = std::mem::take(&mut self.block);
-        self.offsets.push_block(&block);
-        self.offsets
-    }
-}
-
-impl RecordOffsets {
-    fn push_block(&mut self, block: &[u64]) {
-        if block.is_empty() {
-            return;
-        }
-        let start = self.deltas.len();
-        self.deltas.resize(start + block.len(), 0);
-        let base = encode_block(block, start, &mut self.deltas[start..], &mut self.far);
-        self.block_bases.push(base);
-    }
-}
-
-/// Builds [`RecordOffsets`] in place from several threads, each pushing the offsets of one
-/// consecutive share of the objects ([`OffsetShare`]). A share encodes the blocks that lie
-/// wholly inside it; the few blocks that straddle two shares are encoded at the end from the
-/// offsets the shares set aside.
+/// Builds [`RecordOffsets`] in place, a block at a time (no full-width copy of the offsets
+/// ever exists), from one or several threads each pushing the offsets of a consecutive share
+/// of the objects ([`OffsetShare`]). A share encodes the blocks that lie wholly inside it; the
+/// few blocks that straddle two shares are encoded at the end from the offsets the shares set
+/// aside.
 pub(crate) struct InPlaceOffsets {
     deltas: Vec<u32>,
 }
@@ -585,18 +516,13 @@ fn encode_block(
 impl RecordOffsets {
     #[cfg(test)]
     fn new(offsets: &[u64]) -> RecordOffsets {
-        // Uneven pieces, to exercise the builder's block handling.
-        let mut builder = RecordOffsetsBuilder::with_capacity(offsets.len());
-        let mut rest = offsets;
-        for piece in (1..).step_by(37) {
-            let (now, later) = rest.split_at(piece.min(rest.len()));
-            builder.extend(now);
-            rest = later;
-            if rest.is_empty() {
-                break;
-            }
+        let mut in_place = InPlaceOffsets::new(offsets.len());
+        let mut share = in_place.shares(&[offsets.len()]).pop().expect("one share");
+        for &offset in offsets {
+            share.push(offset);
         }
-        builder.finish()
+        let done = share.finish();
+        in_place.finish(vec![done])
     }
 
     #[inline(always)]

@@ -7,9 +7,8 @@ use super::records::{read_u32, IdWidth};
 use super::scan::{HeapScan, ObjectRun};
 use super::HprofError;
 use crate::heap::graph::class_word;
-use crate::heap::storage::{
-    InPlaceOffsets, OffsetShare, RecordOffsets, RecordOffsetsBuilder, SharedBlocks,
-};
+use crate::heap::storage::{InPlaceOffsets, OffsetShare, RecordOffsets, SharedBlocks};
+use crate::parallel::on_each;
 
 /// Per-object columns in ascending id order.
 pub(crate) struct ObjectColumns {
@@ -189,33 +188,19 @@ fn index_in_id_order<W: IdWidth>(
             class_objects: &class_objects[class_starts[g]..class_starts[g + 1]],
         });
     }
-    let in_order: Vec<Result<Option<SharedBlocks>, HprofError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .iter()
-            .zip(regions)
-            .map(|(&group, mut region)| {
-                scope.spawn(move || {
-                    for run in group {
-                        if !index_run::<W>(context, run, |id, offset, word| {
-                            region.put(id, offset, word)
-                        })? {
-                            return Ok(None);
-                        }
-                    }
-                    Ok(region.finish())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                // A worker only panics on a bug; let it surface as the panic it is.
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
+    let in_order = on_each(
+        groups.iter().zip(regions).collect(),
+        |(group, mut region)| -> Result<Option<SharedBlocks>, HprofError> {
+            for run in *group {
+                if !index_run::<W>(context, run, |id, offset, word| {
+                    region.put(id, offset, word)
+                })? {
+                    return Ok(None);
+                }
+            }
+            Ok(region.finish())
+        },
+    );
     // Report the error that comes first in the dump.
     let mut shared_blocks = Vec::with_capacity(in_order.len());
     for result in in_order {
@@ -293,23 +278,10 @@ fn index_groups_in_parallel<W: IdWidth>(
     context: &Context<'_>,
     groups: &[&[ObjectRun]],
 ) -> Result<Vec<Part>, HprofError> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .iter()
-            .map(|&group| scope.spawn(move || index_group::<W>(context, group)))
-            .collect();
-        let parts: Vec<Result<Part, HprofError>> = handles
-            .into_iter()
-            .map(|handle| {
-                // A worker only panics on a bug; let it surface as the panic it is.
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect();
-        // Report the error that comes first in the dump.
-        parts.into_iter().collect()
-    })
+    // Report the error that comes first in the dump.
+    on_each(groups.to_vec(), |group| index_group::<W>(context, group))
+        .into_iter()
+        .collect()
 }
 
 fn index_group<W: IdWidth>(context: &Context<'_>, runs: &[ObjectRun]) -> Result<Part, HprofError> {
@@ -477,7 +449,8 @@ fn merge_parts(parts: &[Part], context: &Context<'_>) -> Result<ObjectColumns, H
     let total: usize = parts.iter().map(|p| p.ids.len()).sum();
     let mut ids = Vec::with_capacity(total);
     let mut class_words = Vec::with_capacity(total);
-    let mut offsets = RecordOffsetsBuilder::with_capacity(total);
+    let mut offsets = InPlaceOffsets::new(total);
+    let mut offsets_share = offsets.shares(&[total]).pop().expect("one share");
     let mut next = vec![0usize; parts.len()];
     loop {
         // The part whose next id is smallest; parts are few (the index threads and the class
@@ -515,12 +488,15 @@ fn merge_parts(parts: &[Part], context: &Context<'_>) -> Result<ObjectColumns, H
         }
         ids.extend_from_slice(&part.ids[start..end]);
         class_words.extend_from_slice(&part.class_words[start..end]);
-        offsets.extend(&part.offsets[start..end]);
+        for &offset in &part.offsets[start..end] {
+            offsets_share.push(offset);
+        }
         next[p] = end;
     }
+    let shared_blocks = offsets_share.finish();
     Ok(ObjectColumns {
         ids,
-        offsets: offsets.finish(),
+        offsets: offsets.finish(vec![shared_blocks]),
         class_words,
     })
 }

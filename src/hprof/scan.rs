@@ -9,6 +9,7 @@ use super::records::{
     SpanningRecord, Stop, SubRecord,
 };
 use super::HprofError;
+use crate::parallel::on_each;
 
 /// What the header says.
 #[derive(Clone, Copy, Debug)]
@@ -302,21 +303,7 @@ fn scan_in_parallel<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Option<Hea
         return None;
     }
     let groups = super::split_by_bytes(segments, threads, |s| s.end - s.start);
-    let scans: Vec<Option<HeapScan>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = groups
-            .iter()
-            .map(|group| scope.spawn(|| scan_whole_segments::<W>(data, group)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                // A worker only panics on a bug; let it surface as the panic it is.
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
+    let scans = on_each(groups, |group| scan_whole_segments::<W>(data, group));
     let mut merged = HeapScan::default();
     for scan in scans {
         let scan = scan?;

@@ -1,0 +1,32 @@
+//! Work split between threads: the dump reader's passes and the bitmap build use this.
+
+/// Runs `work` on each of `items` at the same time, the first on this thread and each other
+/// on a scoped thread of its own, and returns the results in the items' order. A worker only
+/// panics on a bug; the panic then surfaces here as it is.
+pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else {
+        return Vec::new();
+    };
+    std::thread::scope(|scope| {
+        let work = &work;
+        let handles: Vec<_> = items.map(|item| scope.spawn(move || work(item))).collect();
+        let mut results = vec![work(first)];
+        results.extend(handles.into_iter().map(|handle| {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
+        results
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_come_back_in_order() {
+        let items: Vec<u64> = (0..5).collect();
+        assert_eq!(super::on_each(items, |i| i * 10), [0, 10, 20, 30, 40]);
+        assert!(super::on_each(Vec::<u8>::new(), |i| i).is_empty());
+    }
+}
