@@ -444,11 +444,11 @@ pub fn simple_name(name: &str) -> &str {
 /// load from memory to finish in the meantime.
 const PREFETCH_DISTANCE: usize = 16;
 
-/// Objects decoded together by the second thread. Large enough that hand-offs are rare, small
-/// enough that the buffers stay in cache.
+/// Objects decoded together. Large enough that hand-offs are rare, small enough that the
+/// buffers stay in cache.
 const DECODE_BLOCK: usize = 4096;
 
-/// Blocks the decoder may run ahead of the grouping. Grouping one block can take much longer
+/// Blocks queued for decoding ahead of the grouping. Grouping one block can take much longer
 /// than decoding the next (or the other way round); some slack keeps both threads busy
 /// through such stretches.
 const BLOCKS_AHEAD: usize = 16;
@@ -457,7 +457,7 @@ const BLOCKS_AHEAD: usize = 16;
 const CONTAINERS_AHEAD: usize = 8;
 
 /// Which references the walk follows, and which lead into a collection's internals. They
-/// depend only on the snapshot, so the decoder thread applies them too.
+/// depend only on the snapshot, so the decoding threads apply them.
 struct Rules {
     containers: Containers,
     /// `Reference.referent`, never a strong path (see [`referent_field`]).
