@@ -631,8 +631,10 @@ fn a_large_array_split_over_many_segments_reads_whole() {
 /// agree: objects in id order (each thread writes its share in place, class objects
 /// included), out of order (each thread's part sorted, then merged), and split records
 /// (scanned in order).
-#[test]
-fn two_thread_indexing_agrees_across_layouts() {
+/// Holders with large arrays, over 8 MiB of records, so scanning and indexing run on two
+/// threads; a few classes are defined between the holders, so class objects have ids among
+/// the instances'.
+fn two_thread_heap() -> HeapBuilder {
     let mut h = HeapBuilder::new();
     let object = h.class_named("java.lang.Object");
     let holder = h.class(
@@ -652,6 +654,12 @@ fn two_thread_indexing_agrees_across_layouts() {
         }
     }
     h.root(RootKind::JniGlobal, previous.unwrap());
+    h
+}
+
+#[test]
+fn two_thread_indexing_agrees_across_layouts() {
+    let h = two_thread_heap();
     let layouts = [
         DumpOptions::default(),
         DumpOptions {
@@ -677,6 +685,35 @@ fn two_thread_indexing_agrees_across_layouts() {
     // 300 holders and their arrays, 3 late instances; 300 `data` references and 299 `next`
     // ones.
     assert_eq!(super::walk_from_roots(&graph), (603, 599));
+}
+
+/// Errors in the second thread's share: scanning in parallel gives up, and the scan in order
+/// reports the error; a duplicate id there makes indexing in place give up, and the general
+/// way reports it.
+#[test]
+fn errors_in_the_second_share_are_reported_with_their_offset() {
+    let bytes = two_thread_heap().write();
+    let graph = HeapGraph::from_bytes(bytes.clone()).unwrap();
+    let last = graph.object_count() as ObjectIndex - 1;
+    let offset = graph.offsets.get(last);
+    let mut corrupt = bytes.clone();
+    corrupt[offset as usize] = 0x55;
+    let error = HeapGraph::from_bytes(corrupt).unwrap_err();
+    assert!(
+        matches!(error, HprofError::UnknownSubRecord { offset: o, tag: 0x55 } if o == offset),
+        "{error}"
+    );
+
+    // The last object takes the id of the one before it.
+    let (before, before_id) = (last - 1, graph.id(last - 1));
+    assert!(graph.offsets.get(before) < offset);
+    let mut duplicate = bytes;
+    duplicate[offset as usize + 1..offset as usize + 9].copy_from_slice(&before_id.to_be_bytes());
+    let error = HeapGraph::from_bytes(duplicate).unwrap_err();
+    assert!(
+        matches!(error, HprofError::DuplicateId { id, .. } if id == before_id),
+        "{error}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
