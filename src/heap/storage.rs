@@ -1,7 +1,7 @@
 //! The two per-object arrays that dominate the model's memory, in compact forms: the sorted id
 //! array with its bucket directory, and the record offsets as 32-bit deltas.
 
-use crate::parallel::on_each;
+use crate::parallel::{self, on_each};
 
 /// Sorted object ids, and the map back from id to dense index.
 ///
@@ -106,8 +106,8 @@ impl RankBitmap {
     fn new(ids: &[u64]) -> Option<RankBitmap> {
         let (&min, &max) = (ids.first()?, ids.last()?);
         let span = max - min;
-        // Large id arrays are done in two parts on two threads.
-        let threads = if ids.len() >= PARALLEL_MIN_IDS { 2 } else { 1 };
+        // Large id arrays are done in two parts on two threads, where there are two.
+        let threads = parallel::threads(ids.len() >= PARALLEL_MIN_IDS);
         let halves: Vec<&[u64]> = ids.chunks(ids.len().div_ceil(threads)).collect();
         let spread = on_each(halves, |part| {
             part.iter().fold(0, |acc, &id| acc | (id - min))

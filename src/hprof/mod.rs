@@ -89,21 +89,12 @@ fn read_graph_with<W: IdWidth>(
     })
 }
 
-/// At most this many threads read the dump. The anchors measured 20–25 % from a second
-/// thread on a 2-core machine; more threads would compete with the caller's own work.
-const MAX_THREADS: usize = 2;
 /// Below this many bytes a second thread costs more than it saves.
 const PARALLEL_MIN_BYTES: u64 = 8 << 20;
 
 /// How many threads should share reading `bytes` of records.
 fn worker_threads(bytes: u64) -> usize {
-    if bytes < PARALLEL_MIN_BYTES {
-        1
-    } else {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_THREADS)
-    }
+    crate::parallel::threads(bytes >= PARALLEL_MIN_BYTES)
 }
 
 /// Cuts `items` into `parts` consecutive groups of about equal bytes (the last ones may be
