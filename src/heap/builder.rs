@@ -304,6 +304,8 @@ struct ClassDef {
     id: u64,
     name: String,
     super_class: Option<usize>,
+    /// The defining loader's object id; 0 for the boot loader.
+    loader: u64,
     fields: Vec<(String, FieldType)>,
     statics: Vec<(String, FieldType, Value)>,
 }
@@ -327,6 +329,16 @@ struct RootDef {
     kind: RootKind,
     object: u64,
     thread_serial: u32,
+    /// For Java frame roots: the frame's depth in the thread's stack.
+    frame_depth: Option<u32>,
+}
+
+/// A frame of a thread's stack: class, method, source file, line.
+struct FrameDef {
+    class: String,
+    method: String,
+    file: String,
+    line: i32,
 }
 
 /// Builds a heap in memory and writes it as an HPROF dump. See the [module docs](self).
@@ -345,6 +357,8 @@ pub struct HeapBuilder {
     /// Thread object id → thread serial.
     thread_serials: HashMap<u64, u32>,
     threads: Vec<u64>,
+    /// Each thread's stack frames, innermost first, by thread serial - 1.
+    stacks: Vec<Vec<FrameDef>>,
     next_id: u64,
     system_classes_sticky: bool,
     options: DumpOptions,
@@ -379,6 +393,7 @@ impl HeapBuilder {
             roots: Vec::new(),
             thread_serials: HashMap::new(),
             threads: Vec::new(),
+            stacks: Vec::new(),
             next_id: if id_size == 8 {
                 0x7_f000_0000
             } else {
@@ -448,6 +463,7 @@ impl HeapBuilder {
             id,
             name: name.to_string(),
             super_class: super_class.map(|c| c.index),
+            loader: 0,
             fields: fields.iter().map(|&(n, ty)| (n.to_string(), ty)).collect(),
             statics: Vec::new(),
         });
@@ -658,6 +674,45 @@ impl HeapBuilder {
             kind,
             object: object.into().0,
             thread_serial: 0,
+            frame_depth: None,
+        });
+    }
+
+    /// Makes `loader` the class loader that defined `class` (the boot loader by default).
+    pub fn set_class_loader(&mut self, class: ClassId, loader: ObjectId) {
+        self.classes[class.index].loader = loader.0;
+    }
+
+    /// Gives `thread` (registered if it wasn't) a stack of frames, innermost first:
+    /// `(class, method, source file, line)`. The classes must have been declared.
+    pub fn thread_stack(&mut self, thread: ObjectId, frames: &[(&str, &str, &str, u32)]) {
+        let serial = self.thread(thread);
+        self.stacks[serial as usize - 1] = frames
+            .iter()
+            .map(|&(class, method, file, line)| {
+                assert!(
+                    self.classes_by_name.contains_key(class),
+                    "stack frame of undeclared class {class}"
+                );
+                FrameDef {
+                    class: class.to_owned(),
+                    method: method.to_owned(),
+                    file: file.to_owned(),
+                    line: line as i32,
+                }
+            })
+            .collect();
+    }
+
+    /// A local variable of frame `depth` (0 is innermost) of `thread`'s stack (see
+    /// [`thread_stack`](Self::thread_stack)).
+    pub fn frame_local_at(&mut self, object: ObjectId, thread: ObjectId, depth: u32) {
+        let thread_serial = self.thread(thread);
+        self.roots.push(RootDef {
+            kind: RootKind::JavaFrame,
+            object: object.0,
+            thread_serial,
+            frame_depth: Some(depth),
         });
     }
 
@@ -668,11 +723,13 @@ impl HeapBuilder {
         }
         let serial = self.threads.len() as u32 + 1;
         self.threads.push(thread.0);
+        self.stacks.push(Vec::new());
         self.thread_serials.insert(thread.0, serial);
         self.roots.push(RootDef {
             kind: RootKind::ThreadObject,
             object: thread.0,
             thread_serial: serial,
+            frame_depth: None,
         });
         serial
     }
@@ -699,6 +756,7 @@ impl HeapBuilder {
             kind,
             object: object.0,
             thread_serial,
+            frame_depth: None,
         });
     }
 
@@ -731,8 +789,20 @@ impl HeapBuilder {
             let name_id = strings.id(&mut out, &format::jvm_class_name(&class.name));
             out.load_class(serial, class.id, name_id);
         }
+        let mut frame_id = 0;
+        for (serial, stack) in (1..).zip(&self.stacks) {
+            let mut frame_ids = Vec::with_capacity(stack.len());
+            for frame in stack {
+                frame_id += 1;
+                let method = strings.id(&mut out, &frame.method);
+                let file = strings.id(&mut out, &frame.file);
+                let class_serial = self.classes_by_name[&frame.class] as u32 + 1;
+                out.stack_frame(frame_id, method, file, class_serial, frame.line);
+                frame_ids.push(frame_id);
+            }
+            out.stack_trace(serial, serial, &frame_ids);
+        }
         for (serial, &thread) in (1..).zip(&self.threads) {
-            out.empty_stack_trace(serial, serial);
             if options.start_thread_records {
                 let name_id = strings.id(&mut out, &format!("thread-{serial}"));
                 out.start_thread(serial, thread, name_id);
@@ -764,7 +834,14 @@ impl HeapBuilder {
                 .iter()
                 .map(|&(_, _, ty)| format::field_size(ty, id_size) as u32)
                 .sum();
-            heap.class_dump(class.id, super_id, instance_size, &statics, &fields);
+            heap.class_dump(
+                class.id,
+                super_id,
+                class.loader,
+                instance_size,
+                &statics,
+                &fields,
+            );
         }
         for &(id, ref data) in self.ordered_objects(options.object_order) {
             match data {
@@ -809,7 +886,7 @@ impl HeapBuilder {
             }
         }
         for root in &self.roots {
-            heap.root(root.kind, root.object, root.thread_serial);
+            heap.root_in_frame(root.kind, root.object, root.thread_serial, root.frame_depth);
         }
     }
 

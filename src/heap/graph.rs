@@ -8,7 +8,7 @@ use std::path::Path;
 use super::storage::{IdIndex, RecordOffsets};
 use super::{
     ClassIndex, ClassInfo, FieldType, FieldValue, ObjectIndex, ObjectKind, PrimitiveType,
-    Reference, ReferenceKind, Root,
+    Reference, ReferenceKind, Root, StackFrame,
 };
 use crate::hprof::format::{self, layout};
 use crate::hprof::records::{read_u32, Id4, Id8, IdWidth};
@@ -106,6 +106,7 @@ pub struct HeapGraph {
     pub(crate) class_names: HashMap<String, ClassIndex>,
     pub(crate) java_lang_class: ClassIndex,
     pub(crate) roots: Vec<Root>,
+    pub(crate) frames: Vec<StackFrame>,
 }
 
 impl std::fmt::Debug for HeapGraph {
@@ -253,6 +254,11 @@ impl HeapGraph {
     /// GC roots, in dump order; roots naming ids without a record are left out.
     pub fn roots(&self) -> &[Root] {
         &self.roots
+    }
+
+    /// The stack frames that [`Root::frame`] indexes.
+    pub fn frames(&self) -> &[StackFrame] {
+        &self.frames
     }
 
     /// Calls `f` for each non-null reference of `o` to an object that has a record, in a fixed

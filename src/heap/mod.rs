@@ -66,6 +66,22 @@ pub struct Root {
     /// For roots that belong to a thread's stack (Java frame, JNI local, native stack, thread
     /// block): the thread object, when the dump names it through a thread serial number.
     pub thread: Option<ObjectIndex>,
+    /// For Java frame and JNI local roots: the frame that holds the local, an index into
+    /// [`HeapGraph::frames`], when the dump has the thread's stack trace.
+    pub frame: Option<u32>,
+}
+
+/// A frame of a thread's stack, as the dump's stack traces record it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StackFrame {
+    /// The class declaring the method, in Java form (`java.util.TimerThread`).
+    pub class: String,
+    /// The method's name (`mainLoop`).
+    pub method: String,
+    /// The source file (`Timer.java`); empty when unknown.
+    pub file: String,
+    /// The line, when known (not for native or compiled frames without line data).
+    pub line: Option<u32>,
 }
 
 /// Primitive element or field types.
@@ -167,6 +183,9 @@ pub struct ClassInfo {
     pub instance_fields: Vec<Field>,
     /// Static fields declared by this class, in dump order.
     pub static_fields: Vec<Field>,
+    /// The class loader object that defined the class; `None` for the boot loader (and for
+    /// array classes, which have no class dump).
+    pub loader: Option<ObjectIndex>,
     /// HPROF instance size: bytes of field data of one instance (no header).
     pub instance_size: u32,
 }

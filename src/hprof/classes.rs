@@ -114,6 +114,7 @@ pub(crate) fn resolve_classes(
                 .map(|s| field(&(s.name_id, s.ty)))
                 .collect(),
             instance_size: dump.instance_size,
+            loader: None, // set once objects are indexed
         });
     }
     link_hierarchy(dumps, &supers, &own_sizes, &mut layouts)?;
@@ -202,6 +203,7 @@ fn push_synthetic(
         instance_fields: Vec::new(),
         static_fields: Vec::new(),
         instance_size: 0,
+        loader: None,
     });
     layouts.push(ClassLayout {
         first_static_value: static_value_pos.len() as u32,

@@ -132,10 +132,40 @@ fn check_real_dump(jdk: &str, graph: &HeapGraph) {
             .any(|r| r.kind == RootKind::JavaFrame && r.thread.is_some()),
         "{jdk}: no Java frame root resolved to its thread"
     );
+    // The local `bean` of main() is held by a frame the dump's stack traces name.
+    let frames: Vec<String> = graph
+        .roots()
+        .iter()
+        .filter_map(|r| r.frame)
+        .map(|f| {
+            let frame = &graph.frames()[f as usize];
+            format!(
+                "{}.{}({}:{:?})",
+                frame.class, frame.method, frame.file, frame.line
+            )
+        })
+        .collect();
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.starts_with("DumpSelf.main(DumpSelf.java:Some(")),
+        "{jdk}: no frame root in DumpSelf.main: {frames:?}"
+    );
 
     let program = graph
         .class_by_name("DumpSelf")
         .expect("the program's class");
+    // The source launcher defines the program in a loader of its own; the JDK's classes have
+    // the boot loader.
+    let loader = graph
+        .class(program)
+        .loader
+        .expect("DumpSelf has a class loader");
+    assert!(graph
+        .class(graph.class_of(loader))
+        .name
+        .contains("MemoryClassLoader"));
+    assert_eq!(graph.class(string).loader, None);
     let Some(FieldValue::Object(known_id)) = graph.static_field_value(program, "KNOWN") else {
         panic!("{jdk}: DumpSelf.KNOWN is not a reference")
     };

@@ -35,7 +35,7 @@ pub use measure::{measure_parse_and_walk, walk_from_roots, ParseMeasurement};
 
 use crate::heap::graph::DumpBytes;
 use crate::heap::storage::IdIndex;
-use crate::heap::{HeapGraph, ObjectIndex, Root, RootKind};
+use crate::heap::{HeapGraph, ObjectIndex, Root, RootKind, StackFrame};
 use records::{Id4, Id8, IdWidth};
 use scan::{HeapScan, TopLevel};
 
@@ -62,8 +62,13 @@ fn read_graph_with<W: IdWidth>(
     let ids = IdIndex::new(columns.ids);
     for (info, dump) in classes.infos.iter_mut().zip(&scan.class_dumps) {
         info.object = ids.index_of(dump.class_id);
+        info.loader = match dump.loader_id {
+            0 => None,
+            loader => ids.index_of(loader),
+        };
     }
-    let roots = resolve_roots(&ids, &top, &scan);
+    let (frames, frames_of_thread) = resolve_frames(data, &top, &classes);
+    let roots = resolve_roots(&ids, &top, &scan, &frames_of_thread);
 
     let mut class_names = std::collections::HashMap::with_capacity(classes.infos.len());
     for (index, info) in classes.infos.iter().enumerate() {
@@ -86,7 +91,47 @@ fn read_graph_with<W: IdWidth>(
         class_names,
         java_lang_class: classes.java_lang_class,
         roots,
+        frames,
     })
+}
+
+/// The frames of every thread's stack trace, and for each thread serial where its frames
+/// start in them and how many there are. Frames whose strings or class are missing keep what
+/// is known (`<unknown>` for a missing name): a stack frame only ever labels a path.
+fn resolve_frames(
+    data: &[u8],
+    top: &TopLevel,
+    classes: &classes::ResolvedClasses,
+) -> (Vec<StackFrame>, id_map::IdMap<(u32, u32)>) {
+    let string = |string_id: u64| -> Option<String> {
+        let &(offset, len) = top.strings.get(&string_id)?;
+        let bytes = data.get(offset as usize..offset as usize + len as usize)?;
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    };
+    let mut frames = Vec::new();
+    let mut frames_of_thread: id_map::IdMap<(u32, u32)> = Default::default();
+    for (&thread_serial, frame_ids) in &top.thread_traces {
+        let start = frames.len() as u32;
+        for frame_id in frame_ids {
+            let Some(record) = top.frames.get(frame_id) else {
+                continue;
+            };
+            let class = top
+                .class_serials
+                .get(&(record.class_serial as u64))
+                .and_then(|class_id| classes.by_id.get(class_id))
+                .map(|&class| classes.infos[class as usize].name.clone())
+                .unwrap_or_else(|| "<unknown>".to_owned());
+            frames.push(StackFrame {
+                class,
+                method: string(record.method_name).unwrap_or_else(|| "<unknown>".to_owned()),
+                file: string(record.source_file).unwrap_or_default(),
+                line: u32::try_from(record.line).ok().filter(|&line| line > 0),
+            });
+        }
+        frames_of_thread.insert(thread_serial, (start, frames.len() as u32 - start));
+    }
+    (frames, frames_of_thread)
 }
 
 /// Below this many bytes a second thread costs more than it saves.
@@ -120,7 +165,12 @@ fn split_by_bytes<T>(items: &[T], parts: usize, bytes: impl Fn(&T) -> u64) -> Ve
 
 /// Maps root ids to objects (dropping roots whose object has no record) and stack roots'
 /// thread serials to thread objects.
-fn resolve_roots(ids: &IdIndex, top: &TopLevel, scan: &HeapScan) -> Vec<Root> {
+fn resolve_roots(
+    ids: &IdIndex,
+    top: &TopLevel,
+    scan: &HeapScan,
+    frames_of_thread: &id_map::IdMap<(u32, u32)>,
+) -> Vec<Root> {
     let mut thread_by_serial: id_map::IdMap<ObjectIndex> = Default::default();
     // THREAD OBJECT roots are what HotSpot writes; START THREAD records are the older way.
     for &(serial, thread_id) in top.thread_objects.iter().chain(&scan.thread_objects) {
@@ -135,10 +185,18 @@ fn resolve_roots(ids: &IdIndex, top: &TopLevel, scan: &HeapScan) -> Vec<Root> {
             let thread = raw
                 .owner_thread_serial
                 .and_then(|serial| thread_by_serial.get(&(serial as u64)).copied());
+            let frame = raw
+                .owner_thread_serial
+                .zip(raw.frame_depth)
+                .and_then(|(serial, depth)| {
+                    let &(start, count) = frames_of_thread.get(&(serial as u64))?;
+                    (depth < count).then_some(start + depth)
+                });
             Some(Root {
                 kind: raw.kind,
                 object,
                 thread,
+                frame,
             })
         })
         .collect()

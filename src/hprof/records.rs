@@ -224,6 +224,9 @@ pub(crate) struct RawRoot {
     pub id: u64,
     /// Serial of the thread whose stack holds the root (frame, JNI local, ...).
     pub owner_thread_serial: Option<u32>,
+    /// For Java frame and JNI local roots: the frame's depth in the thread's stack trace
+    /// (0 is the innermost), when the dump gives one.
+    pub frame_depth: Option<u32>,
 }
 
 /// One static field as the class dump holds it.
@@ -245,6 +248,8 @@ pub(crate) struct ClassDumpRecord {
     pub file_offset: u64,
     pub class_id: u64,
     pub super_id: u64,
+    /// The defining class loader's object id; 0 for the boot loader.
+    pub loader_id: u64,
     pub instance_size: u32,
     pub static_fields: Vec<StaticFieldRecord>,
     pub instance_fields: Vec<(u64, FieldType)>,
@@ -429,6 +434,13 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
             } else {
                 None
             };
+            // Java frame and JNI local roots name the frame: its depth, or -1 for none.
+            let frame_depth = if matches!(kind, RootKind::JavaFrame | RootKind::JniLocal) {
+                let depth = r.u32(1 + id + 4)?;
+                (depth != u32::MAX).then_some(depth)
+            } else {
+                None
+            };
             let len = 1 + id + format::root_trailer_len(tag, W::SIZE as u8) as u64;
             r.need(len)?;
             Ok(Parsed {
@@ -437,6 +449,7 @@ pub(crate) fn parse_sub_record<S: RecordBytes, W: IdWidth>(
                     kind,
                     id: object,
                     owner_thread_serial,
+                    frame_depth,
                 }),
             })
         }
@@ -464,6 +477,7 @@ fn parse_class_dump<S: RecordBytes, W: IdWidth>(
     // Class id, stack serial, then super, loader, signers, protection domain and two reserved ids.
     let class_id = r.id(1)?;
     let super_id = r.id(1 + id + 4)?;
+    let loader_id = r.id(1 + 2 * id + 4)?;
     let instance_size = r.u32(1 + 7 * id + 4)?;
     let mut pos = 1 + 7 * id + 8;
 
@@ -513,6 +527,7 @@ fn parse_class_dump<S: RecordBytes, W: IdWidth>(
             file_offset: offset,
             class_id,
             super_id,
+            loader_id,
             instance_size,
             static_fields,
             instance_fields,

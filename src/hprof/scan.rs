@@ -84,8 +84,24 @@ pub(crate) struct TopLevel {
     pub class_names: IdMap<u64>,
     /// Thread serial → thread object id (START THREAD; HotSpot writes none).
     pub thread_objects: Vec<(u32, u64)>,
+    /// Class serial → class object id (LOAD CLASS), for stack frames.
+    pub class_serials: IdMap<u64>,
+    /// Stack frame id → the frame (STACK FRAME).
+    pub frames: IdMap<FrameRecord>,
+    /// Thread serial → ids of its stack's frames, innermost first (STACK TRACE).
+    pub thread_traces: IdMap<Vec<u64>>,
     /// Bodies of HEAP DUMP and HEAP DUMP SEGMENT records, in file order.
     pub segments: Vec<Segment>,
+}
+
+/// A STACK FRAME record: names as string ids, the class as a LOAD CLASS serial.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FrameRecord {
+    pub method_name: u64,
+    pub source_file: u64,
+    pub class_serial: u32,
+    /// Line number; 0 or negative when unknown (-2: compiled, -3: native).
+    pub line: i32,
 }
 
 /// Walks the top-level records, skipping the bodies of heap dump segments.
@@ -153,6 +169,43 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
                 top.class_names
                     .entry(read_id(4))
                     .or_insert(read_id(8 + id_len));
+                let serial = u32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
+                top.class_serials.insert(serial as u64, read_id(4));
+            }
+            tag::STACK_FRAME => {
+                // Frame id, method name, signature and source file string ids, class serial,
+                // line number.
+                if body_len < 4 * id + 8 {
+                    return Err(too_short(4 * id + 8));
+                }
+                let at = 4 * id_len;
+                let word =
+                    |at: usize| u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes"));
+                top.frames.insert(
+                    read_id(0),
+                    FrameRecord {
+                        method_name: read_id(id_len),
+                        source_file: read_id(3 * id_len),
+                        class_serial: word(at),
+                        line: word(at + 4) as i32,
+                    },
+                );
+            }
+            tag::STACK_TRACE => {
+                // Trace serial, thread serial, frame count, frame ids.
+                if body_len < 12 {
+                    return Err(too_short(12));
+                }
+                let word =
+                    |at: usize| u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes"));
+                let count = word(8) as u64;
+                if body_len < 12 + count * id {
+                    return Err(too_short(12 + count * id));
+                }
+                let frames = (0..count as usize)
+                    .map(|i| read_id(12 + i * id_len))
+                    .collect();
+                top.thread_traces.insert(word(4) as u64, frames);
             }
             tag::START_THREAD => {
                 // Thread serial, thread object id, stack serial, three name ids.
@@ -170,7 +223,7 @@ pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, Hp
                 segments_open = record_tag == tag::HEAP_DUMP_SEGMENT;
             }
             tag::HEAP_DUMP_END => segments_open = false,
-            // Frames, traces, HEAP DUMP END and everything else: nothing the model needs.
+            // Everything else: nothing the model needs.
             _ => {}
         }
         pos = body_start + body_len;
@@ -268,6 +321,7 @@ impl HeapScan {
                     kind: crate::heap::RootKind::ThreadObject,
                     id,
                     owner_thread_serial: None,
+                    frame_depth: None,
                 });
                 self.thread_objects.push((thread_serial, id));
             }

@@ -101,7 +101,19 @@ fn sample_heap(id_size: u8) -> (HeapBuilder, Sample) {
     let weak_class = h.class_named("java.lang.ref.WeakReference");
     let weak = h.instance(weak_class, &[("referent", items[1].into())]);
     let thread = h.thread_named("main");
+    let loader_class = h.class("com.example.PluginLoader", Some(object), &[]);
+    let loader = h.instance(loader_class, &[]);
+    h.set_class_loader(cart_class, loader);
+    h.class("com.example.Main", Some(object), &[]);
+    h.thread_stack(
+        thread,
+        &[
+            ("com.example.Cart", "checkout", "Cart.java", 42),
+            ("com.example.Main", "main", "Main.java", 7),
+        ],
+    );
     h.frame_local(cart, thread);
+    h.frame_local_at(items[0], thread, 1);
     h.thread_root(RootKind::JniLocal, weak, thread);
     h.root(RootKind::JniGlobal, latin1);
     h.root(RootKind::MonitorUsed, utf16);
@@ -170,17 +182,59 @@ fn describe(graph: &HeapGraph) -> Vec<String> {
         .iter()
         .map(|r| {
             format!(
-                "root {:?} {:x} thread={:?}",
+                "root {:?} {:x} thread={:?} frame={:?}",
                 r.kind,
                 graph.id(r.object),
-                r.thread.map(|t| graph.id(t))
+                r.thread.map(|t| graph.id(t)),
+                r.frame.map(|f| &graph.frames()[f as usize])
             )
         })
         .collect();
     // Layouts may list roots in another order relative to each other only by kind position.
     roots.sort();
     lines.extend(roots);
+    for class in graph.classes() {
+        if let Some(loader) = class.loader {
+            lines.push(format!("{} loaded by {:x}", class.name, graph.id(loader)));
+        }
+    }
     lines
+}
+
+#[test]
+fn class_loaders_and_the_frames_of_stack_roots_are_read() {
+    let (h, sample) = sample_heap(8);
+    let graph = h.build();
+    let cart_class = graph.class_by_name("com.example.Cart").unwrap();
+    let loader = graph.class(cart_class).loader.expect("Cart has a loader");
+    assert_eq!(
+        graph.class(graph.class_of(loader)).name,
+        "com.example.PluginLoader"
+    );
+    let string = graph.class_by_name("java.lang.String").unwrap();
+    assert_eq!(
+        graph.class(string).loader,
+        None,
+        "the boot loader is no object"
+    );
+    let frame_of = |object: ObjectIndex| {
+        graph
+            .roots()
+            .iter()
+            .find(|r| r.kind == RootKind::JavaFrame && r.object == object)
+            .map(|r| r.frame.map(|f| graph.frames()[f as usize].clone()))
+    };
+    // frame_local names no frame; frame_local_at(.., 1) the second one.
+    assert_eq!(frame_of(sample.cart.index_in(&graph)), Some(None));
+    assert_eq!(
+        frame_of(sample.items[0].index_in(&graph)),
+        Some(Some(crate::heap::StackFrame {
+            class: "com.example.Main".into(),
+            method: "main".into(),
+            file: "Main.java".into(),
+            line: Some(7),
+        }))
+    );
 }
 
 #[test]
@@ -429,13 +483,14 @@ fn stack_roots_name_their_thread() {
     );
     assert_eq!(find(RootKind::JniGlobal, s.latin1).unwrap().thread, None);
     assert!(find(RootKind::MonitorUsed, s.utf16).is_some());
-    // The dangling root is dropped; system classes are sticky, and so is Cart.
+    // Cart's and the first item's frame roots; the dangling root is dropped. System
+    // classes are sticky, and so is Cart.
     assert_eq!(
         roots
             .iter()
             .filter(|r| r.kind == RootKind::JavaFrame)
             .count(),
-        1
+        2
     );
     let sticky: Vec<_> = roots
         .iter()
@@ -966,7 +1021,7 @@ fn bad_type_codes_and_short_instances_are_errors() {
 fn heap_dump_without_end_record_is_truncated() {
     let mut out = HprofWriter::new(2, 8);
     let mut heap = SubRecords::new(8);
-    heap.class_dump(0x100, 0, 0, &[], &[]);
+    heap.class_dump(0x100, 0, 0, 0, &[], &[]);
     out.heap(
         &heap,
         Segmenting::Segments {
@@ -1084,7 +1139,7 @@ fn dump_over_4_gib() {
         let mut file = std::fs::File::create(&path)?;
         let mut out = HprofWriter::new(2, 8);
         let mut heap = SubRecords::new(8);
-        heap.class_dump(0x100, 0, 8, &[], &[(0, FieldType::Object)]);
+        heap.class_dump(0x100, 0, 0, 8, &[], &[(0, FieldType::Object)]);
         heap.object_array(0x300, 0x100, &[0x200, 0x400]);
         out.heap(
             &heap,
@@ -1170,7 +1225,7 @@ impl Dump {
             .iter()
             .map(|&(_, ty)| super::format::field_size(ty, 8) as u32)
             .sum();
-        self.heap.class_dump(id, super_id, size, &[], &fields);
+        self.heap.class_dump(id, super_id, 0, size, &[], &fields);
     }
 
     fn load_class(&mut self, id: u64, jvm_name: &str) {

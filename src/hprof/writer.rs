@@ -75,13 +75,35 @@ impl HprofWriter {
         self.record(tag::START_THREAD, &body);
     }
 
-    /// An empty stack trace, as HotSpot writes one per thread (the reader skips them).
-    pub(crate) fn empty_stack_trace(&mut self, serial: u32, thread_serial: u32) {
+    /// A thread's stack trace, as HotSpot writes one per thread: `frame_ids` innermost first.
+    pub(crate) fn stack_trace(&mut self, serial: u32, thread_serial: u32, frame_ids: &[u64]) {
         let mut body = Vec::new();
         body.extend_from_slice(&serial.to_be_bytes());
         body.extend_from_slice(&thread_serial.to_be_bytes());
-        body.extend_from_slice(&0u32.to_be_bytes()); // frame count
+        body.extend_from_slice(&(frame_ids.len() as u32).to_be_bytes());
+        for &frame in frame_ids {
+            put_id(&mut body, frame, self.id_size);
+        }
         self.record(tag::STACK_TRACE, &body);
+    }
+
+    /// A STACK FRAME record; names are string ids, the class a LOAD CLASS serial.
+    pub(crate) fn stack_frame(
+        &mut self,
+        frame_id: u64,
+        method_name_id: u64,
+        source_file_id: u64,
+        class_serial: u32,
+        line: i32,
+    ) {
+        let mut body = Vec::new();
+        put_id(&mut body, frame_id, self.id_size);
+        put_id(&mut body, method_name_id, self.id_size);
+        put_id(&mut body, 0, self.id_size); // signature
+        put_id(&mut body, source_file_id, self.id_size);
+        body.extend_from_slice(&class_serial.to_be_bytes());
+        body.extend_from_slice(&line.to_be_bytes());
+        self.record(tag::STACK_FRAME, &body);
     }
 
     /// Writes the heap sub-records as one HEAP DUMP record or as segments.
@@ -178,14 +200,30 @@ impl SubRecords {
 
     /// A root of any kind, with `thread_serial` where the kind carries one.
     pub(crate) fn root(&mut self, kind: RootKind, id: u64, thread_serial: u32) {
+        self.root_in_frame(kind, id, thread_serial, None);
+    }
+
+    /// A root; for Java frame and JNI local roots `frame_depth` is the frame's depth in the
+    /// thread's stack trace (`None` writes -1, no frame).
+    pub(crate) fn root_in_frame(
+        &mut self,
+        kind: RootKind,
+        id: u64,
+        thread_serial: u32,
+        frame_depth: Option<u32>,
+    ) {
         let sub_tag = format::root_sub_tag(kind);
         self.begin(sub_tag);
         self.id(id);
         match sub_tag {
             sub::ROOT_JNI_GLOBAL => self.id(0), // the JNI global reference's own id
-            sub::ROOT_JNI_LOCAL | sub::ROOT_JAVA_FRAME | sub::ROOT_JNI_MONITOR => {
+            sub::ROOT_JNI_LOCAL | sub::ROOT_JAVA_FRAME => {
                 self.u32(thread_serial);
-                self.u32(0); // frame number / stack depth
+                self.u32(frame_depth.unwrap_or(u32::MAX));
+            }
+            sub::ROOT_JNI_MONITOR => {
+                self.u32(thread_serial);
+                self.u32(0); // stack depth
             }
             sub::ROOT_THREAD_OBJECT => {
                 self.u32(thread_serial);
@@ -201,6 +239,7 @@ impl SubRecords {
         &mut self,
         class_id: u64,
         super_id: u64,
+        loader_id: u64,
         instance_size: u32,
         statics: &[(u64, FieldType, Vec<u8>)],
         fields: &[(u64, FieldType)],
@@ -209,8 +248,9 @@ impl SubRecords {
         self.id(class_id);
         self.u32(0); // stack trace serial
         self.id(super_id);
-        for _ in 0..5 {
-            self.id(0); // class loader, signers, protection domain, two reserved
+        self.id(loader_id);
+        for _ in 0..4 {
+            self.id(0); // signers, protection domain, two reserved
         }
         self.u32(instance_size);
         self.bytes.extend_from_slice(&0u16.to_be_bytes()); // constant pool
