@@ -8,7 +8,8 @@
 //! it would need several more arrays per object for an answer that, for groups of objects
 //! rather than single objects, is the same set as this one.
 
-use super::tree::{referent_field, NodeId, ObjectNodes, RootSet};
+use super::roots::{referent_field, RootSet};
+use super::tree::{NodeId, ObjectNodes};
 use crate::heap::{HeapGraph, ObjectIndex};
 
 /// What a growing node keeps alive.

@@ -1,0 +1,614 @@
+//! The walk's decoding pipeline: turning queued objects into steps (the location part of the
+//! key of the node each reference leads to), on two threads, ahead of the walk that groups
+//! them.
+//!
+//! Decoding references from the mapped dump is mostly waiting for memory, and it doesn't
+//! depend on the tree, so blocks of the queue are decoded ahead, by a second thread and by
+//! the walk's own thread whenever the block it needs next isn't ready. The grouping into nodes
+//! happens on the walk's thread in queue order, so the tree is the same as a single-threaded
+//! walk's.
+
+use super::bitset::BitSet;
+use super::containers::Containers;
+use super::names::NameId;
+use super::roots::referent_field;
+use super::tree::{NodeId, SnapshotNames, StepKind};
+use crate::heap::{ClassIndex, HeapGraph, ObjectIndex, ObjectKind, Reference, ReferenceKind};
+
+/// How many objects ahead of the one being decoded the decoder prefetches: far enough for a
+/// load from memory to finish in the meantime.
+const PREFETCH_DISTANCE: usize = 16;
+
+/// Objects decoded together. Large enough that hand-offs are rare, small enough that the
+/// buffers stay in cache.
+const DECODE_BLOCK: usize = 4096;
+
+/// Blocks queued for decoding ahead of the grouping. Grouping one block can take much longer
+/// than decoding the next (or the other way round); some slack keeps both threads busy
+/// through such stretches.
+const BLOCKS_AHEAD: usize = 16;
+
+/// How many collections ahead the decoder fetches the first records of their internals.
+const CONTAINERS_AHEAD: usize = 8;
+
+/// Which references the walk follows, and which lead into a collection's internals. They
+/// depend only on the snapshot, so the decoding threads apply them.
+pub(super) struct Rules {
+    pub(super) containers: Containers,
+    /// `Reference.referent`, never a strong path (see [`referent_field`]).
+    pub(super) referent: Option<ReferenceKind>,
+}
+
+impl Rules {
+    pub(super) fn new(graph: &HeapGraph) -> Rules {
+        Rules {
+            containers: Containers::new(graph),
+            referent: referent_field(graph),
+        }
+    }
+
+    fn is_weak(&self, reference: Reference) -> bool {
+        Some(reference.kind) == self.referent
+    }
+
+    /// Whether `object` is a collection whose internals the walk looks through.
+    fn is_container(&self, graph: &HeapGraph, object: ObjectIndex) -> bool {
+        graph.kind(object) == ObjectKind::Instance
+            && self.containers.is_container(graph.class_of(object))
+    }
+
+    /// Whether `reference`, read from a collection or one of its internal objects (of class
+    /// `class`; `container` says whether that object is a collection itself), leads to more
+    /// internals: through one of the collection rule's fields, or to an object of a
+    /// collection-internal class (so `LinkedHashMap.head` is internal too).
+    fn leads_inside(
+        &self,
+        graph: &HeapGraph,
+        class: ClassIndex,
+        container: bool,
+        reference: Reference,
+    ) -> bool {
+        (container
+            && self
+                .containers
+                .entry_fields(class)
+                .contains(&field_of(reference.kind)))
+            || self
+                .containers
+                .is_internal_class(graph.class_of(reference.target))
+    }
+}
+
+/// A reference as the walk groups it: the location part of the key of the node its target
+/// joins (the target's class completes it), or whether it leads into a collection's
+/// internals instead. Decoding threads work these out, so the walk itself mostly looks keys
+/// up.
+#[derive(Clone, Copy)]
+pub(super) struct Step {
+    pub(super) target: ObjectIndex,
+    pub(super) kind: StepKind,
+    /// Leads into the internals of the collection being expanded.
+    pub(super) inside: bool,
+    pub(super) owner: NameId,
+    pub(super) name: NameId,
+}
+
+/// Turns references into steps, for a decoding thread or the walk.
+pub(super) struct StepMaker<'a> {
+    graph: &'a HeapGraph,
+    rules: &'a Rules,
+    names: &'a SnapshotNames,
+    /// Reused buffer for one object's references.
+    references: Vec<Reference>,
+}
+
+impl<'a> StepMaker<'a> {
+    pub(super) fn new(
+        graph: &'a HeapGraph,
+        rules: &'a Rules,
+        names: &'a SnapshotNames,
+    ) -> StepMaker<'a> {
+        StepMaker {
+            graph,
+            rules,
+            names,
+            references: Vec::new(),
+        }
+    }
+
+    /// Loads `object`'s references into the buffer.
+    fn read(&mut self, object: ObjectIndex) {
+        self.references.clear();
+        let graph = self.graph;
+        graph.for_each_reference(object, |reference| self.references.push(reference));
+    }
+
+    /// What the walk follows from one object: its references except weak ones, as steps.
+    /// `container` says whether the object is a collection, whose internals its steps may
+    /// lead into.
+    fn object_steps(
+        &mut self,
+        object: ObjectIndex,
+        class: ClassIndex,
+        container: bool,
+        out: &mut Vec<Step>,
+    ) {
+        self.read(object);
+        let (graph, rules, names) = (self.graph, self.rules, self.names);
+        for &reference in &self.references {
+            if rules.is_weak(reference) {
+                continue;
+            }
+            let inside = container && rules.leads_inside(graph, class, true, reference);
+            let (kind, owner, name) = names.location(class, reference);
+            out.push(Step {
+                target: reference.target,
+                kind,
+                inside,
+                owner,
+                name,
+            });
+        }
+    }
+
+    /// What the walk follows from an internal object of a collection of class name `owner`:
+    /// steps into more internals, or to the collection's elements, named `[key]` for map keys
+    /// (unless `keys_are_elements`, for sets built on maps) and `[x]` otherwise.
+    pub(super) fn internal_steps(
+        &mut self,
+        internal: ObjectIndex,
+        owner: NameId,
+        keys_are_elements: bool,
+        out: &mut Vec<Step>,
+    ) {
+        self.read(internal);
+        let (graph, rules, names) = (self.graph, self.rules, self.names);
+        let class = graph.class_of(internal);
+        let container = rules.is_container(graph, internal);
+        for &reference in &self.references {
+            if rules.is_weak(reference) {
+                continue;
+            }
+            let name = match reference.kind {
+                ReferenceKind::InstanceField {
+                    declaring_class,
+                    field,
+                } if !keys_are_elements
+                    && names.instance_fields[declaring_class as usize][field as usize]
+                        == names.key_field =>
+                {
+                    names.key_element
+                }
+                _ => names.element,
+            };
+            out.push(Step {
+                target: reference.target,
+                kind: StepKind::ArrayEntry,
+                inside: rules.leads_inside(graph, class, container, reference),
+                owner,
+                name,
+            });
+        }
+    }
+}
+
+/// The class, kind and size of a decoded object, and where its steps end.
+#[derive(Clone, Copy)]
+pub(super) struct DecodedObject {
+    pub(super) class: ClassIndex,
+    /// An instance of a collection class (see [`Rules::is_container`]).
+    pub(super) container: bool,
+    pub(super) bytes: u64,
+    /// End of its steps in [`DecodedBlock::steps`].
+    pub(super) steps_end: u32,
+    /// End of its collection's traced internals in [`DecodedBlock::internals`].
+    pub(super) internals_end: u32,
+}
+
+/// The steps of a block of queued objects, decoded ahead of the walk, with the internal
+/// objects of the collections among them.
+#[derive(Default)]
+struct DecodedBlock {
+    objects: Vec<ObjectIndex>,
+    /// The node of each object (not needed for decoding, but read in order with the objects).
+    nodes: Vec<NodeId>,
+    decoded: Vec<DecodedObject>,
+    steps: Vec<Step>,
+    internals: DecodedBlockInternals,
+}
+
+/// Internal objects in the order a walk expands them, and their steps.
+#[derive(Default)]
+struct DecodedBlockInternals {
+    ids: Vec<ObjectIndex>,
+    /// End of each one's steps in `steps`.
+    ends: Vec<u32>,
+    steps: Vec<Step>,
+}
+
+impl DecodedBlock {
+    /// The steps of the object at `index` in the block, and its traced internals.
+    fn object(&self, index: usize) -> (DecodedObject, &[Step], TracedInternals<'_>) {
+        let (steps_start, internals_start) = match index.checked_sub(1) {
+            Some(before) => {
+                let before = self.decoded[before];
+                (before.steps_end, before.internals_end)
+            }
+            None => (0, 0),
+        };
+        let object = self.decoded[index];
+        let steps = &self.steps[steps_start as usize..object.steps_end as usize];
+        let internals = TracedInternals {
+            traced: &self.internals,
+            next: internals_start as usize,
+            end: object.internals_end as usize,
+        };
+        (object, steps, internals)
+    }
+}
+
+/// A decoding thread's side: decodes blocks, and traces the internals of the collections in
+/// them as the walk will (it can't know what the walk has reached, so it assumes nothing).
+struct Decoder<'a> {
+    maker: StepMaker<'a>,
+    /// Internal objects of the collection being traced; emptied after each.
+    traced: BitSet,
+    stack: Vec<ObjectIndex>,
+    /// Positions of the collections in the block being decoded.
+    containers: Vec<usize>,
+}
+
+impl Decoder<'_> {
+    fn decode(&mut self, block: &mut DecodedBlock) {
+        let (graph, rules) = (self.maker.graph, self.maker.rules);
+        block.decoded.clear();
+        block.steps.clear();
+        block.internals.ids.clear();
+        block.internals.ends.clear();
+        block.internals.steps.clear();
+        self.containers.clear();
+        let mut steps_start = 0;
+        for (i, &object) in block.objects.iter().enumerate() {
+            if let Some(&ahead) = block.objects.get(i + 2 * PREFETCH_DISTANCE) {
+                graph.prefetch_entries(ahead);
+            }
+            if let Some(&ahead) = block.objects.get(i + PREFETCH_DISTANCE) {
+                graph.prefetch(ahead);
+            }
+            let class = graph.class_of(object);
+            let container = rules.is_container(graph, object);
+            self.maker
+                .object_steps(object, class, container, &mut block.steps);
+            if container {
+                self.containers.push(i);
+                for step in &block.steps[steps_start..] {
+                    graph.prefetch_entries(step.target);
+                }
+            }
+            block.decoded.push(DecodedObject {
+                class,
+                container,
+                bytes: graph.shallow_size(object),
+                steps_end: block.steps.len() as u32,
+                internals_end: 0,
+            });
+            steps_start = block.steps.len();
+        }
+        // Collections' internals go second, when the records of their first internal objects
+        // (an `ArrayList`'s array, a `HashMap`'s table) can be fetched a few collections ahead.
+        let steps_of = |decoded: &[DecodedObject], i: usize| {
+            let start = i
+                .checked_sub(1)
+                .map_or(0, |before| decoded[before].steps_end);
+            start as usize..decoded[i].steps_end as usize
+        };
+        for k in 0..self.containers.len() {
+            if let Some(&later) = self.containers.get(k + CONTAINERS_AHEAD) {
+                for step in &block.steps[steps_of(&block.decoded, later)] {
+                    graph.prefetch(step.target);
+                }
+            }
+            let i = self.containers[k];
+            self.trace_internals(
+                block.decoded[i].class,
+                &block.steps[steps_of(&block.decoded, i)],
+                &mut block.internals,
+            );
+            block.decoded[i].internals_end = block.internals.ids.len() as u32;
+        }
+        let mut internals_end = 0;
+        for decoded in &mut block.decoded {
+            if decoded.container {
+                internals_end = decoded.internals_end;
+            }
+            decoded.internals_end = internals_end;
+        }
+    }
+
+    /// The depth-first walk of [`Walk::expand_internals`] through the internals of one
+    /// collection of class `class` whose steps are `steps`, recording each internal object's
+    /// steps.
+    fn trace_internals(
+        &mut self,
+        class: ClassIndex,
+        steps: &[Step],
+        out: &mut DecodedBlockInternals,
+    ) {
+        let graph = self.maker.graph;
+        for step in steps {
+            if step.inside && !self.traced.test_and_set(step.target) {
+                self.stack.push(step.target);
+            }
+        }
+        let owner = self.maker.names.class[class as usize];
+        let keys_are_elements = self.maker.rules.containers.keys_are_elements(class);
+        let first = out.ids.len();
+        while let Some(internal) = self.stack.pop() {
+            // The stack's deeper entries are popped later (unless what is popped before them
+            // pushes more).
+            let depth = self.stack.len();
+            if let Some(at) = depth.checked_sub(2 * PREFETCH_DISTANCE) {
+                graph.prefetch_entries(self.stack[at]);
+            }
+            if let Some(at) = depth.checked_sub(PREFETCH_DISTANCE) {
+                graph.prefetch(self.stack[at]);
+            }
+            let start = out.steps.len();
+            self.maker
+                .internal_steps(internal, owner, keys_are_elements, &mut out.steps);
+            for step in &out.steps[start..] {
+                if step.inside && !self.traced.test_and_set(step.target) {
+                    self.stack.push(step.target);
+                }
+            }
+            out.ids.push(internal);
+            out.ends.push(out.steps.len() as u32);
+        }
+        for &internal in &out.ids[first..] {
+            self.traced.remove(internal);
+        }
+    }
+}
+
+/// The internals traced for one collection, consumed in order by the walk.
+pub(super) struct TracedInternals<'b> {
+    traced: &'b DecodedBlockInternals,
+    next: usize,
+    end: usize,
+}
+
+impl<'b> TracedInternals<'b> {
+    /// The steps of `internal` if it is the next traced object. It isn't when the walk had
+    /// reached some of the collection's internals before (through another path, or another
+    /// collection sharing them), and then the walk decodes the object itself.
+    pub(super) fn next_if(&mut self, internal: ObjectIndex) -> Option<&'b [Step]> {
+        if self.next >= self.end || self.traced.ids[self.next] != internal {
+            return None;
+        }
+        let start = self
+            .next
+            .checked_sub(1)
+            .map_or(0, |before| self.traced.ends[before]);
+        let end = self.traced.ends[self.next];
+        self.next += 1;
+        Some(&self.traced.steps[start as usize..end as usize])
+    }
+}
+
+/// Blocks of the queue on their way through decoding, oldest first. Either thread decodes any
+/// block that is waiting; the walk consumes them in order.
+struct DecodeQueue {
+    state: std::sync::Mutex<DecodeQueueState>,
+    /// Signalled when a block is queued for decoding, or the queue closes.
+    queued: std::sync::Condvar,
+    /// Signalled when a block has been decoded.
+    decoded: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct DecodeQueueState {
+    /// `slots[0]` is the block the walk expands next; its sequence number is `first`.
+    slots: std::collections::VecDeque<Slot>,
+    first: u64,
+    closed: bool,
+    /// The helper thread has stopped (only a bug makes it stop early, by panicking).
+    helper_gone: bool,
+}
+
+enum Slot {
+    Waiting(DecodedBlock),
+    Decoding,
+    Decoded(DecodedBlock),
+}
+
+impl DecodeQueueState {
+    /// Takes the oldest block waiting to be decoded, with its sequence number.
+    fn take_waiting(&mut self) -> Option<(u64, DecodedBlock)> {
+        let position = self
+            .slots
+            .iter()
+            .position(|slot| matches!(slot, Slot::Waiting(_)))?;
+        let Slot::Waiting(block) = std::mem::replace(&mut self.slots[position], Slot::Decoding)
+        else {
+            unreachable!("the slot was just found waiting")
+        };
+        Some((self.first + position as u64, block))
+    }
+
+    fn put_decoded(&mut self, sequence: u64, block: DecodedBlock) {
+        self.slots[(sequence - self.first) as usize] = Slot::Decoded(block);
+    }
+}
+
+impl DecodeQueue {
+    fn new() -> DecodeQueue {
+        DecodeQueue {
+            state: Default::default(),
+            queued: Default::default(),
+            decoded: Default::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, DecodeQueueState> {
+        // Neither side panics while holding the lock; if one did, the walk is lost anyway.
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn push(&self, block: DecodedBlock) {
+        self.lock().slots.push_back(Slot::Waiting(block));
+        self.queued.notify_one();
+    }
+
+    fn len(&self) -> usize {
+        self.lock().slots.len()
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.queued.notify_all();
+    }
+
+    /// The helper thread: decodes waiting blocks until the queue closes.
+    fn help(&self, decoder: &mut Decoder) {
+        /// Tells the walk when the helper stops, also by panicking, so it never waits for a
+        /// block the helper won't finish.
+        struct Stopped<'q>(&'q DecodeQueue);
+        impl Drop for Stopped<'_> {
+            fn drop(&mut self) {
+                self.0.lock().helper_gone = true;
+                self.0.decoded.notify_all();
+            }
+        }
+        let _stopped = Stopped(self);
+        let mut state = self.lock();
+        loop {
+            if let Some((sequence, mut block)) = state.take_waiting() {
+                drop(state);
+                decoder.decode(&mut block);
+                state = self.lock();
+                state.put_decoded(sequence, block);
+                self.decoded.notify_one();
+            } else if state.closed {
+                return;
+            } else {
+                state = self.queued.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+        }
+    }
+
+    /// The oldest block, decoded; while it isn't ready, this thread decodes waiting blocks
+    /// too. `None` when no block is queued.
+    fn next(&self, decoder: &mut Decoder) -> Option<DecodedBlock> {
+        let mut state = self.lock();
+        loop {
+            match state.slots.front()? {
+                Slot::Decoded(_) => {
+                    state.first += 1;
+                    let Some(Slot::Decoded(block)) = state.slots.pop_front() else {
+                        unreachable!("the front slot was just seen decoded")
+                    };
+                    return Some(block);
+                }
+                _ => {
+                    if let Some((sequence, mut block)) = state.take_waiting() {
+                        drop(state);
+                        decoder.decode(&mut block);
+                        state = self.lock();
+                        state.put_decoded(sequence, block);
+                    } else if state.helper_gone {
+                        panic!("the decoding thread stopped with blocks unfinished");
+                    } else {
+                        state = self.decoded.wait(state).unwrap_or_else(|p| p.into_inner());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Closes the queue when dropped.
+struct CloseOnDrop<'q>(&'q DecodeQueue);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// What the pipeline decodes for: a walk whose queue grows as it expands the objects in it.
+pub(super) trait QueueWalk {
+    /// The objects queued so far, and their nodes.
+    fn queued(&self) -> (&[ObjectIndex], &[NodeId]);
+    /// Groups the steps of the queued `object` (of `node`) into nodes, queuing what they reach.
+    fn expand(
+        &mut self,
+        object: ObjectIndex,
+        node: NodeId,
+        decoded: DecodedObject,
+        steps: &[Step],
+        internals: TracedInternals,
+    );
+}
+
+/// Expands the objects `walk` queued from position `from` on, in queue order, until the queue
+/// is exhausted, decoding them ahead on two threads.
+pub(super) fn walk_in_order(
+    walk: &mut impl QueueWalk,
+    from: usize,
+    graph: &HeapGraph,
+    rules: &Rules,
+    names: &SnapshotNames,
+) {
+    let new_decoder = || Decoder {
+        maker: StepMaker::new(graph, rules, names),
+        traced: BitSet::new(graph.object_count()),
+        stack: Vec::new(),
+        containers: Vec::new(),
+    };
+    let blocks = DecodeQueue::new();
+    std::thread::scope(|scope| {
+        scope.spawn(|| blocks.help(&mut new_decoder()));
+        // However this thread leaves the walk, panics included, the helper must stop too, or
+        // the scope would wait for it forever.
+        let _close = CloseOnDrop(&blocks);
+        let mut decoder = new_decoder();
+        let mut spares: Vec<DecodedBlock> = Vec::new();
+        let mut sent = from;
+        loop {
+            let mut queued = blocks.len();
+            let (objects, nodes) = walk.queued();
+            while queued < BLOCKS_AHEAD && sent < objects.len() {
+                let mut next = spares.pop().unwrap_or_default();
+                let end = objects.len().min(sent + DECODE_BLOCK);
+                next.objects.clear();
+                next.objects.extend_from_slice(&objects[sent..end]);
+                next.nodes.clear();
+                next.nodes.extend_from_slice(&nodes[sent..end]);
+                sent = end;
+                queued += 1;
+                blocks.push(next);
+            }
+            let Some(block) = blocks.next(&mut decoder) else {
+                break;
+            };
+            for (i, (&object, &node)) in block.objects.iter().zip(&block.nodes).enumerate() {
+                let (decoded, steps, internals) = block.object(i);
+                walk.expand(object, node, decoded, steps, internals);
+            }
+            spares.push(block);
+        }
+    });
+}
+
+/// `(declaring class, field)` of an instance-field reference; a value no field has otherwise.
+fn field_of(kind: ReferenceKind) -> (ClassIndex, u16) {
+    match kind {
+        ReferenceKind::InstanceField {
+            declaring_class,
+            field,
+        } => (declaring_class, field),
+        _ => (ClassIndex::MAX, u16::MAX),
+    }
+}
