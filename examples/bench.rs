@@ -124,6 +124,7 @@ fn child(objects: u64) {
     let mut search = GrowthSearch::new(SearchConfig {
         loops_per_snapshot: 2,
         max_snapshots: SNAPSHOTS + 1,
+        ..SearchConfig::default()
     });
     let label = format!("{} M", objects as f64 / 1e6);
     for snapshot in 1..=SNAPSHOTS {

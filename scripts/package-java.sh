@@ -18,10 +18,12 @@ junit_api=${JUNIT_API_JARS:-/usr/share/java/junit-jupiter-api.jar:/usr/share/jav
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/classes/META-INF/native/linux-x86_64"
-# The extension plus the attribution classes of the glue (one source, also in the engine's glue
-# jar): the engine follows growing paths through them in the test JVM.
+# The extension plus the attribution and settle classes of the glue (one source, also in the
+# engine's glue jar): the engine follows growing paths through them in the test JVM, and waits
+# for background work before each dump.
 javac --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$work/classes" -cp "$junit_api" \
-    $(find jvm-glue/src/junit/java jvm-glue/src/main/java/dev/heapgrowth/attribution -name '*.java')
+    $(find jvm-glue/src/junit/java jvm-glue/src/main/java/dev/heapgrowth/attribution \
+        jvm-glue/src/main/java/dev/heapgrowth/settle -name '*.java')
 # The debug info (profile.release has debug = 1) would make the jar 20 MB.
 objcopy --strip-debug target/release/libheapgrowth.so "$work/classes/META-INF/native/linux-x86_64/libheapgrowth.so"
 cp "$agent" "$work/classes/META-INF/native/linux-x86_64/libheapgrowth_agent.so"

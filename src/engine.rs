@@ -7,11 +7,12 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::attribution::{attribution_loops, Attribution};
 use crate::growth::{
-    GrowingNode, GrowthSearch, NextStep, SearchConfig, SearchOutcome, DEFAULT_WARMUP_LOOPS,
+    ConfirmationCut, GrowingNode, GrowthSearch, IgnoreRule, NextStep, SearchConfig, SearchOutcome,
+    DEFAULT_WARMUP_LOOPS,
 };
 use crate::heap::HeapGraph;
 use crate::hprof::HprofError;
@@ -19,30 +20,49 @@ use crate::jvm::{Jvm, JvmError, JvmOptions, Scenario};
 use crate::report::{ScenarioReport, Timings};
 use crate::tempdir::PrivateTempDir;
 
-/// How many loops to run and when to look, for every front end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LoopSettings {
+/// The time one scenario's search may take (loops, dumps and their analysis; attribution not
+/// included) before confirmation stops where it is. A minute lets a test whose loop takes 50
+/// ms reach the confirmation loops; a slower one is reported as confirmed over fewer loops,
+/// and the report says so.
+pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(60);
+
+/// How to search, for every front end: loops, snapshots, time budget, ignore rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchSettings {
     /// Loops before the first snapshot.
     pub warmup: u32,
-    /// Loops per snapshot and number of snapshots.
+    /// Loops per snapshot, detection snapshots and confirmation loops.
     pub search: SearchConfig,
+    /// How long one scenario's search may take.
+    pub time_budget: Duration,
+    /// Paths left out of the search, reported as ignored. The default is heapgrowth's rules
+    /// for known JDK growth ([`IgnoreRule::known_jdk_growth`]); add to them rather than
+    /// replacing them unless that growth should count.
+    pub ignore_rules: Vec<IgnoreRule>,
 }
 
-impl Default for LoopSettings {
+impl Default for SearchSettings {
     fn default() -> Self {
-        LoopSettings {
+        SearchSettings {
             warmup: DEFAULT_WARMUP_LOOPS,
             search: SearchConfig::default(),
+            time_budget: DEFAULT_TIME_BUDGET,
+            ignore_rules: IgnoreRule::known_jdk_growth(),
         }
     }
 }
 
-impl LoopSettings {
+impl SearchSettings {
     /// Checks settings that cannot work.
     pub fn validate(&self) -> Result<(), EngineError> {
         if self.search.loops_per_snapshot == 0 || self.search.max_snapshots < 2 {
             return Err(EngineError::InvalidOptions(
                 "--loops-per-snapshot must be at least 1 and --max-snapshots at least 2".into(),
+            ));
+        }
+        if self.time_budget.is_zero() {
+            return Err(EngineError::InvalidOptions(
+                "--time-budget must be more than 0 seconds".into(),
             ));
         }
         Ok(())
@@ -56,8 +76,8 @@ pub struct RunOptions {
     pub jvm: JvmOptions,
     /// Scenario classes, run one after the other.
     pub scenarios: Vec<String>,
-    /// Loops and snapshots.
-    pub loops: LoopSettings,
+    /// Loops, snapshots, time budget, ignore rules.
+    pub settings: SearchSettings,
     /// Show progress on stderr (only when it is a terminal).
     pub progress: bool,
     /// Attribute each growing node to the code that grows it (`--no-attribution` clears it).
@@ -70,7 +90,7 @@ impl RunOptions {
         RunOptions {
             jvm,
             scenarios,
-            loops: LoopSettings::default(),
+            settings: SearchSettings::default(),
             progress: true,
             attribution: true,
         }
@@ -116,6 +136,11 @@ pub trait Driver {
     fn run_loops(&mut self, count: u32) -> Result<(), JvmError>;
     /// Loops run so far.
     fn loops_run(&self) -> u32;
+    /// Waits, up to a bound, for work the loops handed to other threads to finish (the common
+    /// `ForkJoinPool`, threads the scenario started), so a dump doesn't catch it half done.
+    fn settle(&mut self) -> Result<(), JvmError>;
+    /// Runs a full collection and waits for the cleanup it starts (see [`run_gap`]).
+    fn collect_garbage(&mut self) -> Result<(), JvmError>;
     /// Writes a live heap dump of the scenario's JVM to `path` (a new `.hprof` file).
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError>;
     /// Runs `loops` more loops with a recorder on `node` and says which code grew it; `None`
@@ -144,6 +169,12 @@ impl Driver for JavaScenario<'_> {
     fn loops_run(&self) -> u32 {
         self.scenario.loops_run()
     }
+    fn settle(&mut self) -> Result<(), JvmError> {
+        self.scenario.settle()
+    }
+    fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        self.scenario.collect_garbage()
+    }
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
         self.jvm.dump_heap(path)
     }
@@ -161,7 +192,7 @@ impl Driver for JavaScenario<'_> {
 
 /// Starts the JVM and runs every scenario of `options`.
 pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
-    options.loops.validate()?;
+    options.settings.validate()?;
     let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
     let jvm = Jvm::start(&options.jvm)?;
@@ -179,7 +210,7 @@ pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
                         attribution: options.attribution,
                     },
                     class_name,
-                    &options.loops,
+                    &options.settings,
                     dumps.path(),
                     &progress,
                 ),
@@ -199,7 +230,7 @@ pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
 pub fn search(
     driver: &mut dyn Driver,
     name: &str,
-    settings: &LoopSettings,
+    settings: &SearchSettings,
     dumps: &Path,
     progress: &Progress,
 ) -> ScenarioReport {
@@ -207,7 +238,7 @@ pub fn search(
     let mut attributions = Vec::new();
     let result = search_inner(driver, name, settings, dumps, &mut timings, progress)
         .inspect(|outcome| {
-            attributions = attribute(driver, name, outcome, settings, &mut timings, progress);
+            attributions = attribute(driver, name, outcome, &mut timings, progress);
         })
         .map_err(describe);
     ScenarioReport {
@@ -223,15 +254,14 @@ fn attribute(
     driver: &mut dyn Driver,
     name: &str,
     outcome: &SearchOutcome,
-    settings: &LoopSettings,
     timings: &mut Timings,
     progress: &Progress,
 ) -> Vec<Option<Attribution>> {
-    let loops = attribution_loops(settings.search.loops_per_snapshot);
     outcome
         .growing
         .iter()
         .map(|node| {
+            let loops = attribution_loops(node);
             let target = node
                 .path
                 .last()
@@ -249,17 +279,26 @@ fn attribute(
 fn search_inner(
     driver: &mut dyn Driver,
     name: &str,
-    settings: &LoopSettings,
+    settings: &SearchSettings,
     dumps: &Path,
     timings: &mut Timings,
     progress: &Progress,
 ) -> Result<SearchOutcome, ScenarioError> {
     progress.show(format_args!("{name}: warm-up"));
+    let started = Instant::now();
+    let mut budget = Budget::new(settings.time_budget, started);
     driver.run_loops(settings.warmup)?;
-    let mut search = GrowthSearch::new(settings.search);
+    budget.ran_loops(settings.warmup, started.elapsed());
+    let mut search =
+        GrowthSearch::with_ignore_rules(settings.search, settings.ignore_rules.clone());
     for snapshot in 1.. {
         let loops = driver.loops_run();
         let path = dumps.join(format!("snapshot-{snapshot}.hprof"));
+        let snapshot_started = Instant::now();
+        progress.show(format_args!(
+            "{name}: loop {loops}, snapshot {snapshot}: settling"
+        ));
+        driver.settle()?;
         progress.show(format_args!(
             "{name}: loop {loops}, snapshot {snapshot}: dumping"
         ));
@@ -294,15 +333,89 @@ fn search_inner(
                 });
             }
         };
+        budget.took_snapshot(snapshot_started.elapsed());
         match next {
-            NextStep::RunLoops(count) => {
+            NextStep::RunLoops(requested) => {
+                let count = budget.affordable_loops(requested);
+                if count < requested {
+                    search.stop_after_next_snapshot(ConfirmationCut::TimeBudget);
+                    if count == 0 {
+                        break;
+                    }
+                }
                 progress.show(format_args!("{name}: loop {loops}, running {count} loops"));
-                driver.run_loops(count)?;
+                let started = Instant::now();
+                run_gap(driver, count, settings.search.loops_per_snapshot)?;
+                budget.ran_loops(count, started.elapsed());
             }
             NextStep::Done => break,
         }
     }
     Ok(search.finish())
+}
+
+/// Runs the `count` loops between two snapshots, with a full collection `tail` loops before
+/// the end. Some garbage is cleaned up only after the collection that finds it, when the code
+/// holding it next runs (a `WeakHashMap` expunges stale entries on its next use; a cleaner
+/// thread unlinks its cleanables): a dump holds what the loops since the last collection left.
+/// With the collection at a fixed distance before every dump, that is the same amount at
+/// every snapshot, however far apart snapshots are, and is not mistaken for growth.
+fn run_gap(driver: &mut dyn Driver, count: u32, tail: u32) -> Result<(), JvmError> {
+    if count <= tail {
+        return driver.run_loops(count);
+    }
+    driver.run_loops(count - tail)?;
+    driver.collect_garbage()?;
+    driver.run_loops(tail)
+}
+
+/// What is left of a scenario's time budget, and what loops and snapshots have cost so far.
+struct Budget {
+    deadline: Instant,
+    loops: u64,
+    loop_time: Duration,
+    /// The last snapshot's cost (settle, dump, read, analysis): the next one costs about as
+    /// much, and it must fit too.
+    snapshot_time: Duration,
+}
+
+impl Budget {
+    fn new(budget: Duration, started: Instant) -> Budget {
+        Budget {
+            deadline: started + budget,
+            loops: 0,
+            loop_time: Duration::ZERO,
+            snapshot_time: Duration::ZERO,
+        }
+    }
+
+    fn ran_loops(&mut self, count: u32, took: Duration) {
+        self.loops += u64::from(count);
+        self.loop_time += took;
+    }
+
+    fn took_snapshot(&mut self, took: Duration) {
+        self.snapshot_time = took;
+    }
+
+    /// How many of `requested` loops fit before the deadline with one more snapshot after
+    /// them, at the average loop time so far.
+    fn affordable_loops(&self, requested: u32) -> u32 {
+        let left = self
+            .deadline
+            .saturating_duration_since(Instant::now())
+            .saturating_sub(self.snapshot_time);
+        if self.loops == 0 || self.loop_time.is_zero() {
+            return if left.is_zero() { 0 } else { requested };
+        }
+        let per_loop = self.loop_time.as_secs_f64() / self.loops as f64;
+        let fit = (left.as_secs_f64() / per_loop).floor();
+        if fit >= f64::from(requested) {
+            requested
+        } else {
+            fit as u32
+        }
+    }
 }
 
 /// The error's one-line message, then the Java stack when there is one.

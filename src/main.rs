@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use heapgrowth::engine::{self, LoopSettings, RunOptions};
+use heapgrowth::engine::{self, RunOptions, SearchSettings};
 use heapgrowth::growth::{
-    SearchConfig, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
+    IgnoreRule, RuleOrigin, SearchConfig, DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT,
+    DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
 };
 use heapgrowth::jvm::JvmOptions;
 use heapgrowth::report;
@@ -53,12 +54,32 @@ struct RunArgs {
     /// Loops before the first snapshot.
     #[arg(long, default_value_t = DEFAULT_WARMUP_LOOPS)]
     warmup: u32,
-    /// Loops between snapshots.
+    /// Loops between the first two snapshots; the gap doubles after each.
     #[arg(long, default_value_t = DEFAULT_LOOPS_PER_SNAPSHOT)]
     loops_per_snapshot: u32,
-    /// Snapshots before confirmation (growth is then confirmed over 2 more).
+    /// Snapshots of the detection phase (more while a path keeps growing without being
+    /// confirmed yet; confirmation adds its own).
     #[arg(long, default_value_t = DEFAULT_MAX_SNAPSHOTS)]
     max_snapshots: u32,
+    /// Loops the run reaches before growth counts as confirmed (snapshots 4 times further
+    /// apart each time): a bound reached in about a quarter of them is seen to level off.
+    #[arg(long, default_value_t = DEFAULT_CONFIRM_LOOPS)]
+    confirm_loops: u32,
+    /// Seconds one scenario's search may take; confirmation then stops early and says so.
+    #[arg(long, default_value_t = engine::DEFAULT_TIME_BUDGET.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    time_budget: u64,
+    /// Ignore growth on paths matching PATTERN: a glob over a step's `Owner.field` (owner
+    /// fully qualified) or its objects' class, then optionally a reason, in one argument:
+    /// --ignore 'com.example.Cache.entries warms up over 2000 loops'. Repeatable.
+    #[arg(long = "ignore", value_name = "PATTERN [REASON]")]
+    ignore: Vec<String>,
+    /// A file of ignore rules, one per line as for --ignore; `#` starts a comment line.
+    #[arg(long, value_name = "FILE")]
+    ignore_file: Vec<PathBuf>,
+    /// Don't apply heapgrowth's built-in rules for known JDK growth (they are listed in the
+    /// README); that growth is then reported like any other.
+    #[arg(long)]
+    no_jdk_ignores: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -86,14 +107,24 @@ fn main() -> ExitCode {
 }
 
 fn run(args: RunArgs) -> ExitCode {
+    let ignore_rules = match ignore_rules(&args) {
+        Ok(rules) => rules,
+        Err(error) => {
+            eprintln!("heapgrowth: {error}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
     let options = RunOptions {
         attribution: !args.no_attribution,
-        loops: LoopSettings {
+        settings: SearchSettings {
             warmup: args.warmup,
             search: SearchConfig {
                 loops_per_snapshot: args.loops_per_snapshot,
                 max_snapshots: args.max_snapshots,
+                confirm_loops: args.confirm_loops,
             },
+            time_budget: std::time::Duration::from_secs(args.time_budget),
+            ignore_rules,
         },
         ..RunOptions::new(
             JvmOptions {
@@ -129,4 +160,25 @@ fn run(args: RunArgs) -> ExitCode {
     } else {
         ExitCode::from(EXIT_NO_GROWTH)
     }
+}
+
+/// The built-in rules (unless --no-jdk-ignores), then --ignore-file's, then --ignore's.
+fn ignore_rules(args: &RunArgs) -> Result<Vec<IgnoreRule>, String> {
+    let mut rules = if args.no_jdk_ignores {
+        Vec::new()
+    } else {
+        IgnoreRule::known_jdk_growth()
+    };
+    for file in &args.ignore_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read the ignore file {}: {e}", file.display()))?;
+        rules.extend(IgnoreRule::parse_file(&text, &file.display().to_string())?);
+    }
+    for rule in &args.ignore {
+        rules.push(
+            IgnoreRule::parse(rule, RuleOrigin::User("--ignore".into()))
+                .map_err(|e| format!("--ignore {rule:?}: {e}"))?,
+        );
+    }
+    Ok(rules)
 }

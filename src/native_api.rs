@@ -24,7 +24,7 @@ use jni::sys::{jint, jobjectArray, jstring};
 use jni::JNIEnv;
 
 use crate::attribution::Attribution;
-use crate::engine::{self, Driver, LoopSettings, Progress};
+use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::GrowingNode;
 use crate::jvm::{JavaException, JvmError, LiveAgent, LiveJava, LiveScenario, PathStart};
 use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport};
@@ -220,8 +220,8 @@ fn loop_settings(
     warmup: jint,
     loops_per_snapshot: jint,
     max_snapshots: jint,
-) -> Result<LoopSettings, String> {
-    let mut settings = LoopSettings::default();
+) -> Result<SearchSettings, String> {
+    let mut settings = SearchSettings::default();
     if warmup >= 0 {
         settings.warmup = warmup as u32;
     }
@@ -389,6 +389,25 @@ impl Driver for JavaTestMethod<'_, '_> {
     }
     fn loops_run(&self) -> u32 {
         self.loops_run
+    }
+
+    fn settle(&mut self) -> Result<(), JvmError> {
+        // `boolean settle()`: whether it settled in time; a dump is taken either way.
+        match self.call("settle", "()Z", &[])? {
+            CallResult::Threw(text) => Err(JvmError::Jni(format!(
+                "the extension's settle callback threw {text}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        match self.call("collectGarbage", "()V", &[])? {
+            CallResult::Threw(text) => Err(JvmError::Jni(format!(
+                "the extension's collectGarbage callback threw {text}"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
@@ -658,7 +677,10 @@ mod tests {
 
     #[test]
     fn negative_loop_settings_mean_the_defaults_and_bad_ones_are_refused() {
-        assert_eq!(loop_settings(-1, -1, -1).unwrap(), LoopSettings::default());
+        assert_eq!(
+            loop_settings(-1, -1, -1).unwrap(),
+            SearchSettings::default()
+        );
         let custom = loop_settings(0, 3, 4).unwrap();
         assert_eq!(
             (
@@ -672,13 +694,16 @@ mod tests {
     }
 
     fn growing(field: &str) -> GrowingNode {
-        use crate::growth::{ChildGrowth, PathStep, RetainedGrowth, StepKind};
+        use crate::growth::{
+            ChildGrowth, Confirmation, GrowthKind, PathStep, RetainedGrowth, StepKind,
+        };
         let step = |kind, owner: &str, name: &str, target: &str| PathStep {
             kind,
             owner: owner.into(),
             name: name.into(),
             target: target.into(),
             objects: 1,
+            source: String::new(),
         };
         GrowingNode {
             path: vec![
@@ -690,7 +715,14 @@ mod tests {
                     "java.util.ArrayList",
                 ),
             ],
-            children_objects: vec![2, 4, 6],
+            kinds: vec![GrowthKind::Objects],
+            history: Vec::new(),
+            confirmed: Confirmation {
+                from_loop: 17,
+                to_loop: 1088,
+                snapshots: 3,
+                cut: None,
+            },
             retained: RetainedGrowth::default(),
             children: vec![ChildGrowth {
                 step: step(
@@ -703,6 +735,8 @@ mod tests {
                 new: 2,
                 bytes: 96,
                 new_bytes: 32,
+                below: 6,
+                new_below: 2,
             }],
         }
     }
@@ -715,6 +749,7 @@ mod tests {
                 snapshots: 7,
                 growing: fields.iter().map(|field| growing(field)).collect(),
                 leveled_off: Vec::new(),
+                ignored: Vec::new(),
             }),
             attributions: Vec::new(),
             timings: Default::default(),

@@ -25,6 +25,8 @@ pub mod live;
 
 use std::collections::HashMap;
 
+use crate::growth::{GrowingNode, GrowthKind};
+
 /// Frames kept per stack in the report: the growing call and a few callers.
 pub const MAX_FRAMES: usize = 8;
 /// Frames shown per stack in the text report.
@@ -34,13 +36,28 @@ pub const MAX_STACKS: usize = 10;
 /// The fewest loops the attribution phase runs: enough for a leak that grows every second
 /// loop to show twice.
 pub const MIN_ATTRIBUTION_LOOPS: u32 = 4;
+/// The most loops the attribution phase runs for one node, however slowly it grows.
+pub const MAX_ATTRIBUTION_LOOPS: u32 = 500;
 
-/// Loops run with recorders in place: two snapshot intervals, at least
-/// [`MIN_ATTRIBUTION_LOOPS`].
-pub fn attribution_loops(loops_per_snapshot: u32) -> u32 {
-    loops_per_snapshot
-        .saturating_mul(2)
-        .max(MIN_ATTRIBUTION_LOOPS)
+/// Loops run with recorders in place on `node`: enough for its growth to happen about twice
+/// at the rate it grew during confirmation (a leak on an error path taken once in ten loops
+/// gets 20), between [`MIN_ATTRIBUTION_LOOPS`] and [`MAX_ATTRIBUTION_LOOPS`].
+pub fn attribution_loops(node: &GrowingNode) -> u32 {
+    let kind = node.kinds.first().copied().unwrap_or(GrowthKind::Objects);
+    let at = |loops: u32| {
+        node.history
+            .iter()
+            .find(|snapshot| snapshot.loops == loops)
+            .map_or(0, |snapshot| snapshot.values.get(kind))
+    };
+    let (from, to) = (node.confirmed.from_loop, node.confirmed.to_loop);
+    let grown = at(to).saturating_sub(at(from));
+    if grown == 0 || to <= from {
+        return MIN_ATTRIBUTION_LOOPS;
+    }
+    // Two growth events at `grown / (to - from)` per loop, rounded up.
+    let loops = (2 * u64::from(to - from)).div_ceil(grown);
+    (loops.min(u64::from(MAX_ATTRIBUTION_LOOPS)) as u32).max(MIN_ATTRIBUTION_LOOPS)
 }
 
 /// What attribution found for one growing node.
@@ -310,10 +327,39 @@ mod tests {
         );
     }
 
+    /// A node that grew from `objects_from` to `objects_to` children between loops 31 and 1000.
+    fn grown(objects_from: u64, objects_to: u64) -> GrowingNode {
+        use crate::growth::{Confirmation, NodeValues, RetainedGrowth, SnapshotValues};
+        let snapshot = |loops, children_objects| SnapshotValues {
+            loops,
+            values: NodeValues {
+                children_objects,
+                ..NodeValues::default()
+            },
+        };
+        GrowingNode {
+            path: Vec::new(),
+            kinds: vec![GrowthKind::Objects],
+            history: vec![snapshot(31, objects_from), snapshot(1000, objects_to)],
+            confirmed: Confirmation {
+                from_loop: 31,
+                to_loop: 1000,
+                snapshots: 3,
+                cut: None,
+            },
+            retained: RetainedGrowth::default(),
+            children: Vec::new(),
+        }
+    }
+
     #[test]
-    fn attribution_runs_two_snapshot_intervals_but_at_least_four_loops() {
-        assert_eq!(attribution_loops(2), 4);
-        assert_eq!(attribution_loops(5), 10);
-        assert_eq!(attribution_loops(1), 4);
+    fn attribution_runs_long_enough_for_the_node_to_grow_twice() {
+        // One object per loop, or more: the minimum.
+        assert_eq!(attribution_loops(&grown(31, 1000)), 4);
+        assert_eq!(attribution_loops(&grown(62, 2000)), 4);
+        // One every ten loops (97 over 969 loops): twenty loops.
+        assert_eq!(attribution_loops(&grown(3, 100)), 20);
+        // One in the whole confirmation: capped.
+        assert_eq!(attribution_loops(&grown(3, 4)), MAX_ATTRIBUTION_LOOPS);
     }
 }

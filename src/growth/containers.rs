@@ -63,9 +63,20 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     ("java.util.Collections$SetFromMap", &["m"]),
     ("java.util.Collections$SynchronizedCollection", &["c"]),
+    // The list and sorted variants keep the same collection in a field of their own too.
+    ("java.util.Collections$SynchronizedList", &["list"]),
+    ("java.util.Collections$SynchronizedSortedSet", &["ss"]),
+    ("java.util.Collections$SynchronizedNavigableSet", &["ns"]),
     ("java.util.Collections$SynchronizedMap", &["m"]),
+    ("java.util.Collections$SynchronizedSortedMap", &["sm"]),
+    ("java.util.Collections$SynchronizedNavigableMap", &["nm"]),
     ("java.util.Collections$UnmodifiableCollection", &["c"]),
+    ("java.util.Collections$UnmodifiableList", &["list"]),
+    ("java.util.Collections$UnmodifiableSortedSet", &["ss"]),
+    ("java.util.Collections$UnmodifiableNavigableSet", &["ns"]),
     ("java.util.Collections$UnmodifiableMap", &["m"]),
+    ("java.util.Collections$UnmodifiableSortedMap", &["sm"]),
+    ("java.util.Collections$UnmodifiableNavigableMap", &["nm"]),
 ];
 
 /// Sets that keep their elements as the keys of a map they wrap.

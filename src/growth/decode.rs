@@ -11,7 +11,7 @@
 use super::bitset::BitSet;
 use super::containers::Containers;
 use super::names::NameId;
-use super::roots::referent_field;
+use super::roots::NonStrongFields;
 use super::tree::{NodeId, SnapshotNames, StepKind};
 use crate::heap::{ClassIndex, HeapGraph, ObjectIndex, ObjectKind, Reference, ReferenceKind};
 
@@ -35,20 +35,20 @@ const CONTAINERS_AHEAD: usize = 8;
 /// depend only on the snapshot, so the decoding threads apply them.
 pub(super) struct Rules {
     pub(super) containers: Containers,
-    /// `Reference.referent`, never a strong path (see [`referent_field`]).
-    pub(super) referent: Option<ReferenceKind>,
+    /// `Reference.referent` and `discovered`, never strong paths.
+    pub(super) non_strong: NonStrongFields,
 }
 
 impl Rules {
     pub(super) fn new(graph: &HeapGraph) -> Rules {
         Rules {
             containers: Containers::new(graph),
-            referent: referent_field(graph),
+            non_strong: NonStrongFields::new(graph),
         }
     }
 
-    fn is_weak(&self, reference: Reference) -> bool {
-        Some(reference.kind) == self.referent
+    fn is_not_strong(&self, reference: Reference) -> bool {
+        self.non_strong.contains(reference.kind)
     }
 
     /// Whether `object` is a collection whose internals the walk looks through.
@@ -136,7 +136,7 @@ impl<'a> StepMaker<'a> {
         self.read(object);
         let (graph, rules, names) = (self.graph, self.rules, self.names);
         for &reference in &self.references {
-            if rules.is_weak(reference) {
+            if rules.is_not_strong(reference) {
                 continue;
             }
             let inside = container && rules.leads_inside(graph, class, true, reference);
@@ -166,7 +166,7 @@ impl<'a> StepMaker<'a> {
         let class = graph.class_of(internal);
         let container = rules.is_container(graph, internal);
         for &reference in &self.references {
-            if rules.is_weak(reference) {
+            if rules.is_not_strong(reference) {
                 continue;
             }
             let name = match reference.kind {

@@ -4,19 +4,23 @@
 mod bitset;
 mod containers;
 mod decode;
+mod ignore;
 mod names;
 mod retained;
 mod roots;
 mod search;
 mod tree;
 
+pub use ignore::{IgnoreRule, RuleOrigin, KNOWN_JDK_GROWTH};
 pub use names::{NameId, Names};
 pub use retained::{retained_sizes, Retained};
 pub use roots::root_kind_name;
 pub use search::{
-    ChildGrowth, GrowingNode, GrowthSearch, NextStep, PathStep, RetainedGrowth, SearchConfig,
-    SearchOutcome, CONFIRMATION_SNAPSHOTS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS,
-    DEFAULT_WARMUP_LOOPS, REQUIRED_GROWING_DIFFS,
+    ChildGrowth, Confirmation, ConfirmationCut, GrowingNode, GrowthKind, GrowthSearch, IgnoredPath,
+    LeveledOff, NextStep, NodeValues, PathStep, RetainedGrowth, SearchConfig, SearchOutcome,
+    SnapshotValues, AMBIGUOUS_EXTRA_SNAPSHOTS, CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS,
+    DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
+    MAX_SNAPSHOTS_PER_SEARCH, REQUIRED_RECORDS,
 };
 pub use tree::{
     build as build_tree, simple_name, NodeId, NodeKey, ObjectNodes, PathTree, StepKind, TreeNode,

@@ -8,9 +8,9 @@
 //! it would need several more arrays per object for an answer that, for groups of objects
 //! rather than single objects, is the same set as this one.
 
-use super::roots::{referent_field, RootSet};
+use super::roots::{NonStrongFields, RootSet};
 use super::tree::{NodeId, ObjectNodes};
-use crate::heap::{HeapGraph, ObjectIndex};
+use crate::heap::{HeapGraph, ObjectIndex, ObjectKind};
 
 /// What a growing node keeps alive.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub fn retained_sizes(
     let count = graph.object_count();
     let members = objects.members(groups);
 
-    let referent = referent_field(graph);
+    let non_strong = NonStrongFields::new(graph);
     let roots = RootSet::new(graph);
     // Everything still reachable without the groups.
     let mut reached = vec![false; count];
@@ -50,20 +50,26 @@ pub fn retained_sizes(
             queue.push(object);
         }
     };
-    for &(_, object) in &roots.entries {
-        visit(object, &mut queue, &mut reached);
+    for entry in &roots.entries {
+        visit(entry.object, &mut queue, &mut reached);
+    }
+    for &class in objects.late_roots() {
+        visit(class, &mut queue, &mut reached);
     }
     let mut head = 0;
     let mut targets = Vec::new();
     while head < queue.len() {
         let object = queue[head];
         head += 1;
-        for &local in roots.locals_of(object) {
-            visit(local, &mut queue, &mut reached);
+        for edge in roots.implicit_edges(object) {
+            visit(edge.target(), &mut queue, &mut reached);
+        }
+        if let Some(class) = class_object(graph, object) {
+            visit(class, &mut queue, &mut reached);
         }
         targets.clear();
         graph.for_each_reference(object, |r| {
-            if Some(r.kind) != referent {
+            if !non_strong.contains(r.kind) {
                 targets.push(r.target)
             }
         });
@@ -85,13 +91,23 @@ pub fn retained_sizes(
         while let Some(object) = stack.pop() {
             set.push(object);
             shares[object as usize] = shares[object as usize].saturating_add(1);
+            let mut follow = |target: ObjectIndex| {
+                if !reached[target as usize] && stamp[target as usize] != group as u32 {
+                    stamp[target as usize] = group as u32;
+                    stack.push(target);
+                }
+            };
             graph.for_each_reference(object, |r| {
-                let target = r.target as usize;
-                if Some(r.kind) != referent && !reached[target] && stamp[target] != group as u32 {
-                    stamp[target] = group as u32;
-                    stack.push(r.target);
+                if !non_strong.contains(r.kind) {
+                    follow(r.target);
                 }
             });
+            for edge in roots.implicit_edges(object) {
+                follow(edge.target());
+            }
+            if let Some(class) = class_object(graph, object) {
+                follow(class);
+            }
         }
         retained_sets.push(set);
     }
@@ -111,4 +127,13 @@ pub fn retained_sizes(
             }
         })
         .collect()
+}
+
+/// The class object of `object`'s class: an instance or array keeps its class (and so the
+/// class's loader) alive, which the dump's references don't show.
+fn class_object(graph: &HeapGraph, object: ObjectIndex) -> Option<ObjectIndex> {
+    match graph.kind(object) {
+        ObjectKind::Class => None,
+        _ => graph.class(graph.class_of(object)).object,
+    }
 }

@@ -1,22 +1,38 @@
-//! The growth search: one path tree per snapshot, diffed with the one before.
+//! The growth search: one path tree per snapshot, and for every path (a node matched across
+//! snapshots by its keys) the trend of a few measures over all snapshots so far.
 //!
-//! Shark's rule is the baseline: a node grows when the objects under it increase from one
-//! snapshot to the next, it must keep growing, and a growing node is reported once, not again
-//! under a growing ancestor. Where shark's rule hides real leaks, this one differs:
+//! Shark's rule is the baseline: a node grows when the objects under it keep increasing from
+//! snapshot to snapshot, and a growing node is reported once, not again under a growing
+//! ancestor. What this search does differently, and why:
 //!
-//! * Shark needs one child key to gain at least `loops` objects per snapshot. That misses
-//!   growth slower than one object per loop, and growth spread over children of different
-//!   classes (a list that alternates two classes). Here a node grows when its children taken
-//!   together gain objects, or, with as many objects, bytes (a `StringBuilder` that lengthens).
-//! * Shark only follows nodes of the first snapshot and stops at the first snapshot without
-//!   growth, so a leak that starts after the first snapshot is never seen. Here every node of
-//!   every snapshot is diffed, and a node needs [`REQUIRED_GROWING_DIFFS`] consecutive growing
-//!   diffs; the search stops early only when no node can reach that any more.
-//! * A cache that fills slowly grows in every early snapshot (BLeak's only false positives).
-//!   Before reporting, the search runs as many loops again as it ran so far, over
-//!   [`CONFIRMATION_SNAPSHOTS`] snapshots, and reports only nodes that still grow in each.
+//! * **What grows.** A node's measures are the objects of its children, the references its
+//!   objects hold (fields, array slots in use, collection entries: a list that gains references
+//!   to objects that already exist grows only here, as BLeak counts it), the bytes of its
+//!   children (a string that lengthens), the number of threads of a thread root group, and the
+//!   objects anywhere below it that no other growing node explains (growth spread over many
+//!   paths, as in a tree of nodes). Shark counts one child key's objects and misses all but
+//!   the first.
+//! * **The trend, not each diff.** A measure makes a *record* at a snapshot when it is higher
+//!   than at every snapshot before; a node is a candidate after [`REQUIRED_RECORDS`]
+//!   consecutive records. Noise around a level makes few records; a leak, however irregular
+//!   (one object on an error path every few loops, three up and two down), makes one at every
+//!   snapshot once snapshots are far enough apart. They are: the gap between snapshots doubles
+//!   (2, 4, 8, … loops by default), so slow growth shows by itself without a flag, and while a
+//!   path keeps making records without being a candidate yet, the search goes on for up to
+//!   [`AMBIGUOUS_EXTRA_SNAPSHOTS`] more.
+//! * **A bound levels off.** A cache that fills slowly grows at every early snapshot (BLeak's
+//!   only false positives). Candidates are confirmed over snapshots spread geometrically, each
+//!   at [`CONFIRMATION_LOOP_FACTOR`] times the loops of the one before, until the run reaches
+//!   [`SearchConfig::confirm_loops`] loops (loops are cheap, dumps are not): a candidate must
+//!   make a record at every one. A bound reached before the last confirmation snapshot's
+//!   predecessor shows a flat last step and is listed as leveled off, with the loop it stopped
+//!   at; a leak goes on growing.
+//! * **Ignore rules** ([`IgnoreRule`]) take paths out of the search: known JDK growth that
+//!   levels off after many loops, and the user's accepted growth. Ignored paths that would have
+//!   been candidates are listed with the rule's reason, never dropped silently.
 
-use super::names::Names;
+use super::ignore::IgnoreRule;
+use super::names::{FastMap, NameId, Names};
 use super::retained::{retained_sizes, Retained};
 use super::tree::{build, simple_name, NodeId, NodeKey, PathTree, StepKind};
 use crate::heap::HeapGraph;
@@ -24,26 +40,65 @@ use crate::heap::HeapGraph;
 /// Loops run before the first snapshot, so that class loading and lazy initialisation, which
 /// usually happen in the first loop or two, are done before anything is measured.
 pub const DEFAULT_WARMUP_LOOPS: u32 = 3;
-/// Loops between snapshots; shark's default. More loops per snapshot make growth larger per
-/// diff but every snapshot costs a full heap dump.
-pub const DEFAULT_LOOPS_PER_SNAPSHOT: u32 = 2;
-/// Snapshots of the detection phase; shark's default.
+/// Loops between the first two snapshots; the gap doubles after each snapshot of the
+/// detection phase (snapshots at 3, 7, 15, 31, 63 loops with the defaults). Four, so that a
+/// leak on a path taken once in ten loops or so has grown by the third snapshot, when a scenario
+/// that nothing grows in stops; growth as rare as that makes no new high between snapshots
+/// two loops apart.
+pub const DEFAULT_LOOPS_PER_SNAPSHOT: u32 = 4;
+/// Snapshots of the detection phase: enough for [`REQUIRED_RECORDS`] records after the first
+/// snapshot with one to spare, so a leak that starts after the first snapshot is still seen.
 pub const DEFAULT_MAX_SNAPSHOTS: u32 = 5;
-/// Consecutive diffs a node must grow in to be a candidate. Three diffs are six loops at the
-/// default rate: lazy initialisation, a warming JIT or a one-off cache fill rarely keep growing
-/// that long, and a leak that starts after the first snapshot still has time to show.
-pub const REQUIRED_GROWING_DIFFS: u32 = 3;
-/// Snapshots spent confirming that candidates don't level off. Two, so a candidate must grow
-/// through the whole extra budget, not just at its start.
+/// Consecutive records a measure needs for its node to be a candidate. Three records are three
+/// widening gaps of growth: lazy initialisation, a warming JIT or a one-off cache fill rarely
+/// keep setting new highs that long.
+pub const REQUIRED_RECORDS: u32 = 3;
+/// Snapshots the detection phase may add while a path keeps making records without being a
+/// candidate yet (a leak slower than one object per gap at first); the gap keeps doubling.
+pub const AMBIGUOUS_EXTRA_SNAPSHOTS: u32 = 3;
+/// Snapshots a candidate must keep making records in after it became one, at least.
 pub const CONFIRMATION_SNAPSHOTS: u32 = 2;
+/// Loops the run reaches before candidates count as confirmed, by default. A bound reached
+/// by the second-to-last confirmation snapshot (about a quarter to a half of this many loops)
+/// levels off visibly: the last snapshot sees no new high. Loops of small scenarios cost
+/// microseconds.
+pub const DEFAULT_CONFIRM_LOOPS: u32 = 1000;
+/// Each confirmation snapshot is taken at this many times the loops of the one before (the
+/// last one at the confirmation loops, or twice the one before if that is further).
+pub const CONFIRMATION_LOOP_FACTOR: u32 = 4;
+/// How much slower (per loop) a candidate may grow in one gap than in the gap before and still
+/// count as growing. Gaps grow four times from one confirmation snapshot to the next, so a leak
+/// of any steady rate passes with room to spare; a bound's creep does not.
+pub const MAX_RATE_DROP: f64 = 8.0;
+/// What a candidate must gain at least in each confirmation gap (hundreds of loops). What the
+/// detection phase can find at all grows by far more over such gaps; a bound's creep by one or
+/// two.
+pub const MIN_CONFIRMATION_GROWTH: f64 = 3.0;
+/// The share of what it had that a candidate growing in bytes must gain in each confirmation
+/// gap.
+pub const MIN_BYTES_SHARE: f64 = 0.1;
+/// The share of the growth below a candidate its own measure must grow by for the candidate to
+/// account for that growth (a list's items are a third of what it gains, with their strings
+/// and their arrays).
+pub const EXPLAINING_SHARE: f64 = 0.1;
+/// The share of its spread objects a node must gain over its last records to be a candidate
+/// for [`GrowthKind::Spread`]: the 15 % of the class-trend rule of the production profiler in
+/// seed 000.
+pub const SPREAD_MIN_SHARE: f64 = 0.15;
+/// New highs at which an ignored path counts as having grown, for the report.
+const IGNORED_MIN_RECORDS: u32 = 2;
+/// Snapshots of one search, whatever else says: a guard, far above what the rules need.
+pub const MAX_SNAPSHOTS_PER_SEARCH: u32 = 16;
 
 /// How many loops to run and how often to look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchConfig {
-    /// Loops between two snapshots of the detection phase.
+    /// Loops between the first two snapshots (the gap then doubles).
     pub loops_per_snapshot: u32,
-    /// Snapshots of the detection phase (the confirmation adds [`CONFIRMATION_SNAPSHOTS`]).
+    /// Snapshots of the detection phase, before extensions and confirmation.
     pub max_snapshots: u32,
+    /// Loops the run reaches before candidates count as confirmed.
+    pub confirm_loops: u32,
 }
 
 impl Default for SearchConfig {
@@ -51,15 +106,16 @@ impl Default for SearchConfig {
         SearchConfig {
             loops_per_snapshot: DEFAULT_LOOPS_PER_SNAPSHOT,
             max_snapshots: DEFAULT_MAX_SNAPSHOTS,
+            confirm_loops: DEFAULT_CONFIRM_LOOPS,
         }
     }
 }
 
 impl SearchConfig {
-    /// Growing diffs needed for a candidate: [`REQUIRED_GROWING_DIFFS`], or fewer when the user
-    /// asked for fewer snapshots than that allows.
-    pub fn required_growing_diffs(&self) -> u32 {
-        REQUIRED_GROWING_DIFFS
+    /// Records needed for a candidate: [`REQUIRED_RECORDS`], or fewer when the user asked for
+    /// fewer detection snapshots than that allows.
+    pub fn required_records(&self) -> u32 {
+        REQUIRED_RECORDS
             .min(self.max_snapshots.saturating_sub(1))
             .max(1)
     }
@@ -74,23 +130,171 @@ pub enum NextStep {
     Done,
 }
 
-#[derive(Debug)]
-enum Phase {
-    Detecting,
-    /// Candidates found; this many confirmation snapshots are still to come.
-    Confirming {
-        snapshots_left: u32,
-        loops_each: u32,
-    },
-    Done,
+/// What grew about a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GrowthKind {
+    /// The threads of a thread root group.
+    Threads,
+    /// The objects of the node's children.
+    Objects,
+    /// Objects further below the node, spread over paths none of which grows by itself.
+    Spread,
+    /// The references the node's objects hold, to objects new or old.
+    References,
+    /// The bytes of the node's children, with as many children (a string that lengthens).
+    Bytes,
 }
 
-/// A node under confirmation, by its path of keys.
+const KINDS: [GrowthKind; 5] = [
+    GrowthKind::Threads,
+    GrowthKind::Objects,
+    GrowthKind::Spread,
+    GrowthKind::References,
+    GrowthKind::Bytes,
+];
+
+impl GrowthKind {
+    /// The name used in reports: `threads`, `objects`, `spread`, `references`, `bytes`.
+    pub fn label(self) -> &'static str {
+        match self {
+            GrowthKind::Threads => "threads",
+            GrowthKind::Objects => "objects",
+            GrowthKind::Spread => "spread",
+            GrowthKind::References => "references",
+            GrowthKind::Bytes => "bytes",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// A node's measures in one snapshot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NodeValues {
+    /// The node's own objects (threads, for a thread root group).
+    pub objects: u64,
+    /// Objects of the node's children.
+    pub children_objects: u64,
+    /// References the node's objects hold.
+    pub references: u64,
+    /// Shallow bytes of the node's children, arrays of references left out (their length is
+    /// capacity; what they hold counts as objects and references).
+    pub children_bytes: u64,
+    /// Objects below the node that no candidate below it and no ignored path accounts for.
+    pub spread_objects: u64,
+}
+
+impl NodeValues {
+    /// The measure that `kind` judges.
+    pub fn get(&self, kind: GrowthKind) -> u64 {
+        match kind {
+            GrowthKind::Threads => self.objects,
+            GrowthKind::Objects => self.children_objects,
+            GrowthKind::Spread => self.spread_objects,
+            GrowthKind::References => self.references,
+            GrowthKind::Bytes => self.children_bytes,
+        }
+    }
+}
+
+/// A node's measures at one snapshot, with the loops run by then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SnapshotValues {
+    /// Loops run (warm-up included) when the snapshot was taken.
+    pub loops: u32,
+    /// The node's measures; all zero where the path did not exist.
+    pub values: NodeValues,
+}
+
+/// Index of a path in the search's table of paths.
+type SeriesId = u32;
+
+/// One measure's trend: its highest value so far, and the records that set it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Trend {
+    max: u64,
+    /// The value at the first snapshot of the search (0 if the path didn't exist yet).
+    first: u64,
+    /// The value at the latest snapshot, and at the one before.
+    last: u64,
+    previous: u64,
+    /// Consecutive snapshots, up to the latest, at which the measure made a record.
+    streak: u32,
+    /// Records since the first snapshot.
+    records: u32,
+}
+
+impl Trend {
+    /// Takes the value of a new snapshot; the first snapshot of a search sets no record.
+    fn push(&mut self, value: u64, first_snapshot: bool) -> bool {
+        let record = !first_snapshot && value > self.max;
+        if first_snapshot {
+            self.first = value;
+        }
+        self.max = self.max.max(value);
+        self.previous = self.last;
+        self.last = value;
+        if record {
+            self.streak += 1;
+            self.records += 1;
+        } else {
+            self.streak = 0;
+        }
+        record
+    }
+
+    /// Whether the measure is above where it started and still moving: it just made a new
+    /// high, or changed since the snapshot before (growth with dips in between). Growing for
+    /// all one can tell, but not steadily enough yet: worth a wider gap before calling it. A
+    /// bound that is full stays put, and is not ambiguous.
+    fn is_ambiguous(&self) -> bool {
+        self.records > 0
+            && self.last > self.first
+            && (self.streak >= 1 || self.last != self.previous)
+    }
+}
+
+/// One path, matched across snapshots by its keys.
 #[derive(Debug)]
-struct Candidate {
-    path: Vec<NodeKey>,
-    /// Retained size at each confirmation snapshot, `None` where the node was missing.
-    retained: Vec<Option<Retained>>,
+struct Series {
+    parent: Option<SeriesId>,
+    key: NodeKey,
+    /// The first ignore rule matching a step of the path, here or above.
+    ignored_by: Option<usize>,
+    /// Whether [`GrowthKind::Threads`] applies: a root group of threads.
+    counts_own_objects: bool,
+    /// A root group: its children are unrelated paths, so growth spread over them means
+    /// nothing and [`GrowthKind::Spread`] is not measured.
+    is_root: bool,
+    /// Snapshot at which the path first existed; `history` starts there.
+    first: u32,
+    history: Vec<Option<NodeValues>>,
+    trends: [Trend; 5],
+    /// The snapshot at which the current run of candidacy began.
+    candidate_since: Option<u32>,
+    /// The kinds it was a candidate for, the last time it was one.
+    candidate_kinds: Vec<GrowthKind>,
+    /// The last snapshot at which it was a candidate, if ever.
+    last_candidate: Option<u32>,
+    /// Retained size at the last two snapshots at which it was a candidate, latest last.
+    retained: [Option<Retained>; 2],
+    /// For a `LOCAL` path: where the frame was, in the latest snapshot that had it.
+    source: Option<NameId>,
+}
+
+impl Series {
+    fn values_at(&self, snapshot: u32) -> NodeValues {
+        snapshot
+            .checked_sub(self.first)
+            .and_then(|i| self.history.get(i as usize).copied().flatten())
+            .unwrap_or_default()
+    }
+
+    fn is_candidate(&self) -> bool {
+        self.candidate_since.is_some()
+    }
 }
 
 /// The growth search over the snapshots of one scenario. Feed it snapshots with
@@ -99,285 +303,722 @@ struct Candidate {
 #[derive(Debug)]
 pub struct GrowthSearch {
     config: SearchConfig,
+    rules: Vec<IgnoreRule>,
     names: Names,
-    trees: Vec<PathTree>,
+    series: Vec<Series>,
+    by_parent_and_key: FastMap<(SeriesId, NodeKey), SeriesId>,
     /// Loops run (warm-up included) when each snapshot was taken.
     loops_at: Vec<u32>,
-    /// For each node of the latest tree: how many consecutive diffs it has grown in.
-    streaks: Vec<u32>,
-    phase: Phase,
-    candidates: Vec<Candidate>,
+    /// The last two trees, latest last, with the series of each of their nodes.
+    trees: Vec<(PathTree, Vec<SeriesId>)>,
+    /// Why the search stopped before confirmation was complete, if it did.
+    cut: Option<ConfirmationCut>,
+    done: bool,
 }
 
+/// No parent, in [`GrowthSearch::by_parent_and_key`].
+const NO_SERIES: SeriesId = SeriesId::MAX;
+
 impl GrowthSearch {
-    /// A search that has seen no snapshot yet.
+    /// A search that has seen no snapshot yet, with heapgrowth's rules for known JDK growth.
     pub fn new(config: SearchConfig) -> GrowthSearch {
+        GrowthSearch::with_ignore_rules(config, IgnoreRule::known_jdk_growth())
+    }
+
+    /// A search that leaves out the paths `rules` match (see [`IgnoreRule`]); pass
+    /// [`IgnoreRule::known_jdk_growth`] among them to keep the built-in ones.
+    pub fn with_ignore_rules(config: SearchConfig, rules: Vec<IgnoreRule>) -> GrowthSearch {
         GrowthSearch {
             config,
+            rules,
             names: Names::default(),
-            trees: Vec::new(),
+            series: Vec::new(),
+            by_parent_and_key: FastMap::default(),
             loops_at: Vec::new(),
-            streaks: Vec::new(),
-            phase: Phase::Detecting,
-            candidates: Vec::new(),
+            trees: Vec::new(),
+            cut: None,
+            done: false,
         }
+    }
+
+    /// Tells the search that the loops it asks for next cannot all be run (a time budget);
+    /// the snapshot after them is the last, and the report says why.
+    pub fn stop_after_next_snapshot(&mut self, cut: ConfirmationCut) {
+        self.cut = Some(cut);
     }
 
     /// Analyses a snapshot taken after `loops` loops in total (warm-up included) and says what
     /// to do next.
     pub fn add_snapshot(&mut self, graph: &HeapGraph, loops: u32) -> NextStep {
+        let snapshot = self.loops_at.len() as u32;
         let (tree, objects) = build(graph, &mut self.names);
-        self.streaks = match self.trees.last() {
-            Some(previous) => growth_streaks(previous, &self.streaks, &tree),
-            None => vec![0; tree.nodes().len()],
-        };
-        if let Phase::Confirming { .. } = self.phase {
-            let present: Vec<(usize, NodeId)> = self
-                .candidates
-                .iter()
-                .enumerate()
-                .filter_map(|(index, candidate)| {
-                    tree.find(&candidate.path).map(|node| (index, node))
-                })
-                .collect();
-            let nodes: Vec<NodeId> = present.iter().map(|&(_, node)| node).collect();
-            let sizes = retained_sizes(graph, &objects, &nodes);
-            let mut retained = vec![None; self.candidates.len()];
-            for (&(index, _), size) in present.iter().zip(sizes) {
-                retained[index] = Some(size);
-            }
-            for (candidate, size) in self.candidates.iter_mut().zip(retained) {
-                candidate.retained.push(size);
-            }
-        }
-        self.trees.push(tree);
+        let node_series = self.match_series(&tree, snapshot);
         self.loops_at.push(loops);
+        self.update_trends(&tree, &node_series, snapshot);
+
+        // Retained sizes of the candidates that would be reported, for the report's increase.
+        let reported = self.reportable(&self.current_candidates());
+        let present: Vec<(SeriesId, NodeId)> = node_series
+            .iter()
+            .enumerate()
+            .filter(|(_, series)| reported.contains(series))
+            .map(|(node, &series)| (series, node as NodeId))
+            .collect();
+        let nodes: Vec<NodeId> = present.iter().map(|&(_, node)| node).collect();
+        for (&(series, _), size) in present.iter().zip(retained_sizes(graph, &objects, &nodes)) {
+            let retained = &mut self.series[series as usize].retained;
+            retained[0] = retained[1];
+            retained[1] = Some(size);
+        }
+
+        self.trees.push((tree, node_series));
+        if self.trees.len() > 2 {
+            self.trees.remove(0);
+        }
         let next = self.next_step(loops);
         if next == NextStep::Done {
-            self.phase = Phase::Done;
+            self.done = true;
         }
         next
     }
 
-    fn next_step(&mut self, loops: u32) -> NextStep {
-        let required = self.config.required_growing_diffs();
-        match self.phase {
-            Phase::Detecting => {
-                let taken = self.trees.len() as u32;
-                let remaining = self.config.max_snapshots.saturating_sub(taken);
-                if remaining > 0 {
-                    let best = self.streaks.iter().copied().max().unwrap_or(0);
-                    return if best + remaining >= required {
-                        NextStep::RunLoops(self.config.loops_per_snapshot)
-                    } else {
-                        NextStep::Done
-                    };
+    /// The series of every node of `tree`, creating those seen for the first time.
+    fn match_series(&mut self, tree: &PathTree, snapshot: u32) -> Vec<SeriesId> {
+        let mut node_series: Vec<SeriesId> = Vec::with_capacity(tree.nodes().len());
+        // Parents are created before their children, so a parent's series is known first.
+        for node in tree.nodes() {
+            let parent = node.parent.map(|p| node_series[p as usize]);
+            let map_key = (parent.unwrap_or(NO_SERIES), node.key);
+            let id = match self.by_parent_and_key.get(&map_key) {
+                Some(&id) => id,
+                None => {
+                    let id = self.series.len() as SeriesId;
+                    let ignored_by = parent
+                        .and_then(|p| self.series[p as usize].ignored_by)
+                        .or_else(|| self.matching_rule(node.key));
+                    let root_name = self.names.get(node.key.name);
+                    self.series.push(Series {
+                        parent,
+                        key: node.key,
+                        ignored_by,
+                        counts_own_objects: node.parent.is_none() && root_name == "ThreadObject",
+                        is_root: node.parent.is_none(),
+                        first: snapshot,
+                        history: Vec::new(),
+                        trends: Default::default(),
+                        candidate_since: None,
+                        candidate_kinds: Vec::new(),
+                        last_candidate: None,
+                        retained: [None; 2],
+                        source: None,
+                    });
+                    self.by_parent_and_key.insert(map_key, id);
+                    id
                 }
-                let tree = self.trees.last().expect("a snapshot was just added");
-                let paths: Vec<Vec<NodeKey>> = top_growing(tree, &self.streaks, required)
-                    .into_iter()
-                    .map(|node| tree.path(node))
-                    .collect();
-                if paths.is_empty() {
-                    return NextStep::Done;
+            };
+            if node.source.is_some() {
+                self.series[id as usize].source = node.source;
+            }
+            node_series.push(id);
+        }
+        node_series
+    }
+
+    /// The first rule that matches the step `key`.
+    fn matching_rule(&self, key: NodeKey) -> Option<usize> {
+        let (location, target) = match key.kind {
+            StepKind::GcRoot => (format!("GcRoot({})", self.names.get(key.name)), ""),
+            _ => (
+                format!("{}.{}", self.names.get(key.owner), self.names.get(key.name)),
+                self.names.get(key.target),
+            ),
+        };
+        self.rules
+            .iter()
+            .position(|rule| rule.matches_step(&location, target))
+    }
+
+    /// Measures every node of `tree`, pushes the values into the series' histories (zeros for
+    /// paths the snapshot doesn't have), and updates trends and candidacy.
+    fn update_trends(&mut self, tree: &PathTree, node_series: &[SeriesId], snapshot: u32) {
+        let nodes = tree.nodes();
+        let first_snapshot = snapshot == 0;
+        let required = self.config.required_records();
+        let names = &self.names;
+        let mut values: Vec<NodeValues> = nodes
+            .iter()
+            .map(|node| {
+                let (children_objects, children_bytes) =
+                    node.children
+                        .iter()
+                        .fold((0, 0), |(objects, bytes), &child| {
+                            let child = &nodes[child as usize];
+                            // An object array that gets longer without more references in use
+                            // is spare capacity of a growable buffer, not content; its content
+                            // shows in its own node's objects and references.
+                            let content = if is_object_array(names.get(child.key.target)) {
+                                0
+                            } else {
+                                child.bytes
+                            };
+                            (objects + child.objects, bytes + content)
+                        });
+                NodeValues {
+                    objects: node.objects,
+                    children_objects,
+                    references: node.references,
+                    children_bytes,
+                    spread_objects: 0,
                 }
-                self.candidates = paths
-                    .into_iter()
-                    .map(|path| Candidate {
-                        path,
-                        retained: Vec::new(),
+            })
+            .collect();
+
+        // Direct measures, children before parents: a lengthening array or string belongs to
+        // the node holding it, not to every ancestor whose children's bytes include it, so
+        // bytes count only where no child made a record of its own.
+        let mut recorded = vec![false; nodes.len()];
+        let mut direct_candidate = vec![false; nodes.len()];
+        for id in (0..nodes.len()).rev() {
+            let series = &mut self.series[node_series[id] as usize];
+            let v = values[id];
+            let objects =
+                series.trends[GrowthKind::Objects.index()].push(v.children_objects, first_snapshot);
+            let references =
+                series.trends[GrowthKind::References.index()].push(v.references, first_snapshot);
+            let threads = series.counts_own_objects
+                && series.trends[GrowthKind::Threads.index()].push(v.objects, first_snapshot);
+            let child_recorded = nodes[id]
+                .children
+                .iter()
+                .any(|&child| recorded[child as usize]);
+            let bytes_trend = &mut series.trends[GrowthKind::Bytes.index()];
+            let bytes = if objects || child_recorded {
+                // Keep the high mark, but this is not growth in bytes.
+                bytes_trend.max = bytes_trend.max.max(v.children_bytes);
+                bytes_trend.streak = 0;
+                false
+            } else {
+                bytes_trend.push(v.children_bytes, first_snapshot)
+            };
+            recorded[id] = objects || references || threads || bytes;
+            direct_candidate[id] = [
+                GrowthKind::Threads,
+                GrowthKind::Objects,
+                GrowthKind::References,
+                GrowthKind::Bytes,
+            ]
+            .iter()
+            .any(|&kind| series.trends[kind.index()].streak >= required);
+        }
+
+        // Spread: objects below each node, leaving out what ignore rules cover. Children before
+        // parents again.
+        let ignored = |id: usize| self.series[node_series[id] as usize].ignored_by.is_some();
+        let mut below = vec![0u64; nodes.len()];
+        for id in (0..nodes.len()).rev() {
+            below[id] = nodes[id]
+                .children
+                .iter()
+                .map(|&child| child as usize)
+                .filter(|&child| !ignored(child))
+                .map(|child| nodes[child].objects + below[child])
+                .sum();
+            values[id].spread_objects = below[id];
+        }
+        // How much of the growth below each node since the snapshot before candidates below it
+        // account for. A candidate accounts for the growth of what is below it when its own
+        // measure grew by a fair part of that ([`EXPLAINING_SHARE`]): a growing list accounts
+        // for its items and their strings; a path through a tree whose count creeps up by a
+        // few while a thousand nodes are added below it accounts for nothing.
+        let previous: Vec<NodeValues> = (0..nodes.len())
+            .map(|id| {
+                let series = &self.series[node_series[id] as usize];
+                snapshot
+                    .checked_sub(1)
+                    .map_or(values[id], |previous| series.values_at(previous))
+            })
+            .collect();
+        let before = |id: usize| previous[id];
+        let grown_below: Vec<i64> = (0..nodes.len())
+            .map(|id| below[id] as i64 - previous[id].spread_objects as i64)
+            .collect();
+        // A recursive step (a tree node's child of the tree's node class) accounts for nothing:
+        // growth through a recursive structure belongs to its top.
+        let explains: Vec<bool> = (0..nodes.len())
+            .map(|id| {
+                let series = &self.series[node_series[id] as usize];
+                let recursive = nodes[id].parent.is_some_and(|parent| {
+                    nodes[parent as usize].key.target == nodes[id].key.target
+                });
+                let own_growth = [
+                    GrowthKind::Threads,
+                    GrowthKind::Objects,
+                    GrowthKind::References,
+                    GrowthKind::Bytes,
+                ]
+                .iter()
+                .filter(|&&kind| series.trends[kind.index()].streak >= required)
+                .map(|&kind| values[id].get(kind) as i64 - before(id).get(kind) as i64)
+                .max();
+                !recursive
+                    && own_growth.is_some_and(|grown| {
+                        grown as f64 >= EXPLAINING_SHARE * grown_below[id] as f64
                     })
-                    .collect();
-                // As many loops again as the search has run, spread over the confirmation.
-                let loops_each = loops.div_ceil(CONFIRMATION_SNAPSHOTS).max(1);
-                self.phase = Phase::Confirming {
-                    snapshots_left: CONFIRMATION_SNAPSHOTS,
-                    loops_each,
-                };
-                NextStep::RunLoops(loops_each)
-            }
-            Phase::Confirming {
-                snapshots_left,
-                loops_each,
-            } => {
-                if snapshots_left > 1 {
-                    self.phase = Phase::Confirming {
-                        snapshots_left: snapshots_left - 1,
-                        loops_each,
-                    };
-                    NextStep::RunLoops(loops_each)
-                } else {
-                    NextStep::Done
+            })
+            .collect();
+        let mut explained = vec![0i64; nodes.len()];
+        for id in (0..nodes.len()).rev() {
+            let mut total = 0;
+            for &child in &nodes[id].children {
+                let child = child as usize;
+                if ignored(child) {
+                    continue;
                 }
+                total += if explains[child] {
+                    (nodes[child].objects as i64 + below[child] as i64
+                        - before(child).objects as i64
+                        - before(child).spread_objects as i64)
+                        .max(0)
+                } else {
+                    explained[child]
+                };
             }
-            Phase::Done => NextStep::Done,
+            explained[id] = total;
+        }
+        let mut spread_streaking = vec![false; nodes.len()];
+        for id in (0..nodes.len()).rev() {
+            let series = &mut self.series[node_series[id] as usize];
+            if series.is_root {
+                continue;
+            }
+            series.trends[GrowthKind::Spread.index()]
+                .push(values[id].spread_objects, first_snapshot);
+            spread_streaking[id] = series.trends[GrowthKind::Spread.index()].streak >= required;
+        }
+
+        // Candidacy. A spread candidate is where spread growth divides: the paths above it have
+        // one streaking child each and are passed through; a root group is never one (its
+        // children are unrelated paths); nor a node whose growth below candidates below it
+        // account for, by half or more. Once one, it stays one while its spread keeps making
+        // new highs, whatever its children do.
+        let mut seen = vec![false; self.series.len()];
+        for (id, node) in nodes.iter().enumerate() {
+            let series_id = node_series[id];
+            seen[series_id as usize] = true;
+            let streaking_children = node
+                .children
+                .iter()
+                .filter(|&&child| spread_streaking[child as usize])
+                .count();
+            let series = &mut self.series[series_id as usize];
+            let was_spread =
+                series.is_candidate() && series.candidate_kinds.contains(&GrowthKind::Spread);
+            let unexplained = !explains[id] && explained[id] * 2 < grown_below[id];
+            let spread = spread_streaking[id]
+                && node.parent.is_some()
+                && (was_spread || (streaking_children != 1 && unexplained));
+            let mut kinds: Vec<GrowthKind> = KINDS
+                .iter()
+                .copied()
+                .filter(|&kind| {
+                    kind != GrowthKind::Spread && series.trends[kind.index()].streak >= required
+                })
+                .collect();
+            if spread {
+                kinds.push(GrowthKind::Spread);
+                kinds.sort();
+            }
+            let index = snapshot - series.first;
+            series.history.resize(index as usize, None);
+            series.history.push(Some(values[id]));
+            // A candidate must keep growing at about the pace it grew at; a spread one by a
+            // fair share of what it spreads over.
+            let loops_at = &self.loops_at;
+            kinds.retain(|&kind| {
+                (!series.is_candidate() || keeps_pace(series, kind, loops_at))
+                    && (kind != GrowthKind::Spread || grew_by_a_share(series, required, snapshot))
+            });
+            set_candidacy(series, kinds, snapshot);
+        }
+        // Paths this snapshot doesn't have: their measures are zero now.
+        for (id, series) in self.series.iter_mut().enumerate() {
+            if id < seen.len() && seen[id] {
+                continue;
+            }
+            for trend in &mut series.trends {
+                trend.push(0, first_snapshot);
+            }
+            set_candidacy(series, Vec::new(), snapshot);
         }
     }
 
-    /// The result: the nodes that grew through detection and confirmation.
+    /// Series that are candidates now, ignored ones included.
+    fn current_candidates(&self) -> Vec<SeriesId> {
+        (0..self.series.len() as SeriesId)
+            .filter(|&id| self.series[id as usize].is_candidate())
+            .collect()
+    }
+
+    /// Of `candidates`, those to report: not ignored, and not under another one of them.
+    fn reportable(&self, candidates: &[SeriesId]) -> Vec<SeriesId> {
+        self.top_most(candidates, |series| series.ignored_by.is_none())
+    }
+
+    /// Of `set`, those that `keep` accepts and that have no ancestor in `set` it accepts.
+    fn top_most(&self, set: &[SeriesId], keep: impl Fn(&Series) -> bool) -> Vec<SeriesId> {
+        let kept: Vec<SeriesId> = set
+            .iter()
+            .copied()
+            .filter(|&id| keep(&self.series[id as usize]))
+            .collect();
+        kept.iter()
+            .copied()
+            .filter(|&id| {
+                let mut ancestor = self.series[id as usize].parent;
+                while let Some(a) = ancestor {
+                    if kept.contains(&a) {
+                        return false;
+                    }
+                    ancestor = self.series[a as usize].parent;
+                }
+                true
+            })
+            .collect()
+    }
+
+    fn next_step(&mut self, loops: u32) -> NextStep {
+        let taken = self.loops_at.len() as u32;
+        if self.cut.is_some() || taken >= MAX_SNAPSHOTS_PER_SEARCH {
+            if self.cut.is_none() && self.has_unconfirmed_candidates(loops) {
+                self.cut = Some(ConfirmationCut::SnapshotLimit);
+            }
+            return NextStep::Done;
+        }
+        if !self.reportable(&self.current_candidates()).is_empty() {
+            if !self.has_unconfirmed_candidates(loops) {
+                return NextStep::Done;
+            }
+            // Four times the loops, but no further past the confirmation loops than twice.
+            let base = loops.max(self.config.loops_per_snapshot).max(1);
+            let next = base
+                .saturating_mul(CONFIRMATION_LOOP_FACTOR)
+                .min(self.config.confirm_loops.max(base.saturating_mul(2)));
+            return NextStep::RunLoops(next - loops);
+        }
+        let detection_gap = self
+            .config
+            .loops_per_snapshot
+            .saturating_mul(1 << (taken - 1).min(20));
+        let required = self.config.required_records();
+        let max_snapshots = self.config.max_snapshots;
+        let watched = |series: &&Series| series.ignored_by.is_none();
+        let can_still_qualify = self.series.iter().filter(watched).any(|series| {
+            series.trends.iter().any(|trend| {
+                trend.streak >= 1 && trend.streak + max_snapshots.saturating_sub(taken) >= required
+            })
+        });
+        // Not bytes: strings whose numbers gain a digit grow in bytes at every power of ten,
+        // and that alone is no reason to look longer.
+        // Nor paths that were candidates already and were judged to have leveled off.
+        let ambiguous = self.series.iter().filter(watched).any(|series| {
+            series.last_candidate.is_none()
+                && KINDS.iter().any(|&kind| {
+                    kind != GrowthKind::Bytes && series.trends[kind.index()].is_ambiguous()
+                })
+        });
+        let go_on = taken < 3.min(max_snapshots)
+            || (taken < max_snapshots && can_still_qualify)
+            || (taken < max_snapshots + AMBIGUOUS_EXTRA_SNAPSHOTS && ambiguous);
+        if go_on {
+            NextStep::RunLoops(detection_gap.max(1))
+        } else {
+            NextStep::Done
+        }
+    }
+
+    /// Whether a candidate to report has not yet made [`CONFIRMATION_SNAPSHOTS`] records
+    /// since it became one, or the run has not reached its confirmation loops.
+    fn has_unconfirmed_candidates(&self, loops: u32) -> bool {
+        let last = self.loops_at.len() as u32 - 1;
+        let reportable = self.reportable(&self.current_candidates());
+        !reportable.is_empty()
+            && (loops < self.config.confirm_loops
+                || reportable.iter().any(|&id| {
+                    let since = self.series[id as usize].candidate_since.unwrap_or(last);
+                    last - since < CONFIRMATION_SNAPSHOTS
+                }))
+    }
+
+    /// The result: the nodes that grew through detection and confirmation, those that leveled
+    /// off, and those that ignore rules kept out.
     pub fn finish(self) -> SearchOutcome {
         let loops = self.loops_at.last().copied().unwrap_or(0);
-        let snapshots = self.trees.len() as u32;
-        let Some(last) = self.trees.last() else {
-            return SearchOutcome {
-                loops,
-                snapshots,
-                growing: Vec::new(),
-                leveled_off: Vec::new(),
-            };
-        };
-        let mut growing = Vec::new();
-        let mut leveled_off = Vec::new();
-        for candidate in &self.candidates {
-            let confirmed = last.find(&candidate.path).is_some_and(|node| {
-                self.streaks[node as usize]
-                    >= self.config.required_growing_diffs() + CONFIRMATION_SNAPSHOTS
-            });
-            if confirmed {
-                growing.push(self.describe(candidate));
-            } else {
-                leveled_off.push(self.resolve_path(last, &candidate.path));
-            }
-        }
+        let snapshots = self.loops_at.len() as u32;
+        let candidates = self.current_candidates();
+        let reported = self.reportable(&candidates);
+        let mut growing: Vec<GrowingNode> = reported.iter().map(|&id| self.describe(id)).collect();
         growing.sort_by(|a, b| a.path.cmp(&b.path));
-        leveled_off.sort();
+
+        let under_reported = |series: &Series| {
+            let mut ancestor = series.parent;
+            while let Some(a) = ancestor {
+                if reported.contains(&a) {
+                    return true;
+                }
+                ancestor = self.series[a as usize].parent;
+            }
+            false
+        };
+        let were_candidates: Vec<SeriesId> = (0..self.series.len() as SeriesId)
+            .filter(|&id| {
+                let series = &self.series[id as usize];
+                series.last_candidate.is_some() && !series.is_candidate()
+            })
+            .collect();
+        let mut leveled_off: Vec<LeveledOff> = self
+            .top_most(&were_candidates, |series| {
+                series.ignored_by.is_none() && !under_reported(series)
+            })
+            .into_iter()
+            .map(|id| {
+                let series = &self.series[id as usize];
+                let stopped = series.last_candidate.unwrap_or(0);
+                LeveledOff {
+                    path: self.resolve_path(id),
+                    kinds: series.candidate_kinds.clone(),
+                    last_growth_loop: self.loops_at[stopped as usize],
+                    history: self.history(id),
+                }
+            })
+            .collect();
+        leveled_off.sort_by(|a, b| a.path.cmp(&b.path));
+
+        // Ignored paths are not followed to candidacy (the search doesn't wait for them), so
+        // those that set new highs at two snapshots or more are listed as having grown.
+        let ignored_ever: Vec<SeriesId> = (0..self.series.len() as SeriesId)
+            .filter(|&id| {
+                let series = &self.series[id as usize];
+                series.ignored_by.is_some()
+                    && (series.last_candidate.is_some()
+                        || series
+                            .trends
+                            .iter()
+                            .any(|t| t.records >= IGNORED_MIN_RECORDS))
+            })
+            .collect();
+        let mut ignored: Vec<IgnoredPath> = self
+            .top_most(&ignored_ever, |_| true)
+            .into_iter()
+            .map(|id| {
+                let series = &self.series[id as usize];
+                let rule = &self.rules[series.ignored_by.expect("filtered on ignored_by")];
+                let kinds = if series.candidate_kinds.is_empty() {
+                    KINDS
+                        .iter()
+                        .copied()
+                        .filter(|&kind| series.trends[kind.index()].records >= IGNORED_MIN_RECORDS)
+                        .collect()
+                } else {
+                    series.candidate_kinds.clone()
+                };
+                IgnoredPath {
+                    path: self.resolve_path(id),
+                    kinds,
+                    pattern: rule.pattern.clone(),
+                    reason: rule.reason.clone(),
+                    history: self.history(id),
+                }
+            })
+            .collect();
+        ignored.sort_by(|a, b| a.path.cmp(&b.path));
+
         SearchOutcome {
             loops,
             snapshots,
             growing,
             leveled_off,
+            ignored,
         }
     }
 
-    fn describe(&self, candidate: &Candidate) -> GrowingNode {
-        let last = self.trees.last().expect("finish checked");
-        let node = last
-            .find(&candidate.path)
-            .expect("confirmed nodes are in the last tree");
-        let previous_tree = &self.trees[self.trees.len() - 2];
-        let previous = previous_tree.find(&candidate.path);
-        let children_objects = self
-            .trees
+    /// The measures of series `id` at every snapshot.
+    fn history(&self, id: SeriesId) -> Vec<SnapshotValues> {
+        let series = &self.series[id as usize];
+        self.loops_at
             .iter()
-            .map(|tree| {
-                tree.find(&candidate.path)
-                    .map_or(0, |n| tree.children_totals(n).0)
+            .enumerate()
+            .map(|(snapshot, &loops)| SnapshotValues {
+                loops,
+                values: series.values_at(snapshot as u32),
             })
-            .collect();
-        let mut children: Vec<ChildGrowth> = last
+            .collect()
+    }
+
+    fn describe(&self, id: SeriesId) -> GrowingNode {
+        let series = &self.series[id as usize];
+        let last = self.loops_at.len() - 1;
+        let (tree, node_series) = self.trees.last().expect("finish has a snapshot");
+        let node = node_series
+            .iter()
+            .position(|&s| s == id)
+            .expect("a candidate is in the last tree") as NodeId;
+        let previous = self.trees.len().checked_sub(2).and_then(|i| {
+            let (tree, node_series) = &self.trees[i];
+            let node = node_series.iter().position(|&s| s == id)?;
+            Some((tree, node as NodeId))
+        });
+        let previous_child = |key: NodeKey| {
+            let (tree, parent) = previous?;
+            tree.child(Some(parent), key).map(|child| tree.node(child))
+        };
+        let mut children: Vec<ChildGrowth> = tree
             .node(node)
             .children
             .iter()
             .map(|&child| {
-                let child_node = last.node(child);
-                let (before_objects, before_bytes) = previous
-                    .and_then(|p| previous_tree.child(Some(p), child_node.key))
-                    .map_or((0, 0), |c| {
-                        (previous_tree.node(c).objects, previous_tree.node(c).bytes)
-                    });
+                let child_node = tree.node(child);
+                let before = previous_child(child_node.key);
+                let (before_objects, before_bytes) =
+                    before.map_or((0, 0), |c| (c.objects, c.bytes));
+                let child_series = &self.series[node_series[child as usize] as usize];
+                let below = |snapshot: usize| {
+                    let values = child_series.values_at(snapshot as u32);
+                    values.objects + values.spread_objects
+                };
                 ChildGrowth {
-                    step: self.resolve_step(child_node.key, child_node.objects),
+                    step: self.resolve_step(child_node.key, child_node.objects, child_node.source),
                     objects: child_node.objects,
                     new: child_node.objects as i64 - before_objects as i64,
                     bytes: child_node.bytes,
                     new_bytes: child_node.bytes as i64 - before_bytes as i64,
+                    below: below(last),
+                    new_below: below(last) as i64 - last.checked_sub(1).map_or(0, below) as i64,
                 }
             })
             .collect();
         children.sort_by(|a, b| a.step.cmp(&b.step));
-        let last_retained = candidate
-            .retained
-            .last()
-            .copied()
-            .flatten()
-            .unwrap_or_default();
-        let before_retained = candidate
-            .retained
-            .iter()
-            .rev()
-            .nth(1)
-            .copied()
-            .flatten()
-            .unwrap_or_default();
+        let [before, latest] = series.retained;
+        let latest = latest.unwrap_or_default();
+        let before = before.unwrap_or_default();
+        let since = series.candidate_since.unwrap_or(last as u32) as usize;
         GrowingNode {
-            path: self.resolve_path(last, &candidate.path),
-            children_objects,
+            path: self.resolve_path(id),
+            kinds: series.candidate_kinds.clone(),
+            history: self.history(id),
+            confirmed: Confirmation {
+                from_loop: self.loops_at[since],
+                to_loop: self.loops_at[last],
+                snapshots: (last - since) as u32,
+                cut: self.cut,
+            },
             retained: RetainedGrowth {
-                objects: last_retained.objects,
-                bytes: last_retained.bytes,
-                objects_increase: last_retained.objects as i64 - before_retained.objects as i64,
-                bytes_increase: last_retained.bytes as i64 - before_retained.bytes as i64,
+                objects: latest.objects,
+                bytes: latest.bytes,
+                objects_increase: latest.objects as i64 - before.objects as i64,
+                bytes_increase: latest.bytes as i64 - before.bytes as i64,
             },
             children,
         }
     }
 
-    fn resolve_path(&self, tree: &PathTree, keys: &[NodeKey]) -> Vec<PathStep> {
-        let mut steps = Vec::with_capacity(keys.len());
-        for depth in 0..keys.len() {
-            let objects = tree
-                .find(&keys[..=depth])
-                .map_or(0, |node| tree.node(node).objects);
-            steps.push(self.resolve_step(keys[depth], objects));
+    /// The steps from the root group down to series `id`, with the objects each step had in
+    /// the last snapshot.
+    fn resolve_path(&self, id: SeriesId) -> Vec<PathStep> {
+        let last = self.loops_at.len() as u32 - 1;
+        let mut chain = Vec::new();
+        let mut current = Some(id);
+        while let Some(s) = current {
+            chain.push(s);
+            current = self.series[s as usize].parent;
         }
-        steps
+        chain
+            .iter()
+            .rev()
+            .map(|&s| {
+                let series = &self.series[s as usize];
+                self.resolve_step(series.key, series.values_at(last).objects, series.source)
+            })
+            .collect()
     }
 
-    fn resolve_step(&self, key: NodeKey, objects: u64) -> PathStep {
+    fn resolve_step(&self, key: NodeKey, objects: u64, source: Option<NameId>) -> PathStep {
         PathStep {
             kind: key.kind,
             owner: self.names.get(key.owner).to_owned(),
             name: self.names.get(key.name).to_owned(),
             target: self.names.get(key.target).to_owned(),
             objects,
+            source: source
+                .map(|s| self.names.get(s).to_owned())
+                .unwrap_or_default(),
         }
     }
 }
 
-/// Growth streak of every node of `tree`, continuing the streaks of `previous`'s nodes.
-///
-/// A node grows when its children together gain objects, or, with as many objects, gain bytes
-/// while no child grows itself: a lengthening array or string then belongs to the node that
-/// holds it, not to every ancestor whose children total includes it.
-fn growth_streaks(previous: &PathTree, previous_streaks: &[u32], tree: &PathTree) -> Vec<u32> {
-    let nodes = tree.nodes();
-    // Parents are created before their children, so a parent's match is known first.
-    let mut matches: Vec<Option<NodeId>> = Vec::with_capacity(nodes.len());
-    for node in nodes {
-        matches.push(match node.parent {
-            None => previous.child(None, node.key),
-            Some(parent) => {
-                matches[parent as usize].and_then(|p| previous.child(Some(p), node.key))
-            }
-        });
+/// Whether a candidate kept its pace in `kind` over the latest gap: it grew by at least
+/// [`MIN_CONFIRMATION_GROWTH`], at a rate per loop at least a [`MAX_RATE_DROP`]th of the gap's
+/// before. A leak keeps its pace as snapshots get further apart, however irregular it is from
+/// loop to loop; a structure that fills up towards a bound slows down, and its count creeps
+/// along (a shortest path now and then through one more entry of a bounded cache's linked
+/// queue) while the loops between snapshots multiply.
+fn keeps_pace(series: &Series, kind: GrowthKind, loops_at: &[u32]) -> bool {
+    let Some(now) = loops_at.len().checked_sub(1) else {
+        return true;
+    };
+    if now < 2 {
+        return true;
     }
-    // Children before parents, for the bytes rule.
-    let mut grew = vec![false; nodes.len()];
-    for id in (0..nodes.len()).rev() {
-        let (objects, bytes) = tree.children_totals(id as NodeId);
-        let (before_objects, before_bytes) =
-            matches[id].map_or((0, 0), |m| previous.children_totals(m));
-        let child_grew = || nodes[id].children.iter().any(|&child| grew[child as usize]);
-        grew[id] = objects > before_objects
-            || (objects == before_objects && bytes > before_bytes && !child_grew());
-    }
-    (0..nodes.len())
-        .map(|id| {
-            if grew[id] {
-                matches[id].map_or(0, |m| previous_streaks[m as usize]) + 1
-            } else {
-                0
-            }
-        })
-        .collect()
+    let value = |snapshot: usize| series.values_at(snapshot as u32).get(kind) as f64;
+    let gap = |snapshot: usize| f64::from(loops_at[snapshot] - loops_at[snapshot - 1]).max(1.0);
+    let grown = value(now) - value(now - 1);
+    let rate_before = (value(now - 1) - value(now - 2)) / gap(now - 1);
+    // Bytes also by a share of what there was: strings of a bounded map whose keys gain a
+    // digit now and then add a few bytes to kilobytes; text that keeps being appended to
+    // grows by its own size again over gaps this long.
+    let floor = match kind {
+        GrowthKind::Bytes => MIN_CONFIRMATION_GROWTH.max(value(now - 1) * MIN_BYTES_SHARE),
+        _ => MIN_CONFIRMATION_GROWTH,
+    };
+    grown >= floor && grown / gap(now) * MAX_RATE_DROP >= rate_before
 }
 
-/// Nodes with a streak of at least `required`, leaving out those under another such node.
-fn top_growing(tree: &PathTree, streaks: &[u32], required: u32) -> Vec<NodeId> {
-    let growing = |node: NodeId| streaks[node as usize] >= required;
-    (0..tree.nodes().len() as NodeId)
-        .filter(|&node| growing(node) && !tree.has_ancestor_in(node, &growing))
-        .collect()
+/// Whether the node's spread objects grew, over its last [`SearchConfig::required_records`]
+/// snapshots, by at least [`SPREAD_MIN_SHARE`] of what they were: a node high up the tree
+/// (a class loader, everything below it) gains a few objects now and then from class loading
+/// and caches all over; that is not growth spread over its paths, a leak is.
+fn grew_by_a_share(series: &Series, required: u32, snapshot: u32) -> bool {
+    let now = series.values_at(snapshot).spread_objects as f64;
+    let then = series
+        .values_at(snapshot.saturating_sub(required))
+        .spread_objects as f64;
+    now - then >= (then * SPREAD_MIN_SHARE).max(1.0)
+}
+
+/// Whether a class name is that of an array of references (`java.lang.Object[]`), not of
+/// primitives (`byte[]`).
+fn is_object_array(class: &str) -> bool {
+    const PRIMITIVE_ARRAYS: [&str; 8] = [
+        "boolean[]",
+        "char[]",
+        "float[]",
+        "double[]",
+        "byte[]",
+        "short[]",
+        "int[]",
+        "long[]",
+    ];
+    class.ends_with("[]") && !PRIMITIVE_ARRAYS.contains(&class)
+}
+
+/// Updates a series' candidacy at `snapshot` from the kinds it qualifies for now.
+fn set_candidacy(series: &mut Series, kinds: Vec<GrowthKind>, snapshot: u32) {
+    if kinds.is_empty() {
+        series.candidate_since = None;
+    } else {
+        series.candidate_since.get_or_insert(snapshot);
+        series.last_candidate = Some(snapshot);
+        series.candidate_kinds = kinds;
+    }
 }
 
 /// One step of a path, with names resolved.
@@ -385,22 +1026,37 @@ fn top_growing(tree: &PathTree, streaks: &[u32], required: u32) -> Vec<NodeId> {
 pub struct PathStep {
     /// How the step's objects are referenced.
     pub kind: StepKind,
-    /// Class that declares the field, or the array/collection class; empty for roots.
+    /// Class that declares the field, the array/collection class, the frame's class for
+    /// `LOCAL`, the loader's class for `CLASS`; empty for roots.
     pub owner: String,
-    /// Field name, `[x]`, `[key]`, or the root kind for [`StepKind::GcRoot`].
+    /// Field name, `[x]`, `[key]`, the method for `LOCAL`, the class for `CLASS`, or the root
+    /// kind for [`StepKind::GcRoot`].
     pub name: String,
-    /// Class of the referenced objects; empty for roots.
+    /// Class of the referenced objects; for roots empty, or the thread name pattern of a
+    /// group of threads (`worker-*`).
     pub target: String,
     /// Objects in the node, in the last snapshot.
     pub objects: u64,
+    /// For `LOCAL`: where the frame was (`Timer.java:563`), when the dump says; else empty.
+    pub source: String,
 }
 
 impl std::fmt::Display for PathStep {
-    /// `STATIC_FIELD Cart.items -> instance of java.util.ArrayList`, or `GcRoot(ThreadObject)`:
-    /// the owner by its simple name, as shark prints it.
+    /// `STATIC_FIELD Cart.items -> instance of java.util.ArrayList`, `GcRoot(StickyClass)`,
+    /// `GcRoot(ThreadObject "worker-*")`, `CLASS URLClassLoader -> class com.example.Plugin`:
+    /// the owner by its simple name, as shark prints it. The source line of a `LOCAL` is not
+    /// part of it (see [`PathStep::with_source`]): it moves while the thread runs.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
-            StepKind::GcRoot => write!(f, "GcRoot({})", self.name),
+            StepKind::GcRoot if self.target.is_empty() => write!(f, "GcRoot({})", self.name),
+            StepKind::GcRoot => write!(f, "GcRoot({} {:?})", self.name, self.target),
+            StepKind::Class => write!(
+                f,
+                "{} {} -> class {}",
+                self.kind.label(),
+                simple_name(&self.owner),
+                self.name
+            ),
             kind => write!(
                 f,
                 "{} {}.{} -> instance of {}",
@@ -410,6 +1066,24 @@ impl std::fmt::Display for PathStep {
                 self.target
             ),
         }
+    }
+}
+
+impl PathStep {
+    /// The step as [`Display`](std::fmt::Display) writes it, with a `LOCAL`'s frame location:
+    /// `LOCAL TimerThread.mainLoop(Timer.java:563) -> instance of java.util.TaskQueue`.
+    pub fn with_source(&self) -> String {
+        if self.source.is_empty() {
+            return self.to_string();
+        }
+        format!(
+            "{} {}.{}({}) -> instance of {}",
+            self.kind.label(),
+            simple_name(&self.owner),
+            self.name,
+            self.source,
+            self.target
+        )
     }
 }
 
@@ -426,6 +1100,11 @@ pub struct ChildGrowth {
     pub bytes: u64,
     /// Change in bytes since the snapshot before.
     pub new_bytes: i64,
+    /// The child's objects and those below it that no other growing node explains (what a
+    /// node growing in [`GrowthKind::Spread`] spreads over).
+    pub below: u64,
+    /// Change since the snapshot before.
+    pub new_below: i64,
 }
 
 /// Retained size in the last snapshot and its change since the one before.
@@ -441,17 +1120,91 @@ pub struct RetainedGrowth {
     pub bytes_increase: i64,
 }
 
-/// A node that grew in every diff of detection and confirmation.
+/// Why confirmation ended before the run reached its confirmation loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfirmationCut {
+    /// The scenario's time budget ran out.
+    TimeBudget,
+    /// The search took [`MAX_SNAPSHOTS_PER_SEARCH`] snapshots.
+    SnapshotLimit,
+}
+
+impl ConfirmationCut {
+    /// Why, in words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            ConfirmationCut::TimeBudget => "the time budget ran out",
+            ConfirmationCut::SnapshotLimit => "the snapshot limit was reached",
+        }
+    }
+}
+
+/// Over which loops a growing node kept growing after it became a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Confirmation {
+    /// Loops at the snapshot at which it became a candidate.
+    pub from_loop: u32,
+    /// Loops at the last snapshot.
+    pub to_loop: u32,
+    /// Snapshots after `from_loop`, each with a new record.
+    pub snapshots: u32,
+    /// Why confirmation stopped early, if it did.
+    pub cut: Option<ConfirmationCut>,
+}
+
+/// A node that kept growing through detection and confirmation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GrowingNode {
     /// From the root group down to the growing node.
     pub path: Vec<PathStep>,
-    /// Objects in the node's children, one number per snapshot.
-    pub children_objects: Vec<u64>,
+    /// What grew, most telling first.
+    pub kinds: Vec<GrowthKind>,
+    /// The node's measures at every snapshot.
+    pub history: Vec<SnapshotValues>,
+    /// Over which loops it was confirmed.
+    pub confirmed: Confirmation,
     /// What the node keeps alive.
     pub retained: RetainedGrowth,
     /// The node's children in the last snapshot.
     pub children: Vec<ChildGrowth>,
+}
+
+impl GrowingNode {
+    /// Objects in the node's children, one number per snapshot.
+    pub fn children_objects(&self) -> Vec<u64> {
+        self.history
+            .iter()
+            .map(|s| s.values.children_objects)
+            .collect()
+    }
+}
+
+/// A path that was a candidate and then stopped growing: a bound reached, not a leak.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeveledOff {
+    /// From the root group down to the node.
+    pub path: Vec<PathStep>,
+    /// What had grown.
+    pub kinds: Vec<GrowthKind>,
+    /// Loops at the last snapshot at which it was still growing.
+    pub last_growth_loop: u32,
+    /// Its measures at every snapshot.
+    pub history: Vec<SnapshotValues>,
+}
+
+/// A path an ignore rule kept out of the search that would have been a candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoredPath {
+    /// From the root group down to the node.
+    pub path: Vec<PathStep>,
+    /// What grew.
+    pub kinds: Vec<GrowthKind>,
+    /// The rule's pattern.
+    pub pattern: String,
+    /// The rule's reason.
+    pub reason: String,
+    /// Its measures at every snapshot.
+    pub history: Vec<SnapshotValues>,
 }
 
 /// The result of one search.
@@ -463,6 +1216,8 @@ pub struct SearchOutcome {
     pub snapshots: u32,
     /// Confirmed growing nodes, sorted by path.
     pub growing: Vec<GrowingNode>,
-    /// Paths that grew during detection but leveled off during confirmation.
-    pub leveled_off: Vec<Vec<PathStep>>,
+    /// Paths that grew for a while but leveled off, sorted by path.
+    pub leveled_off: Vec<LeveledOff>,
+    /// Paths ignore rules kept out that grew, sorted by path.
+    pub ignored: Vec<IgnoredPath>,
 }

@@ -128,13 +128,24 @@ fn a_static_list_that_gains_an_item_every_loop_is_reported_with_its_elements() {
         "ARRAY_ENTRY ArrayList.[x] -> instance of com.example.Item"
     );
     assert_eq!(child.objects, u64::from(outcome.loops));
-    // 3 warm-up loops, then 4 snapshots 2 loops apart, then 11 loops again over 2 snapshots.
-    assert_eq!(node.children_objects, vec![3, 5, 7, 9, 11, 17, 23]);
-    assert_eq!((outcome.loops, outcome.snapshots), (23, 7));
-    assert_eq!(child.new, 6);
-    // The list, its array and its 23 items.
-    assert_eq!(node.retained.objects, 25);
-    assert_eq!(node.retained.objects_increase, 6);
+    // 3 warm-up loops, then snapshots 4, 8 and 16 loops apart: a new high at 7, 15 and 31
+    // makes it a candidate, confirmed at 4 times the loops each time up to the 1000
+    // confirmation loops.
+    assert_eq!(node.children_objects(), vec![3, 7, 15, 31, 124, 496, 1000]);
+    assert_eq!((outcome.loops, outcome.snapshots), (1000, 7));
+    assert_eq!(
+        (
+            node.confirmed.from_loop,
+            node.confirmed.to_loop,
+            node.confirmed.snapshots
+        ),
+        (31, 1000, 3)
+    );
+    assert_eq!(node.kinds, [GrowthKind::Objects, GrowthKind::References]);
+    assert_eq!(child.new, 504);
+    // The list, its array and its 1000 items.
+    assert_eq!(node.retained.objects, 1002);
+    assert_eq!(node.retained.objects_increase, 504);
     assert!(node.retained.bytes_increase > 0);
 }
 
@@ -150,11 +161,79 @@ fn clean_heaps_stop_after_three_snapshots() {
 
 #[test]
 fn a_cache_that_levels_off_during_confirmation_is_not_reported() {
-    // BLeak's false positives: grows through detection (up to 11), full at 12.
-    let outcome = search(|loops| static_list_heap(loops.min(12)));
+    // BLeak's false positives: a new high at loops 7, 15 and 31, full at 40. At 124 loops it
+    // has grown by 9 in 93 loops, after 16 in 16: not the pace of a leak.
+    let outcome = search(|loops| static_list_heap(loops.min(40)));
     assert!(outcome.growing.is_empty());
     assert_eq!(outcome.leveled_off.len(), 1);
-    assert_eq!(outcome.snapshots, 7);
+    assert_eq!(outcome.leveled_off[0].last_growth_loop, 31);
+    assert_eq!(
+        outcome.snapshots, 5,
+        "one snapshot after the bound shows it"
+    );
+}
+
+#[test]
+fn a_cache_full_before_the_third_new_high_is_not_even_a_candidate() {
+    // Full at 12 loops: new highs at 7 and 15, then the same.
+    let outcome = search(|loops| static_list_heap(loops.min(12)));
+    assert!(outcome.growing.is_empty());
+    assert!(outcome.leveled_off.is_empty());
+    assert_eq!(outcome.snapshots, 4);
+}
+
+#[test]
+fn a_bound_that_takes_two_hundred_loops_to_fill_levels_off() {
+    // Grows through detection and the first two confirmation snapshots (124 and 496 loops),
+    // then stays at 200: not a leak.
+    let outcome = search(|loops| static_list_heap(loops.min(200)));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(outcome.leveled_off.len(), 1);
+    assert_eq!(outcome.leveled_off[0].last_growth_loop, 496);
+    assert_eq!(outcome.loops, 1000);
+}
+
+#[test]
+fn a_leak_that_grows_on_an_error_path_every_tenth_loop_is_reported() {
+    // One item every 10 loops: 0, 0, 1, 3, 6 items at loops 3, 7, 15, 31, 63; a gap that
+    // doubles makes a new high at every snapshot from loop 15 on.
+    let outcome = search(|loops| static_list_heap(loops / 10));
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
+    assert_eq!(outcome.growing[0].confirmed.from_loop, 63);
+}
+
+#[test]
+fn net_growth_with_shrinking_diffs_in_between_is_reported() {
+    // A quarter of an item per loop, plus 0 to 4 items that come and go.
+    let irregular = |loops: u32| loops / 4 + (loops * 7) % 5;
+    let at: Vec<u32> = [3, 7, 15, 31, 63].iter().map(|&l| irregular(l)).collect();
+    assert_eq!(at, [1, 5, 3, 9, 16], "the third snapshot is no new high");
+    let outcome = search(|loops| static_list_heap(irregular(loops)));
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
+}
+
+#[test]
+fn a_count_that_creeps_up_ever_more_slowly_levels_off() {
+    // One more object at each snapshot, however far apart: a bounded structure's shortest
+    // paths shifting, not a leak's pace.
+    let outcome = search(|loops| static_list_heap(20 + loops.ilog2()));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(outcome.leveled_off.len(), 1);
+}
+
+#[test]
+fn noise_without_a_trend_is_not_a_leak() {
+    // The same 0 to 4 items that come and go, around 10.
+    let outcome = search(|loops| static_list_heap(10 + (loops * 7) % 5));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert!(outcome.leveled_off.is_empty());
+    assert!(outcome.snapshots <= 6, "{} snapshots", outcome.snapshots);
 }
 
 #[test]
@@ -311,7 +390,7 @@ fn a_linked_chain_folds_into_one_node_that_grows() {
         [
             (
                 "INSTANCE_FIELD Node.next -> instance of com.example.Node".to_owned(),
-                22
+                999
             ),
             // The head's own payload; the others hang off the folded chain.
             (
@@ -349,7 +428,7 @@ fn several_owners_of_one_class_are_one_node() {
     );
     let node = &outcome.growing[0];
     assert_eq!(node.path.last().unwrap().objects, 3);
-    assert_eq!(node.children[0].new, 18, "three lists, six loops each");
+    assert_eq!(node.children[0].new, 1512, "three lists, 504 loops each");
 }
 
 #[test]
@@ -370,7 +449,7 @@ fn a_local_variable_of_a_thread_hangs_off_the_thread() {
         path,
         [
             "GcRoot(ThreadObject)",
-            "LOCAL Thread. -> instance of java.util.ArrayList"
+            "LOCAL Thread.<frame> -> instance of java.util.ArrayList"
         ]
     );
 }
@@ -398,9 +477,9 @@ fn retained_size_splits_objects_shared_by_two_growing_nodes() {
         jdk.build()
     });
     assert_eq!(outcome.growing.len(), 2);
-    // Each: its list, the list's array, 23 items, and half of the catalog (25.5, rounded).
+    // Each: its list, the list's array, 1000 items, and half of the catalog (1002.5, rounded).
     let retained: Vec<u64> = outcome.growing.iter().map(|n| n.retained.objects).collect();
-    assert_eq!(retained, [26, 26]);
+    assert_eq!(retained, [1003, 1003]);
 }
 
 #[test]
@@ -483,8 +562,8 @@ fn a_map_entry_reached_before_the_map_belongs_to_its_first_path() {
     assert_eq!(
         children(&outcome.growing[0]),
         [
-            "22 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
-            "22 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",
+            "999 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
+            "999 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",
         ]
     );
 }
@@ -499,8 +578,8 @@ fn a_hash_map_shows_its_keys_and_values_as_children() {
     assert_eq!(
         children(&outcome.growing[0]),
         [
-            "23 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
-            "23 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",
+            "1000 ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String",
+            "1000 ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item",
         ]
     );
     // The normalized report names what grew, and nothing that varies.
@@ -509,7 +588,417 @@ fn a_hash_map_shows_its_keys_and_values_as_children() {
         normalized,
         "GcRoot(Class)\n\
          ╰→STATIC_FIELD Index.byName -> instance of java.util.HashMap\n    \
+         grows in: objects\n    \
          grows: ARRAY_ENTRY HashMap.[key] -> instance of java.lang.String\n    \
          grows: ARRAY_ENTRY HashMap.[x] -> instance of com.example.Item\n"
     );
+}
+
+/// A static list holding `references` references to one shared listener.
+fn same_listener_heap(references: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let listener = jdk.h.instance(jdk.item, &[]);
+    let list = jdk.array_list(&vec![listener; references as usize]);
+    jdk.holder("com.example.Bus", "listeners", list);
+    jdk.build()
+}
+
+#[test]
+fn a_list_that_gains_references_to_one_existing_object_grows_in_references() {
+    // The same listener registered on every call: no new object, one more reference.
+    let outcome = search(same_listener_heap);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Bus.listeners -> instance of java.util.ArrayList"]
+    );
+    let node = &outcome.growing[0];
+    assert_eq!(node.kinds, [GrowthKind::References]);
+    let last = node.history.last().unwrap().values;
+    assert_eq!((last.children_objects, last.references), (1, 1000));
+}
+
+#[test]
+fn a_list_that_keeps_as_many_references_is_clean() {
+    let outcome = search(|_| same_listener_heap(5));
+    assert!(outcome.growing.is_empty());
+    assert_eq!(outcome.snapshots, 3);
+}
+
+/// An unbalanced binary search tree of `size` nodes (`left`/`right`), keys spread so new
+/// nodes land under many different paths, under `Index.root`.
+fn tree_heap(size: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let node_class = jdk.h.class(
+        "com.example.TreeNode",
+        Some(object),
+        &[
+            ("left", FieldType::Object),
+            ("right", FieldType::Object),
+            ("key", FieldType::INT),
+        ],
+    );
+    // (key, left, right) by insertion order; children as indexes.
+    let mut nodes: Vec<(u32, Option<usize>, Option<usize>)> = Vec::new();
+    for i in 0..size {
+        // The first key is in the middle, so both halves of the tree grow.
+        let key = (i * 7919 + 5003) % 10007;
+        nodes.push((key, None, None));
+        let new = nodes.len() - 1;
+        let mut at = 0;
+        // The first node is the root; every later one descends from it to a free slot.
+        while new > 0 && at < new {
+            let (node_key, left, right) = nodes[at];
+            let slot = if key < node_key { left } else { right };
+            let Some(next) = slot else {
+                if key < node_key {
+                    nodes[at].1 = Some(new);
+                } else {
+                    nodes[at].2 = Some(new);
+                }
+                break;
+            };
+            at = next;
+        }
+    }
+    let ids: Vec<ObjRef> = nodes
+        .iter()
+        .map(|&(key, _, _)| {
+            jdk.h
+                .instance(node_class, &[("key", Value::Int(key as i32))])
+        })
+        .collect();
+    for (i, &(_, left, right)) in nodes.iter().enumerate() {
+        if let Some(left) = left {
+            jdk.h.set_field(ids[i], "left", ids[left]);
+        }
+        if let Some(right) = right {
+            jdk.h.set_field(ids[i], "right", ids[right]);
+        }
+    }
+    if let Some(&root) = ids.first() {
+        jdk.holder("com.example.Index", "root", root);
+    }
+    jdk.build()
+}
+
+#[test]
+fn a_tree_that_grows_under_many_paths_is_reported_at_its_root() {
+    // New nodes land under many `left`/`right` paths; chains of the same field fold into one
+    // node, so the root's children gain them.
+    let outcome = search(tree_heap);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Index.root -> instance of com.example.TreeNode"]
+    );
+}
+
+/// `Store.cache` holds a `Cache` whose `hot` and `cold` lists hold `items` items between
+/// them: all in `hot` when `loops` is a multiple of 3, all in `cold` otherwise (entries moving
+/// between an access-order list and the main table, as caches do).
+fn trading_lists_heap(loops: u32, items: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let cache_class = jdk.h.class(
+        "com.example.Cache",
+        Some(object),
+        &[("hot", FieldType::Object), ("cold", FieldType::Object)],
+    );
+    let all = jdk.items(items);
+    let (hot, cold) = if loops % 3 == 0 {
+        (all, Vec::new())
+    } else {
+        (Vec::new(), all)
+    };
+    let hot = jdk.array_list(&hot);
+    let cold = jdk.array_list(&cold);
+    let cache = jdk.h.instance(
+        cache_class,
+        &[("hot", Value::Ref(hot)), ("cold", Value::Ref(cold))],
+    );
+    jdk.holder("com.example.Store", "cache", cache);
+    jdk.build()
+}
+
+#[test]
+fn growth_spread_over_paths_that_trade_objects_is_reported_where_they_meet() {
+    // Neither list makes a new high at three snapshots in a row while the items move back and
+    // forth; together they gain an item every loop.
+    let outcome = search(|loops| trading_lists_heap(loops, loops));
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Store.cache -> instance of com.example.Cache"]
+    );
+    let node = &outcome.growing[0];
+    assert_eq!(node.kinds, [GrowthKind::Spread]);
+    let below: u64 = node.children.iter().map(|c| c.below).sum();
+    assert_eq!(
+        below,
+        2 + u64::from(outcome.loops),
+        "both lists and every item"
+    );
+}
+
+#[test]
+fn paths_that_trade_a_fixed_number_of_objects_are_clean() {
+    let outcome = search(|loops| trading_lists_heap(loops, 40));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+}
+
+#[test]
+fn a_tree_that_keeps_its_size_is_clean() {
+    let outcome = search(|_| tree_heap(50));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(outcome.snapshots, 3);
+}
+
+/// A static list of `loaders` class loaders of the user's (not the JVM's), each of which
+/// defined a class `com.example.Plugin` holding a static `byte[]`. The app loader defines the
+/// class with the list.
+fn loaders_heap(loaders: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let loader_class = jdk.h.class("java.lang.ClassLoader", Some(object), &[]);
+    let app_loader_class = jdk.h.class(
+        "jdk.internal.loader.ClassLoaders$AppClassLoader",
+        Some(loader_class),
+        &[],
+    );
+    let plugin_loader_class = jdk
+        .h
+        .class("com.example.PluginLoader", Some(loader_class), &[]);
+    let app_loader = jdk.h.instance(app_loader_class, &[]);
+    let plugin_loaders: Vec<ObjRef> = (0..loaders)
+        .map(|_| {
+            let loader = jdk.h.instance(plugin_loader_class, &[]);
+            let plugin = jdk.h.class("com.example.Plugin", Some(object), &[]);
+            jdk.h.static_field(plugin, "STATE", FieldType::Object);
+            let state = jdk.h.primitive_array(PrimitiveType::Byte, 64);
+            jdk.h.set_static(plugin, "STATE", Value::Ref(state));
+            jdk.h.set_class_loader(plugin, loader);
+            loader
+        })
+        .collect();
+    let list = jdk.array_list(&plugin_loaders);
+    let server = jdk.holder("com.example.Server", "deployed", list);
+    jdk.h.set_class_loader(server, app_loader);
+    jdk.h.set_class_loader(plugin_loader_class, app_loader);
+    jdk.build()
+}
+
+#[test]
+fn class_loaders_kept_in_a_list_grow_the_list_not_a_root_group() {
+    // The redeploy leak: each loader's classes live through their loader, so the path names
+    // the list that keeps the loaders (the app loader's classes are roots).
+    let outcome = search(loaders_heap);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Server.deployed -> instance of java.util.ArrayList"]
+    );
+    let node = &outcome.growing[0];
+    assert_eq!(node.path[0].to_string(), "GcRoot(Class)");
+    assert_eq!(
+        node.children[0].step.to_string(),
+        "ARRAY_ENTRY ArrayList.[x] -> instance of com.example.PluginLoader"
+    );
+    // Each loader keeps its class and the class's static: loader, class, byte[] per loop.
+    assert!(node.retained.objects >= 3 * 1000, "{:?}", node.retained);
+}
+
+#[test]
+fn a_class_of_a_users_loader_is_reached_through_its_loader() {
+    let outcome = search(|_| loaders_heap(3));
+    assert!(outcome.growing.is_empty());
+    let graph = loaders_heap(1);
+    let (tree, _) = crate::growth::build_tree(&graph, &mut crate::growth::Names::default());
+    let mut names = crate::growth::Names::default();
+    let _ = &mut names;
+    let class_steps = tree
+        .nodes()
+        .iter()
+        .filter(|node| node.key.kind == StepKind::Class)
+        .count();
+    assert_eq!(
+        class_steps, 1,
+        "one CLASS step: PluginLoader -> class Plugin"
+    );
+}
+
+/// `count` threads named `worker-N` (plus `main`), each with a small `Runnable` target.
+fn threads_heap(count: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    jdk.h.thread_named("main");
+    for i in 0..count {
+        let thread = jdk.h.thread_named(&format!("worker-{i}"));
+        let _ = thread;
+    }
+    jdk.build()
+}
+
+#[test]
+fn threads_started_per_loop_grow_their_root_group() {
+    let outcome = search(threads_heap);
+    assert_eq!(reported(&outcome), ["GcRoot(ThreadObject \"worker-*\")"]);
+    let node = &outcome.growing[0];
+    assert_eq!(node.kinds.first(), Some(&GrowthKind::Threads));
+    assert_eq!(node.path.len(), 1);
+    assert_eq!(node.path[0].objects, 1000);
+}
+
+#[test]
+fn a_fixed_pool_of_threads_is_clean() {
+    let outcome = search(|_| threads_heap(4));
+    assert!(outcome.growing.is_empty());
+}
+
+#[test]
+fn a_field_is_preferred_to_a_stack_local_that_reaches_the_same_object() {
+    // A timer's thread holds its queue in a field and, while it runs, in a local of
+    // `mainLoop`: both at depth one. The field is what a reader can act on.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let object = jdk.object();
+        let thread_class = jdk.h.class_named("java.lang.Thread");
+        let timer_thread = jdk.h.class(
+            "java.util.TimerThread",
+            Some(thread_class),
+            &[("queue", FieldType::Object)],
+        );
+        jdk.h.class("java.util.TaskQueue", Some(object), &[]);
+        let tasks = jdk.items(loops);
+        let queue = jdk.array_list(&tasks);
+        let name = jdk.h.string("Timer-0");
+        let thread = jdk.h.instance(
+            timer_thread,
+            &[("queue", Value::Ref(queue)), ("name", Value::Ref(name))],
+        );
+        jdk.h.thread_stack(
+            thread,
+            &[("java.util.TimerThread", "mainLoop", "Timer.java", 563)],
+        );
+        jdk.h.frame_local_at(queue, thread, 0);
+        jdk.build()
+    });
+    let path: Vec<String> = outcome.growing[0]
+        .path
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        path,
+        [
+            "GcRoot(ThreadObject \"Timer-*\")",
+            "INSTANCE_FIELD TimerThread.queue -> instance of java.util.ArrayList"
+        ]
+    );
+}
+
+#[test]
+fn a_stack_local_names_its_thread_method_and_line() {
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let object = jdk.object();
+        jdk.h.class("com.example.Worker", Some(object), &[]);
+        let thread = jdk.h.thread_named("batch-worker-1");
+        jdk.h.thread_stack(
+            thread,
+            &[
+                ("java.lang.Object", "wait", "Object.java", 1),
+                ("com.example.Worker", "run", "Worker.java", 42),
+            ],
+        );
+        let items = jdk.items(loops);
+        let batch = jdk.array_list(&items);
+        jdk.h.frame_local_at(batch, thread, 1);
+        jdk.build()
+    });
+    let node = &outcome.growing[0];
+    let path: Vec<String> = node.path.iter().map(PathStep::with_source).collect();
+    assert_eq!(
+        path,
+        [
+            "GcRoot(ThreadObject \"batch-worker-*\")",
+            "LOCAL Worker.run(Worker.java:42) -> instance of java.util.ArrayList"
+        ]
+    );
+    // The line is not part of the path's identity: a gate compares paths without it.
+    assert_eq!(
+        node.path[1].to_string(),
+        "LOCAL Worker.run -> instance of java.util.ArrayList"
+    );
+}
+
+#[test]
+fn the_collectors_discovered_list_is_not_a_path() {
+    // Objects linked only through Reference.discovered (the collector's list while it
+    // processes references) are not kept alive by it.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let weak_class = jdk.h.class_named("java.lang.ref.WeakReference");
+        let mut next = None;
+        for _ in 0..loops {
+            let reference = jdk.h.instance(
+                weak_class,
+                &[("discovered", next.map_or(Value::Null, Value::Ref))],
+            );
+            next = Some(reference);
+        }
+        let head = jdk.h.instance(
+            weak_class,
+            &[("discovered", next.map_or(Value::Null, Value::Ref))],
+        );
+        jdk.holder("com.example.Pending", "head", head);
+        jdk.build()
+    });
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+}
+
+#[test]
+fn an_ignore_rule_silences_its_path_and_lists_it_but_not_another() {
+    let rules = vec![crate::growth::IgnoreRule::parse(
+        "com.example.Audit.* audit trail kept on purpose",
+        crate::growth::RuleOrigin::User("--ignore".into()),
+    )
+    .unwrap()];
+    let heap = |loops: u32| {
+        let mut jdk = Jdk::new();
+        let audit = jdk.items(loops);
+        let audit = jdk.array_list(&audit);
+        jdk.holder("com.example.Audit", "trail", audit);
+        let cart = jdk.items(loops);
+        let cart = jdk.array_list(&cart);
+        jdk.holder("com.example.Cart", "items", cart);
+        jdk.build()
+    };
+    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
+    let mut loops = DEFAULT_WARMUP_LOOPS;
+    while let NextStep::RunLoops(more) = search.add_snapshot(&heap(loops), loops) {
+        loops += more;
+    }
+    let outcome = search.finish();
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
+    assert_eq!(outcome.ignored.len(), 1);
+    let ignored = &outcome.ignored[0];
+    assert_eq!(
+        ignored.path.last().unwrap().to_string(),
+        "STATIC_FIELD Audit.trail -> instance of java.util.ArrayList"
+    );
+    assert_eq!(ignored.reason, "audit trail kept on purpose");
+}
+
+#[test]
+fn known_jdk_growth_is_ignored_by_default() {
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let interned = jdk.items(loops);
+        let table = jdk.array_list(&interned);
+        jdk.holder("java.lang.invoke.MethodType", "internTable", table);
+        jdk.build()
+    });
+    assert!(outcome.growing.is_empty());
+    assert_eq!(outcome.ignored.len(), 1);
+    assert!(outcome.ignored[0].reason.starts_with("JDK: "));
 }

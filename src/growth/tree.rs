@@ -11,8 +11,8 @@ use super::decode::{
     walk_in_order, DecodedObject, QueueWalk, Rules, Step, StepMaker, TracedInternals,
 };
 use super::names::{FastMap, NameId, Names};
-use super::roots::{root_kind_name, RootSet};
-use crate::heap::{ClassIndex, HeapGraph, ObjectIndex, Reference, ReferenceKind};
+use super::roots::{is_main_root, root_kind_name, ImplicitEdge, RootSet};
+use crate::heap::{ClassIndex, HeapGraph, ObjectIndex, Reference, ReferenceKind, RootKind};
 
 /// How a node's objects are referenced by their parent's objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -25,8 +25,13 @@ pub enum StepKind {
     InstanceField,
     /// An array element, or an element of a collection seen through its internals.
     ArrayEntry,
-    /// A local variable (or JNI local) on the stack of the parent thread.
+    /// A local variable (or JNI local) on the stack of the parent thread; the owner is the
+    /// class of the frame's method (`java.lang.Thread` when the dump names no frame), the name
+    /// the method.
     Local,
+    /// A class defined by the parent class loader; the owner is the loader's class, the name
+    /// the class's (the target is `java.lang.Class`).
+    Class,
 }
 
 impl StepKind {
@@ -38,13 +43,15 @@ impl StepKind {
             StepKind::InstanceField => "INSTANCE_FIELD",
             StepKind::ArrayEntry => "ARRAY_ENTRY",
             StepKind::Local => "LOCAL",
+            StepKind::Class => "CLASS",
         }
     }
 }
 
 /// The reference location that groups objects into a node: kind, owner class, field name (or
 /// `[x]`, `[key]`, a root kind), and the class of the objects reached. Names are interned in
-/// [`Names`] so keys from different snapshots compare equal.
+/// [`Names`] so keys from different snapshots compare equal. A root group of threads has the
+/// pattern of their names (`worker-*`) as its target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeKey {
     /// How the objects are referenced.
@@ -53,7 +60,7 @@ pub struct NodeKey {
     pub owner: NameId,
     /// Field name, `[x]`, `[key]`, or the root kind.
     pub name: NameId,
-    /// The class of the objects; empty for roots.
+    /// The class of the objects; empty for roots, the thread name pattern for thread roots.
     pub target: NameId,
 }
 
@@ -71,6 +78,14 @@ pub struct TreeNode {
     pub objects: u64,
     /// Their shallow size.
     pub bytes: u64,
+    /// The strong references the node's objects hold, to any object, reached before or not:
+    /// fields, array slots in use, and a collection's entries (keys and values) seen through
+    /// its internals. A list that gains references to objects that exist already grows here
+    /// and nowhere else.
+    pub references: u64,
+    /// For a `LOCAL` node: where the frame holding its first object was (`Timer.java:563`).
+    /// Not part of the key, since a thread moves from line to line between snapshots.
+    pub source: Option<NameId>,
     /// Child nodes, in the order the walk created them.
     pub children: Vec<NodeId>,
 }
@@ -177,6 +192,8 @@ impl PathTree {
             parent,
             objects: 0,
             bytes: 0,
+            references: 0,
+            source: None,
             children: Vec::new(),
         });
         self.by_parent_and_key.insert(map_key, id);
@@ -194,9 +211,17 @@ pub struct ObjectNodes {
     /// the order it reached them, and their nodes.
     objects: Vec<ObjectIndex>,
     nodes: Vec<NodeId>,
+    /// Class objects the walk did not reach through their loader and took as roots last.
+    late_roots: Vec<ObjectIndex>,
 }
 
 impl ObjectNodes {
+    /// Class objects the walk took as roots after everything else (see
+    /// [`RootSet::loader_classes`]): reachability questions must start there too.
+    pub(crate) fn late_roots(&self) -> &[ObjectIndex] {
+        &self.late_roots
+    }
+
     /// Every member object with its node, in the order the walk reached them.
     pub fn iter(&self) -> impl Iterator<Item = (ObjectIndex, NodeId)> + '_ {
         self.objects.iter().copied().zip(self.nodes.iter().copied())
@@ -233,6 +258,13 @@ pub(super) struct SnapshotNames {
     pub(super) key_field: NameId,
     pub(super) empty: NameId,
     pub(super) thread: NameId,
+    /// `classLoader`, the field of `java.lang.Class` that names a class's loader.
+    class_loader: NameId,
+    /// For each of the graph's stack frames: the method's class, the method, and
+    /// `File.java:LINE`.
+    frames: Vec<(NameId, NameId, NameId)>,
+    /// Names of `LOCAL` steps whose frame the dump doesn't give, by root kind.
+    local_without_frame: [NameId; 4],
 }
 
 impl SnapshotNames {
@@ -266,7 +298,40 @@ impl SnapshotNames {
             key_field: names.intern(KEY_FIELD),
             empty: names.intern(""),
             thread: names.intern("java.lang.Thread"),
+            class_loader: names.intern("classLoader"),
+            frames: graph
+                .frames()
+                .iter()
+                .map(|frame| {
+                    let source = match frame.line {
+                        Some(line) => format!("{}:{line}", frame.file),
+                        None => frame.file.clone(),
+                    };
+                    (
+                        names.intern(&stable_class_name(&frame.class)),
+                        names.intern(&frame.method),
+                        names.intern(&source),
+                    )
+                })
+                .collect(),
+            local_without_frame: ["<frame>", "<JNI local>", "<native stack>", "<thread block>"]
+                .map(|name| names.intern(name)),
         }
+    }
+
+    /// Owner, name and source of a `LOCAL` step for a stack root of `kind` in `frame`: the
+    /// frame's class and method, or `java.lang.Thread` and what kind of local it is.
+    fn local(&self, kind: RootKind, frame: Option<u32>) -> (NameId, NameId, Option<NameId>) {
+        if let Some(&(class, method, source)) = frame.and_then(|f| self.frames.get(f as usize)) {
+            return (class, method, Some(source));
+        }
+        let name = match kind {
+            RootKind::JniLocal => self.local_without_frame[1],
+            RootKind::NativeStack => self.local_without_frame[2],
+            RootKind::ThreadBlock => self.local_without_frame[3],
+            _ => self.local_without_frame[0],
+        };
+        (self.thread, name, None)
     }
 }
 
@@ -330,19 +395,21 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
     let rules = Rules::new(graph);
     let snapshot_names = SnapshotNames::new(graph, names);
     let roots = RootSet::new(graph);
-    let root_groups: Vec<(NodeKey, ObjectIndex)> = roots
+    let mut root_key = |kind: Option<RootKind>, thread_name: Option<&str>| NodeKey {
+        kind: StepKind::GcRoot,
+        owner: snapshot_names.empty,
+        name: names.intern(root_kind_name(kind)),
+        target: thread_name.map_or(snapshot_names.empty, |name| names.intern(name)),
+    };
+    let (main_roots, other_roots): (Vec<_>, Vec<_>) = roots
         .entries
         .iter()
-        .map(|&(kind, object)| {
-            let key = NodeKey {
-                kind: StepKind::GcRoot,
-                owner: snapshot_names.empty,
-                name: names.intern(root_kind_name(kind)),
-                target: snapshot_names.empty,
-            };
-            (key, object)
+        .map(|entry| {
+            let key = root_key(entry.kind, entry.thread_name.as_deref());
+            (is_main_root(entry.kind), key, entry.object)
         })
-        .collect();
+        .partition(|&(main, _, _)| main);
+    let late_root_key = root_key(None, None);
     let mut walk = Walk {
         graph,
         names: &snapshot_names,
@@ -356,11 +423,55 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
         untraced_steps: Vec::new(),
     };
-    for (key, object) in root_groups {
+    // The main roots, then the others for what is left, then classes whose loader the walk
+    // never reached: roots after all, walked last so they take no shorter path away from
+    // anything.
+    for &(_, key, object) in &main_roots {
         let node = walk.tree.node_for(None, key);
         walk.reach(object, node);
     }
     walk_in_order(&mut walk, 0, graph, &rules, &snapshot_names);
+    let walked = walk.queue.len();
+    for &(_, key, object) in &other_roots {
+        let node = walk.tree.node_for(None, key);
+        walk.reach(object, node);
+    }
+    walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+    // Classes of loaders the walk didn't reach: from the first instance of each the walk
+    // reached (an instance keeps its class, and so its loader, alive), then the rest as roots.
+    let mut unreached: FastMap<ClassIndex, ObjectIndex> = roots
+        .loader_classes
+        .iter()
+        .filter(|&&class| !walk.reached.contains(class))
+        .filter_map(|&class| Some((graph.class_object_of(class)?, class)))
+        .collect();
+    if !unreached.is_empty() {
+        let walked = walk.queue.len();
+        for at in 0..walked {
+            let object = walk.queue[at];
+            if let Some(class) = unreached.remove(&graph.class_of(object)) {
+                walk.take_class(walk.queue_nodes[at], object, class);
+                if unreached.is_empty() {
+                    break;
+                }
+            }
+        }
+        walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+    }
+    let late_roots: Vec<ObjectIndex> = roots
+        .loader_classes
+        .iter()
+        .copied()
+        .filter(|&class| !walk.reached.contains(class))
+        .collect();
+    if !late_roots.is_empty() {
+        let walked = walk.queue.len();
+        let node = walk.tree.node_for(None, late_root_key);
+        for &class in &late_roots {
+            walk.reach(class, node);
+        }
+        walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+    }
     let Walk {
         tree,
         queue,
@@ -370,6 +481,7 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
     let objects = ObjectNodes {
         objects: queue,
         nodes: queue_nodes,
+        late_roots,
     };
     (tree, objects)
 }
@@ -405,26 +517,58 @@ impl QueueWalk for Walk<'_> {
         steps: &[Step],
         internals: TracedInternals,
     ) {
-        self.tree.nodes[node as usize].bytes += decoded.bytes;
-        for &local in self.roots.locals_of(object) {
-            let step = Step {
-                target: local,
-                kind: StepKind::Local,
-                inside: false,
-                owner: self.names.thread,
-                name: self.names.empty,
-            };
-            self.take(node, step);
-        }
+        let mut references = 0;
         for &step in steps {
             if step.inside {
                 self.enter_internal(step.target);
             } else {
+                references += 1;
                 self.take(node, step);
             }
         }
         if decoded.container {
-            self.expand_internals(node, decoded.class, internals);
+            references += self.expand_internals(node, decoded.class, internals);
+        }
+        let tree_node = &mut self.tree.nodes[node as usize];
+        tree_node.bytes += decoded.bytes;
+        tree_node.references += references;
+        // After the fields: where a field and a stack local reach an object at the same depth,
+        // the field is the path a reader can act on (`TimerThread.queue`, not a frame of
+        // `TimerThread.mainLoop`).
+        for &edge in self.roots.implicit_edges(object) {
+            match edge {
+                ImplicitEdge::Local {
+                    object: local,
+                    kind,
+                    frame,
+                } => {
+                    let (owner, name, source) = self.names.local(kind, frame);
+                    let step = Step {
+                        target: local,
+                        kind: StepKind::Local,
+                        inside: false,
+                        owner,
+                        name,
+                    };
+                    if let Some(child) = self.take(node, step) {
+                        let child = &mut self.tree.nodes[child as usize];
+                        child.source = child.source.or(source);
+                    }
+                }
+                ImplicitEdge::Class { object: class } => {
+                    self.take_class(node, object, class);
+                }
+                ImplicitEdge::Loader { object: loader } => {
+                    let step = Step {
+                        target: loader,
+                        kind: StepKind::InstanceField,
+                        inside: false,
+                        owner: self.names.class[self.graph.class_of(object) as usize],
+                        name: self.names.class_loader,
+                    };
+                    self.take(node, step);
+                }
+            }
         }
     }
 }
@@ -440,11 +584,26 @@ impl Walk<'_> {
         self.queue_nodes.push(node);
     }
 
+    /// Reaches class object `class` from `owner` (of `node`): its loader, or an instance of
+    /// it, as a `CLASS` step.
+    fn take_class(&mut self, node: NodeId, owner: ObjectIndex, class: ObjectIndex) {
+        let described = self.graph.class_object_of(class).unwrap_or_default();
+        let step = Step {
+            target: class,
+            kind: StepKind::Class,
+            inside: false,
+            owner: self.names.class[self.graph.class_of(owner) as usize],
+            name: self.names.class[described as usize],
+        };
+        self.take(node, step);
+    }
+
     /// Reaches the target of `step`, taken from an object of `node`, unless it was reached
-    /// before. A step with the same key as its parent's folds into it.
-    fn take(&mut self, node: NodeId, step: Step) {
+    /// before; returns the node it joined. A step with the same key as its parent's folds into
+    /// it.
+    fn take(&mut self, node: NodeId, step: Step) -> Option<NodeId> {
         if self.reached.contains(step.target) {
-            return;
+            return None;
         }
         let key = NodeKey {
             kind: step.kind,
@@ -458,6 +617,7 @@ impl Walk<'_> {
             self.tree.node_for(Some(node), key)
         };
         self.reach(step.target, child);
+        Some(child)
     }
 
     fn enter_internal(&mut self, object: ObjectIndex) {
@@ -468,8 +628,15 @@ impl Walk<'_> {
 
     /// Walks the internal objects queued by [`Self::enter_internal`] for a collection of
     /// class `class`; whatever they reference that is not itself internal is an element of the
-    /// collection, a child of `node`.
-    fn expand_internals(&mut self, node: NodeId, class: ClassIndex, mut traced: TracedInternals) {
+    /// collection, a child of `node`. Returns how many references to elements the internals
+    /// hold (the collection's entries, keys and values counted apart).
+    fn expand_internals(
+        &mut self,
+        node: NodeId,
+        class: ClassIndex,
+        mut traced: TracedInternals,
+    ) -> u64 {
+        let mut references = 0;
         let owner = self.names.class[class as usize];
         let keys_are_elements = self.rules.containers.keys_are_elements(class);
         let mut untraced = std::mem::take(&mut self.untraced_steps);
@@ -488,17 +655,16 @@ impl Walk<'_> {
                 }
             };
             for &step in steps {
-                if self.reached.contains(step.target) {
-                    continue;
-                }
                 if step.inside {
                     self.enter_internal(step.target);
                 } else {
+                    references += 1;
                     self.take(node, step);
                 }
             }
         }
         self.untraced_steps = untraced;
+        references
     }
 }
 

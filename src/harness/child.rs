@@ -69,12 +69,12 @@ fn scenario_report(
             scenario,
             name,
             jvm,
-            &harness.loops,
+            &harness.settings,
             j4rs_jar.as_deref(),
         );
     }
     let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
-    options.loops = harness.loops;
+    options.settings = harness.settings.clone();
     options.progress = false;
     let mut reports =
         run_engine(&options).map_err(|e| format!("cannot run scenario {name}: {e}"))?;

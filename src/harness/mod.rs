@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
-use crate::engine::LoopSettings;
+use crate::engine::SearchSettings;
 
 /// The j4rs that [`Harness::rust_scenario`] closures receive a `Jvm` of, re-exported so a user
 /// crate calls Java with the same version.
@@ -57,7 +57,7 @@ pub struct Harness {
     snapshot_dir: PathBuf,
     java_home: Option<PathBuf>,
     jvm_args: Vec<String>,
-    loops: LoopSettings,
+    settings: SearchSettings,
     /// Rust scenarios by name, in the order they were added.
     #[cfg(feature = "j4rs")]
     rust_scenarios: Vec<(String, rust::RustScenarioFn)>,
@@ -73,7 +73,7 @@ impl Default for Harness {
 }
 
 impl Harness {
-    /// An empty test list with the engine's default loop settings.
+    /// An empty test list with the engine's default search settings.
     pub fn new() -> Harness {
         Harness {
             classpath: Vec::new(),
@@ -83,7 +83,7 @@ impl Harness {
             snapshot_dir: PathBuf::from(DEFAULT_SNAPSHOT_DIR),
             java_home: None,
             jvm_args: Vec::new(),
-            loops: LoopSettings::default(),
+            settings: SearchSettings::default(),
             #[cfg(feature = "j4rs")]
             rust_scenarios: Vec::new(),
             #[cfg(feature = "j4rs")]
@@ -177,9 +177,9 @@ impl Harness {
         self
     }
 
-    /// Warm-up loops, loops per snapshot and snapshots (default: the engine's).
-    pub fn loops(mut self, loops: LoopSettings) -> Harness {
-        self.loops = loops;
+    /// Loops, snapshots, time budget and ignore rules (default: the engine's).
+    pub fn settings(mut self, settings: SearchSettings) -> Harness {
+        self.settings = settings;
         self
     }
 

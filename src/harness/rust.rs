@@ -14,8 +14,8 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread;
 
-use crate::engine::{search, Driver, LoopSettings, Progress};
-use crate::jvm::{find_jdk, Jvm, JvmError, JvmOptions};
+use crate::engine::{search, Driver, Progress, SearchSettings};
+use crate::jvm::{find_jdk, Jvm, JvmError, JvmOptions, Settler};
 use crate::report::ScenarioReport;
 use crate::tempdir::PrivateTempDir;
 
@@ -40,7 +40,7 @@ pub(super) fn scenario_report(
     scenario: &RustScenarioFn,
     name: &str,
     mut jvm: JvmOptions,
-    loops: &LoopSettings,
+    loops: &SearchSettings,
     j4rs_jar: Option<&Path>,
 ) -> Result<ScenarioReport, String> {
     loops.validate().map_err(|e| e.to_string())?;
@@ -81,12 +81,16 @@ pub(super) fn scenario_report(
             Ok(Err(error)) => return Err(error.to_string()),
             Err(_) => return Err(format!("the thread of {name} ended before attaching")),
         }
+        let settler = jvm
+            .settler()
+            .map_err(|e| format!("cannot prepare {name}: {e}"))?;
         let mut driver = RustScenario {
             jvm: &jvm,
             name,
             requests,
             done,
             loops_run: 0,
+            settler,
         };
         let report = search(
             &mut driver,
@@ -111,6 +115,8 @@ struct RustScenario<'a> {
     /// After each request: loops run so far, or why a loop failed.
     done: Receiver<Result<u32, JvmError>>,
     loops_run: u32,
+    /// Made before the first loop: waits for the threads the loops start.
+    settler: Settler,
 }
 
 impl Driver for RustScenario<'_> {
@@ -140,6 +146,14 @@ impl Driver for RustScenario<'_> {
 
     fn loops_run(&self) -> u32 {
         self.loops_run
+    }
+
+    fn settle(&mut self) -> Result<(), JvmError> {
+        self.settler.settle()
+    }
+
+    fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        self.settler.collect_garbage()
     }
 
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {

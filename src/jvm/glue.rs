@@ -13,6 +13,7 @@ const SCENARIO_FAILURE: &str = "dev/heapgrowth/glue/ScenarioFailure";
 const SETUP_EXCEPTION: &str = "dev/heapgrowth/glue/ScenarioSetupException";
 const THROWABLES: &str = "dev/heapgrowth/glue/Throwables";
 const HEAP_DUMPER: &str = "dev/heapgrowth/glue/HeapDumper";
+const SETTLER: &str = "dev/heapgrowth/settle/Settler";
 const LIVE_ATTRIBUTION: &str = "dev/heapgrowth/attribution/LiveAttribution";
 const RECORDING_HANDLER: &str = "dev/heapgrowth/attribution/RecordingHandler";
 
@@ -82,6 +83,7 @@ pub(crate) struct Glue {
     setup_exception: GlobalRef,
     throwables: GlobalRef,
     heap_dumper: GlobalRef,
+    settler: GlobalRef,
     pub(super) live_attribution: GlobalRef,
 }
 
@@ -114,6 +116,7 @@ impl Glue {
             setup_exception: load(SETUP_EXCEPTION)?,
             throwables: load(THROWABLES)?,
             heap_dumper: load(HEAP_DUMPER)?,
+            settler: load(SETTLER)?,
             live_attribution: load(LIVE_ATTRIBUTION)?,
         };
         load(SCENARIO_THREAD)?;
@@ -229,6 +232,28 @@ impl Glue {
         let result = env.call_method(host, "close", "()V", &[]);
         self.unexpected(env, "closing the scenario", result)?;
         Ok(())
+    }
+
+    /// `host.settle()`: waits for the scenario's background work; whether it settled.
+    pub(crate) fn settle(&self, env: &mut JNIEnv, host: &JObject) -> Result<bool, JvmError> {
+        let result = env.call_method(host, "settle", "()Z", &[]);
+        Ok(self
+            .unexpected(env, "waiting for background work", result)?
+            .z()?)
+    }
+
+    /// `host.collectGarbage()`: a full collection, then waits for the cleanup it starts.
+    pub(crate) fn collect_garbage(&self, env: &mut JNIEnv, host: &JObject) -> Result<(), JvmError> {
+        let result = env.call_method(host, "collectGarbage", "()V", &[]);
+        self.unexpected(env, "collecting garbage", result)?;
+        Ok(())
+    }
+
+    /// `new Settler()`: one that waits for the threads started from now on.
+    pub(crate) fn new_settler(&self, env: &mut JNIEnv) -> Result<GlobalRef, JvmError> {
+        let result = env.new_object(as_class(&self.settler), "()V", &[]);
+        let settler = self.unexpected(env, "creating a settler", result)?;
+        Ok(env.new_global_ref(settler)?)
     }
 
     /// `HeapDumper.dumpHeap(path)`.

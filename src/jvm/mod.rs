@@ -287,6 +287,15 @@ impl Jvm {
         })
     }
 
+    /// A [`Settler`] that waits for the threads started from now on.
+    pub fn settler(&self) -> Result<Settler, JvmError> {
+        let settler = self.runtime.with_env(|env, glue| glue.new_settler(env))?;
+        Ok(Settler {
+            settler,
+            runtime: Arc::clone(&self.runtime),
+        })
+    }
+
     /// Writes a heap dump of the live objects to `path`
     /// (`HotSpotDiagnosticMXBean.dumpHeap(path, live = true)`, which runs a full GC first).
     /// `path` must end with `.hprof` (the JVM insists) and must not exist yet.
@@ -367,6 +376,50 @@ impl Scenario {
     /// Loops run over the scenario's life, including one that threw. Loop numbers count from 1.
     pub fn loops_run(&self) -> u32 {
         self.loops_run
+    }
+
+    /// Waits, up to two seconds, for work the loops handed to other threads (the common
+    /// `ForkJoinPool`, threads started since the scenario opened) to be idle.
+    pub fn settle(&mut self) -> Result<(), JvmError> {
+        let Some(host) = &self.host else {
+            return Err(JvmError::Jni("scenario already closed".into()));
+        };
+        self.runtime
+            .with_env(|env, glue| glue.settle(env, host.as_obj()))
+            .map(|_settled| ())
+    }
+
+    /// Runs a full collection and waits for the cleanup it starts (cleared references handed
+    /// to their queues, cleaner threads idle).
+    pub fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        let Some(host) = &self.host else {
+            return Err(JvmError::Jni("scenario already closed".into()));
+        };
+        self.runtime
+            .with_env(|env, glue| glue.collect_garbage(env, host.as_obj()))
+    }
+}
+
+/// Waits for the background work of code run on this JVM since it was made (see
+/// [`Jvm::settler`]); for front ends whose scenario is not a glue `ScenarioHost`.
+pub struct Settler {
+    settler: GlobalRef,
+    runtime: Arc<Runtime>,
+}
+
+impl Settler {
+    /// Waits, up to two seconds, for the common `ForkJoinPool` and the threads started since
+    /// this settler was made to be idle.
+    pub fn settle(&self) -> Result<(), JvmError> {
+        self.runtime
+            .with_env(|env, glue| glue.settle(env, self.settler.as_obj()))
+            .map(|_settled| ())
+    }
+
+    /// Runs a full collection and waits for the cleanup it starts.
+    pub fn collect_garbage(&self) -> Result<(), JvmError> {
+        self.runtime
+            .with_env(|env, glue| glue.collect_garbage(env, self.settler.as_obj()))
     }
 }
 

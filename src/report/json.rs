@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::ScenarioReport;
 use crate::attribution::Attribution;
-use crate::growth::{GrowingNode, PathStep, StepKind};
+use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind};
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -19,8 +19,48 @@ struct JsonScenario<'a> {
     loops: u32,
     snapshots: u32,
     growing: Vec<JsonGrowing<'a>>,
-    leveled_off: Vec<Vec<JsonStep<'a>>>,
+    leveled_off: Vec<JsonLeveledOff<'a>>,
+    ignored: Vec<JsonIgnored<'a>>,
     timings_ms: JsonTimings<'a>,
+}
+
+/// A path that grew for a while and stopped.
+#[derive(Serialize)]
+struct JsonLeveledOff<'a> {
+    path: Vec<JsonStep<'a>>,
+    growth: Vec<&'static str>,
+    last_growth_loop: u32,
+    history: Vec<JsonValues>,
+}
+
+/// A path an ignore rule kept out of the search.
+#[derive(Serialize)]
+struct JsonIgnored<'a> {
+    path: Vec<JsonStep<'a>>,
+    growth: Vec<&'static str>,
+    pattern: &'a str,
+    reason: &'a str,
+    history: Vec<JsonValues>,
+}
+
+/// A node's measures at one snapshot.
+#[derive(Serialize)]
+struct JsonValues {
+    loops: u32,
+    objects: u64,
+    children_objects: u64,
+    references: u64,
+    children_bytes: u64,
+    spread_objects: u64,
+}
+
+#[derive(Serialize)]
+struct JsonConfirmed {
+    from_loop: u32,
+    to_loop: u32,
+    snapshots: u32,
+    /// Why confirmation stopped before its loops, or null.
+    cut: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -38,6 +78,12 @@ struct JsonStep<'a> {
     name: &'a str,
     target: Option<&'a str>,
     objects: u64,
+    /// For a root group of threads: the pattern of their names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threads: Option<&'a str>,
+    /// For `LOCAL`: where the frame was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -50,6 +96,8 @@ struct JsonChild<'a> {
     new: i64,
     bytes: u64,
     new_bytes: i64,
+    below: u64,
+    new_below: i64,
 }
 
 #[derive(Serialize)]
@@ -63,7 +111,10 @@ struct JsonRetained {
 #[derive(Serialize)]
 struct JsonGrowing<'a> {
     path: Vec<JsonStep<'a>>,
-    children_objects: &'a [u64],
+    growth: Vec<&'static str>,
+    confirmed: JsonConfirmed,
+    children_objects: Vec<u64>,
+    history: Vec<JsonValues>,
     retained: JsonRetained,
     children: Vec<JsonChild<'a>>,
     /// `null` when attribution did not run.
@@ -116,13 +167,45 @@ fn step(step: &PathStep) -> JsonStep<'_> {
         name: &step.name,
         target: (!is_root).then_some(step.target.as_str()),
         objects: step.objects,
+        threads: (is_root && !step.target.is_empty()).then_some(step.target.as_str()),
+        source: (!step.source.is_empty()).then_some(step.source.as_str()),
     }
+}
+
+fn path(path: &[PathStep]) -> Vec<JsonStep<'_>> {
+    path.iter().map(step).collect()
+}
+
+fn labels(kinds: &[GrowthKind]) -> Vec<&'static str> {
+    kinds.iter().map(|kind| kind.label()).collect()
+}
+
+fn history(history: &[SnapshotValues]) -> Vec<JsonValues> {
+    history
+        .iter()
+        .map(|snapshot| JsonValues {
+            loops: snapshot.loops,
+            objects: snapshot.values.objects,
+            children_objects: snapshot.values.children_objects,
+            references: snapshot.values.references,
+            children_bytes: snapshot.values.children_bytes,
+            spread_objects: snapshot.values.spread_objects,
+        })
+        .collect()
 }
 
 fn growing<'a>(node: &'a GrowingNode, found: Option<&'a Attribution>) -> JsonGrowing<'a> {
     JsonGrowing {
-        path: node.path.iter().map(step).collect(),
-        children_objects: &node.children_objects,
+        path: path(&node.path),
+        growth: labels(&node.kinds),
+        confirmed: JsonConfirmed {
+            from_loop: node.confirmed.from_loop,
+            to_loop: node.confirmed.to_loop,
+            snapshots: node.confirmed.snapshots,
+            cut: node.confirmed.cut.map(|cut| cut.reason()),
+        },
+        children_objects: node.children_objects(),
+        history: history(&node.history),
         retained: JsonRetained {
             objects: node.retained.objects,
             bytes: node.retained.bytes,
@@ -141,6 +224,8 @@ fn growing<'a>(node: &'a GrowingNode, found: Option<&'a Attribution>) -> JsonGro
                 new: child.new,
                 bytes: child.bytes,
                 new_bytes: child.new_bytes,
+                below: child.below,
+                new_below: child.new_below,
             })
             .collect(),
         attribution: found.map(attribution),
@@ -171,7 +256,23 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     leveled_off: outcome
                         .leveled_off
                         .iter()
-                        .map(|path| path.iter().map(step).collect())
+                        .map(|leveled| JsonLeveledOff {
+                            path: path(&leveled.path),
+                            growth: labels(&leveled.kinds),
+                            last_growth_loop: leveled.last_growth_loop,
+                            history: history(&leveled.history),
+                        })
+                        .collect(),
+                    ignored: outcome
+                        .ignored
+                        .iter()
+                        .map(|ignored| JsonIgnored {
+                            path: path(&ignored.path),
+                            growth: labels(&ignored.kinds),
+                            pattern: &ignored.pattern,
+                            reason: &ignored.reason,
+                            history: history(&ignored.history),
+                        })
                         .collect(),
                     timings_ms: timings,
                 },
@@ -182,6 +283,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     snapshots: 0,
                     growing: Vec::new(),
                     leveled_off: Vec::new(),
+                    ignored: Vec::new(),
                     timings_ms: timings,
                 },
             }

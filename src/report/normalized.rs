@@ -9,6 +9,7 @@
 //! GcRoot(Class)
 //! ├─STATIC_FIELD EventBus.INSTANCE -> instance of corpus.app.EventBus
 //! ╰→INSTANCE_FIELD EventBus.listeners -> instance of java.util.concurrent.CopyOnWriteArrayList
+//!     grows in: objects
 //!     grows: ARRAY_ENTRY CopyOnWriteArrayList.[x] -> instance of corpus.app.Screen$1
 //!     attribution: calls to add()
 //!         at corpus.app.EventBus.register(EventBus.java:20)
@@ -44,6 +45,11 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
             _ => "╰→",
         };
         let _ = writeln!(out, "{prefix}{step}");
+    }
+    // The most telling kind of growth only: a leak that grows in objects grows in references
+    // too, and which secondary kinds cross the line can vary from run to run.
+    if let Some(kind) = node.kinds.first() {
+        let _ = writeln!(out, "    grows in: {}", kind.label());
     }
     for child in node
         .children

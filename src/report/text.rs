@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use super::ScenarioReport;
 use crate::attribution::{Attribution, TEXT_FRAMES};
-use crate::growth::GrowingNode;
+use crate::growth::{GrowingNode, GrowthKind, PathStep};
 
 /// All scenarios, one after the other.
 pub fn render_text(reports: &[ScenarioReport]) -> String {
@@ -28,7 +28,8 @@ pub fn render_text(reports: &[ScenarioReport]) -> String {
         .join("\n")
 }
 
-/// One scenario: a header line, then each growing node as a tree.
+/// One scenario: a header line, then each growing node as a tree, then what leveled off and
+/// what ignore rules kept out.
 pub fn render_scenario(report: &ScenarioReport) -> String {
     let mut out = String::new();
     match &report.result {
@@ -50,31 +51,50 @@ pub fn render_scenario(report: &ScenarioReport) -> String {
                 out.push('\n');
                 render_node(&mut out, node, attribution);
             }
-            for path in &outcome.leveled_off {
-                let last = path.last().map(ToString::to_string).unwrap_or_default();
+            for leveled in &outcome.leveled_off {
                 let _ = writeln!(
                     out,
-                    "\nLeveled off before the end of the run (not reported): {last}"
+                    "\nLeveled off at loop {} (grew in {}, then stopped; not a leak): {}",
+                    leveled.last_growth_loop,
+                    kinds(&leveled.kinds),
+                    last_step(&leveled.path)
                 );
+            }
+            for ignored in &outcome.ignored {
+                let why = match ignored.reason.strip_prefix("JDK: ") {
+                    Some(reason) => format!("known JDK growth: {reason}"),
+                    None => format!("{}: {}", ignored.pattern, ignored.reason),
+                };
+                let _ = writeln!(out, "\nIgnored ({why}): {}", last_step(&ignored.path));
             }
         }
     }
     out
 }
 
+fn last_step(path: &[PathStep]) -> String {
+    path.last().map(PathStep::with_source).unwrap_or_default()
+}
+
+fn kinds(kinds: &[GrowthKind]) -> String {
+    let labels: Vec<&str> = kinds.iter().map(|kind| kind.label()).collect();
+    labels.join(", ")
+}
+
 fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attribution>) {
     out.push_str("┬───\n");
     let last = node.path.len().saturating_sub(1);
     for (depth, step) in node.path.iter().enumerate() {
-        let line = format!("{step} ({} objects)", step.objects);
-        if depth == 0 {
-            let _ = writeln!(out, "│ {line}\n│");
-        } else if depth < last {
-            let _ = writeln!(out, "├─{line}\n│");
-        } else {
+        let line = format!("{} ({} objects)", step.with_source(), step.objects);
+        if depth == last {
             let _ = writeln!(out, "╰→{line}");
+        } else if depth == 0 {
+            let _ = writeln!(out, "│ {line}\n│");
+        } else {
+            let _ = writeln!(out, "├─{line}\n│");
         }
     }
+    render_growth(out, node);
     let retained = &node.retained;
     let _ = writeln!(
         out,
@@ -91,12 +111,22 @@ fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attrib
         retained.objects_increase.unsigned_abs()
     );
     out.push_str("    Children:\n");
+    let spread = node.kinds.contains(&GrowthKind::Spread);
     // A node can have hundreds of children (a root group, a class with many statics); the
     // ones that changed tell the story, the rest are summed up when there are many.
     let show_all = node.children.len() <= MAX_UNCHANGED_CHILDREN_SHOWN;
     let mut hidden = 0;
     for child in &node.children {
-        if child.new == 0 && child.new_bytes != 0 {
+        if spread && child.new_below != 0 {
+            // Growth spread over paths: what each child path holds, itself and below.
+            let _ = writeln!(
+                out,
+                "    {} objects at or below ({} new): {}",
+                child.below,
+                child.new_below,
+                child.step.with_source()
+            );
+        } else if child.new == 0 && child.new_bytes != 0 {
             // Growth in bytes: the same objects got longer.
             let _ = writeln!(
                 out,
@@ -104,13 +134,15 @@ fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attrib
                 child.objects,
                 sign(child.new_bytes),
                 format_bytes(child.new_bytes.unsigned_abs()),
-                child.step
+                child.step.with_source()
             );
         } else if show_all || child.new != 0 {
             let _ = writeln!(
                 out,
                 "    {} objects ({} new): {}",
-                child.objects, child.new, child.step
+                child.objects,
+                child.new,
+                child.step.with_source()
             );
         } else {
             hidden += 1;
@@ -121,6 +153,46 @@ fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attrib
     }
     if let Some(attribution) = attribution {
         render_attribution(out, attribution);
+    }
+}
+
+/// What grew, with its last value and change, and over which loops it was confirmed:
+/// `Grows in: objects (1088, +816), references (1088, +816)`.
+fn render_growth(out: &mut String, node: &GrowingNode) {
+    let mut history = node.history.iter().rev();
+    let (Some(last), before) = (history.next(), history.next()) else {
+        return;
+    };
+    let measures: Vec<String> = node
+        .kinds
+        .iter()
+        .map(|&kind| {
+            let now = last.values.get(kind);
+            let change = now as i64 - before.map_or(0, |b| b.values.get(kind)) as i64;
+            let shown = match kind {
+                GrowthKind::Bytes => format!(
+                    "{}, {} {}",
+                    format_bytes(now),
+                    sign(change),
+                    format_bytes(change.unsigned_abs())
+                ),
+                _ => format!("{now}, {}{}", sign(change), change.unsigned_abs()),
+            };
+            format!("{} ({shown})", kind.label())
+        })
+        .collect();
+    let _ = writeln!(out, "    Grows in: {}", measures.join(", "));
+    let confirmed = &node.confirmed;
+    let _ = write!(
+        out,
+        "    Confirmed: a new high at each of {} snapshots from loop {} to loop {}",
+        confirmed.snapshots, confirmed.from_loop, confirmed.to_loop
+    );
+    match confirmed.cut {
+        Some(cut) => {
+            let _ = writeln!(out, " (stopped early: {})", cut.reason());
+        }
+        None => out.push('\n'),
     }
 }
 

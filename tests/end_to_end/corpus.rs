@@ -6,6 +6,12 @@ use super::support::{heapgrowth, json, normalized};
 /// Runs one leaking scenario, checks the growing line and exit status 1, and snapshots the
 /// normalized text report.
 fn leak(scenario: &str, growing_line: &str) {
+    leaks(scenario, &[growing_line]);
+}
+
+/// Runs one leaking scenario, checks its growing lines (in report order) and exit status 1,
+/// and snapshots the normalized text report.
+pub(super) fn leaks(scenario: &str, growing_lines: &[&str]) {
     let output = heapgrowth(&[scenario], &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
@@ -18,7 +24,7 @@ fn leak(scenario: &str, growing_line: &str) {
         .lines()
         .filter(|line| line.starts_with("╰→"))
         .collect();
-    assert_eq!(growing, [growing_line], "{report}");
+    assert_eq!(growing, growing_lines, "{report}");
     let name = scenario.rsplit('.').next().unwrap();
     insta::with_settings!({
         snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
@@ -30,7 +36,7 @@ fn leak(scenario: &str, growing_line: &str) {
 }
 
 /// Runs one clean scenario: nothing grows, exit status 0.
-fn clean(scenario: &str) {
+pub(super) fn clean(scenario: &str) {
     let output = heapgrowth(&[scenario], &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
@@ -133,9 +139,14 @@ fn alternating_element_classes() {
 
 #[test]
 fn growth_in_bytes() {
-    leak(
+    // Both grow by 64 bytes a loop: the String at every loop, the StringBuilder by capacity
+    // steps, which snapshots four times further apart each time catch in every gap.
+    leaks(
         "corpus.leaks.StringGrowthLeak",
-        "╰→STATIC_FIELD StringGrowthLeak.history -> instance of java.lang.String (1 objects)",
+        &[
+            "╰→STATIC_FIELD StringGrowthLeak.history -> instance of java.lang.String (1 objects)",
+            "╰→STATIC_FIELD StringGrowthLeak.log -> instance of java.lang.StringBuilder (1 objects)",
+        ],
     );
 }
 
@@ -159,11 +170,12 @@ fn slowly_filling_cache_levels_off_and_is_clean() {
     let document = json(&output);
     let scenario = &document["scenarios"][0];
     assert_eq!(scenario["growing"].as_array().unwrap().len(), 0);
-    // It grew through detection, so the report says it was seen and dismissed.
+    // Full at 12 loops: new highs at 7 and 15, the same at 31. It never makes the three new
+    // highs of a candidate, and the search stops at the fourth snapshot.
+    assert_eq!(scenario["leveled_off"].as_array().unwrap().len(), 0);
     assert_eq!(
-        scenario["leveled_off"].as_array().unwrap().len(),
-        1,
-        "{scenario}"
+        (&scenario["loops"], &scenario["snapshots"]),
+        (&31.into(), &4.into())
     );
 }
 
@@ -199,12 +211,21 @@ fn json_report_has_the_documented_shape() {
     let document = json(&output);
     let scenario = &document["scenarios"][0];
     assert_eq!(scenario["scenario"], "corpus.leaks.StaticListLeak");
-    assert_eq!(scenario["loops"], 23);
+    assert_eq!(scenario["loops"], 1000);
     assert_eq!(scenario["snapshots"], 7);
     let node = &scenario["growing"][0];
     let path = node["path"].as_array().unwrap();
     assert_eq!(path[0]["kind"], "GC_ROOT");
     assert_eq!(path[0]["name"], "Class");
+    assert_eq!(node["growth"], serde_json::json!(["objects", "references"]));
+    assert_eq!(
+        node["confirmed"],
+        serde_json::json!({"from_loop": 31, "to_loop": 1000, "snapshots": 3, "cut": null})
+    );
+    let history = node["history"].as_array().unwrap();
+    assert_eq!(history.len(), 7);
+    assert_eq!(history[6]["loops"], 1000);
+    assert_eq!(history[6]["references"], 1000);
     let last = path.last().unwrap();
     assert_eq!(
         (
@@ -226,11 +247,11 @@ fn json_report_has_the_documented_shape() {
         .iter()
         .map(|n| n.as_u64().unwrap())
         .collect();
-    assert_eq!(children_objects, [3, 5, 7, 9, 11, 17, 23]);
-    assert!(node["retained"]["objects"].as_u64().unwrap() > 23);
+    assert_eq!(children_objects, [3, 7, 15, 31, 124, 496, 1000]);
+    assert!(node["retained"]["objects"].as_u64().unwrap() > 1000);
     assert!(node["retained"]["bytes_increase"].as_i64().unwrap() > 0);
     assert_eq!(node["children"][0]["kind"], "ARRAY_ENTRY");
-    assert_eq!(node["children"][0]["new"], 6);
+    assert_eq!(node["children"][0]["new"], 504);
     assert_eq!(node["attribution"]["status"], "attributed", "{node}");
     for phase in ["dump", "parse", "analysis"] {
         assert_eq!(

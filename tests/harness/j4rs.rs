@@ -21,6 +21,7 @@ const FAILING: &str = "rust.missing_method";
 const LEAK_REPORT: &str = "\
 GcRoot(Class)
 ╰→STATIC_FIELD AuditLog.ENTRIES -> instance of java.util.ArrayList
+    grows in: objects
     grows: ARRAY_ENTRY ArrayList.[x] -> instance of java.lang.String
 ";
 

@@ -74,6 +74,7 @@ fixtures.ViaSuperclass: test
 const LEAK_REPORT: &str = "\
 GcRoot(Class)
 ╰→STATIC_FIELD Leak.ITEMS -> instance of java.util.ArrayList
+    grows in: objects
     grows: ARRAY_ENTRY ArrayList.[x] -> instance of fixtures.Leak$Entry
 ";
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use heapgrowth::engine::LoopSettings;
+use heapgrowth::engine::SearchSettings;
 use heapgrowth::growth::SearchConfig;
 use heapgrowth::harness::Harness;
 use heapgrowth::tempdir::PrivateTempDir;
@@ -30,12 +30,13 @@ pub fn fixture_harness() -> ! {
         .ignore("fixtures.Unfinished")
         .snapshot_dir(env(SNAPSHOTS_ENV))
         // Fewer loops than the default: the fixtures grow every loop, and it halves the time.
-        .loops(LoopSettings {
+        .settings(SearchSettings {
             warmup: 2,
             search: SearchConfig {
                 loops_per_snapshot: 1,
                 ..SearchConfig::default()
             },
+            ..SearchSettings::default()
         });
     #[cfg(feature = "j4rs")]
     let harness = if std::env::var_os(RUST_SCENARIOS_ENV).is_some() {

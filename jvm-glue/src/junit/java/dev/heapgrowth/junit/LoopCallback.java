@@ -9,6 +9,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
+import dev.heapgrowth.settle.Settler;
 
 /**
  * What the Rust engine calls back while it searches: runs the test method as loops on the
@@ -21,12 +22,27 @@ final class LoopCallback {
     private final Object[] arguments;
     private int loopsRun;
     private Throwable failure;
+    /** Made before the first loop: the threads the loops start are waited for before a dump. */
+    private final Settler settler = new Settler();
 
     LoopCallback(Method method, Object target, Object[] arguments) {
         this.method = method;
         this.target = target;
         this.arguments = arguments;
         method.setAccessible(true);
+    }
+
+    /**
+     * Waits (up to two seconds) for work the loops handed to other threads to finish. Called
+     * by the engine before each heap dump.
+     */
+    boolean settle() throws InterruptedException {
+        return settler.settle();
+    }
+
+    /** A full collection, then waits for the cleanup it starts. Called by the engine. */
+    void collectGarbage() throws InterruptedException {
+        settler.collectGarbage();
     }
 
     /**

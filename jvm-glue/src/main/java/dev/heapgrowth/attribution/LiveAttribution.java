@@ -109,7 +109,7 @@ public final class LiveAttribution {
                 current = List.of();
                 break;
             case "ThreadObject":
-                current = List.of(scenarioThread);
+                current = threadsNamed(steps[3]);
                 threadRoot = true;
                 break;
             default:
@@ -131,7 +131,7 @@ public final class LiveAttribution {
             List<Object> next;
             switch (kind) {
                 case "STATIC_FIELD": {
-                    Class<?> ownerClass = loadClass(owner);
+                    Class<?> ownerClass = classNamed(current, owner);
                     Field f = findField(ownerClass, owner, name);
                     if (f == null) {
                         failure = "no field " + name + " in " + owner;
@@ -145,6 +145,11 @@ public final class LiveAttribution {
                     break;
                 }
                 case "INSTANCE_FIELD": {
+                    if (owner.equals("java.lang.Class") && name.equals("classLoader")) {
+                        // A class's loader: a field reflection hides, read through its getter.
+                        next = filter(loadersOf(current), target);
+                        break;
+                    }
                     next = new ArrayList<>();
                     Field f = null;
                     for (Object object : current) {
@@ -169,6 +174,9 @@ public final class LiveAttribution {
                 }
                 case "ARRAY_ENTRY":
                     next = filter(elements(current, owner, name), target);
+                    break;
+                case "CLASS":
+                    next = classesDefinedBy(current, name);
                     break;
                 case "LOCAL":
                     if (i == 4 && instance != null && instance.getClass().getName().equals(target)) {
@@ -197,6 +205,73 @@ public final class LiveAttribution {
         }
         owners = previous;
         targets = current;
+    }
+
+    /**
+     * The threads a thread root group stands for: those whose name matches {@code pattern}
+     * (digit runs written {@code *}, as the path tree groups them), or the scenario's thread
+     * when the dump had no name.
+     */
+    private List<Object> threadsNamed(String pattern) {
+        if (pattern.isEmpty()) {
+            return List.of(scenarioThread);
+        }
+        List<Object> threads = new ArrayList<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().replaceAll("[0-9]+", "*").equals(pattern)) {
+                threads.add(thread);
+            }
+        }
+        return threads;
+    }
+
+    /** The loaders of the classes among {@code classes}. */
+    private static List<Object> loadersOf(List<Object> classes) {
+        List<Object> out = new ArrayList<>();
+        for (Object c : classes) {
+            if (c instanceof Class) {
+                out.add(((Class<?>) c).getClassLoader());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The classes named {@code className} that a {@code CLASS} step reaches from {@code owners}:
+     * those the class loaders among them defined, or the class of an instance among them.
+     */
+    private static List<Object> classesDefinedBy(List<Object> owners, String className) {
+        List<Object> out = new ArrayList<>();
+        for (Object loader : owners) {
+            if (!(loader instanceof ClassLoader)) {
+                if (loader != null && loader.getClass().getName().equals(className)) {
+                    out.add(loader.getClass());
+                }
+                continue;
+            }
+            try {
+                Class<?> c = Class.forName(className, false, (ClassLoader) loader);
+                if (c.getClassLoader() == loader) {
+                    out.add(c);
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                // Not defined by this loader (a hidden class has no name to look up).
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The class of a static field step: among the classes the step before reached (a
+     * {@code CLASS} step), else looked up by name.
+     */
+    private Class<?> classNamed(List<Object> current, String className) {
+        for (Object object : current) {
+            if (object instanceof Class && ((Class<?>) object).getName().equals(className)) {
+                return (Class<?>) object;
+            }
+        }
+        return loadClass(className);
     }
 
     /** A class by name: the scenario's loader delegates to the JDK's for JDK classes. */

@@ -7,6 +7,7 @@ import java.lang.reflect.Modifier;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import dev.heapgrowth.settle.Settler;
 
 /**
  * One scenario under test, as the Rust engine drives it: a fresh class loader for the user's
@@ -19,17 +20,24 @@ import java.net.URLClassLoader;
  * a time.
  */
 public final class ScenarioHost {
+    /** The name of every scenario's class loader: the engine's path tree looks for it. */
+    static final String LOADER_NAME = "heapgrowth-scenario";
+
     /** How long {@link #close} waits for the scenario thread to end. */
     private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
 
     private final String className;
     private URLClassLoader loader;
     private ScenarioThread thread;
+    /** Knows the threads that were there before the scenario, to wait for the others. */
+    private final Settler settler;
 
-    private ScenarioHost(String className, URLClassLoader loader, ScenarioThread thread) {
+    private ScenarioHost(
+            String className, URLClassLoader loader, ScenarioThread thread, Settler settler) {
         this.className = className;
         this.loader = loader;
         this.thread = thread;
+        this.settler = settler;
     }
 
     /**
@@ -42,16 +50,20 @@ public final class ScenarioHost {
      */
     public static ScenarioHost open(String className, String[] classpathEntries)
             throws ScenarioSetupException, ScenarioFailure {
+        // The engine recognises this loader by its name (src/growth/roots.rs) and takes its
+        // classes as roots, as the application loader's are.
         URLClassLoader loader = new URLClassLoader(
-                "heapgrowth-scenario", toUrls(classpathEntries), ClassLoader.getSystemClassLoader());
+                LOADER_NAME, toUrls(classpathEntries), ClassLoader.getSystemClassLoader());
         boolean opened = false;
         try {
             Constructor<?> constructor = scenarioConstructor(className, loader);
+            // Before the scenario's thread starts: its threads and those it starts are waited for.
+            Settler settler = new Settler();
             ScenarioThread thread = new ScenarioThread(className, constructor, loader);
             thread.start();
             thread.awaitConstructed();
             opened = true;
-            return new ScenarioHost(className, loader, thread);
+            return new ScenarioHost(className, loader, thread, settler);
         } finally {
             if (!opened) {
                 closeQuietly(loader);
@@ -133,6 +145,21 @@ public final class ScenarioHost {
             throw new IllegalStateException("scenario " + className + " is closed");
         }
         return t.runLoops(count);
+    }
+
+    /**
+     * Waits (up to two seconds) for work the loops handed to other threads to finish, before
+     * a heap dump.
+     *
+     * @return whether everything settled in time
+     */
+    public boolean settle() throws InterruptedException {
+        return settler.settle();
+    }
+
+    /** A full collection, then waits for the cleanup it starts (see {@link Settler#collectGarbage}). */
+    public void collectGarbage() throws InterruptedException {
+        settler.collectGarbage();
     }
 
     /**

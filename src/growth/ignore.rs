@@ -1,0 +1,220 @@
+//! Ignore rules: growth a user (or heapgrowth itself, for the JDK) knows about and accepts.
+//!
+//! A rule is a pattern and a reason. The pattern is matched against each step of a node's
+//! path, in two forms: the step's location `Owner.name` with the owner fully qualified
+//! (`java.lang.invoke.MethodType.internTable`, `com.example.Cache.entries`,
+//! `java.util.HashMap.[x]`, `java.util.TimerThread.mainLoop` for a stack local,
+//! `GcRoot(ThreadObject)` for a root group), and the class of the step's objects
+//! (`com.example.Session`). `*` matches any run of characters, `?` one character. A node is
+//! ignored when any step of its path matches, so a rule covers everything below the step it
+//! names. Ignored growth is never dropped silently: the report lists it with the reason.
+//!
+//! One syntax everywhere (command line, ignore file, annotation): the pattern, then
+//! optionally whitespace and the reason.
+
+/// Why a rule exists: a rule of heapgrowth's own, or the user's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleOrigin {
+    /// Growth inside the JDK that levels off, listed in [`KNOWN_JDK_GROWTH`].
+    KnownJdkGrowth,
+    /// A rule the user gave; the string says where (`--ignore`, `ignore file x.txt:3`).
+    User(String),
+}
+
+/// One ignore rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoreRule {
+    /// The glob matched against each step (see the module docs).
+    pub pattern: String,
+    /// Why the growth is accepted, as the report shows it.
+    pub reason: String,
+    /// Where the rule comes from.
+    pub origin: RuleOrigin,
+}
+
+/// Growth inside the JDK itself that happens while a JVM warms up and then stops, seen under
+/// test runners (Surefire, Gradle) in the first hundred loops or so of a test: caches the JDK
+/// fills once per distinct method type, lambda shape or reflective call. None of it is code a
+/// user can change; all of it levels off. Each entry: pattern, reason.
+pub const KNOWN_JDK_GROWTH: &[(&str, &str)] = &[
+    (
+        "java.lang.invoke.MethodType.internTable",
+        "JDK: the MethodType intern table gains an entry per method type the JVM links",
+    ),
+    (
+        "java.lang.invoke.LambdaForm*",
+        "JDK: lambda forms are compiled and cached as call sites are linked",
+    ),
+    (
+        "java.lang.invoke.MethodTypeForm*",
+        "JDK: cached lambda forms of each method type",
+    ),
+    (
+        "java.lang.invoke.ClassSpecializer*",
+        "JDK: method handle species are generated once per shape",
+    ),
+    (
+        "java.lang.invoke.DirectMethodHandle*",
+        "JDK: direct method handle caches fill as methods are linked",
+    ),
+    (
+        "java.lang.invoke.Invokers*",
+        "JDK: invoker caches fill as method types are linked",
+    ),
+    (
+        "jdk.internal.reflect.*",
+        "JDK: reflection generates accessors for methods called often",
+    ),
+    (
+        "java.lang.ThreadGroup.threads",
+        "JDK: a thread group lists its threads (threads that grow are reported as their own root group)",
+    ),
+];
+
+impl IgnoreRule {
+    /// Parses `PATTERN [REASON]`: the pattern up to the first whitespace, the rest (trimmed)
+    /// the reason; without one, the reason says where the rule came from.
+    pub fn parse(text: &str, origin: RuleOrigin) -> Result<IgnoreRule, String> {
+        let text = text.trim();
+        let (pattern, reason) = match text.split_once(char::is_whitespace) {
+            Some((pattern, reason)) => (pattern, reason.trim()),
+            None => (text, ""),
+        };
+        if pattern.is_empty() {
+            return Err("an ignore rule needs a pattern".into());
+        }
+        if pattern.chars().all(|c| c == '*' || c == '?') {
+            return Err(format!(
+                "the ignore pattern {pattern:?} matches every path; name a field or class"
+            ));
+        }
+        let reason = if reason.is_empty() {
+            match &origin {
+                RuleOrigin::User(place) => format!("ignored by {place}"),
+                RuleOrigin::KnownJdkGrowth => "known JDK growth".to_owned(),
+            }
+        } else {
+            reason.to_owned()
+        };
+        Ok(IgnoreRule {
+            pattern: pattern.to_owned(),
+            reason,
+            origin,
+        })
+    }
+
+    /// The rules of an ignore file: one rule per line, `#` starts a comment line, blank lines
+    /// are skipped. Errors name the line.
+    pub fn parse_file(text: &str, file: &str) -> Result<Vec<IgnoreRule>, String> {
+        text.lines()
+            .enumerate()
+            .filter(|(_, line)| {
+                let line = line.trim();
+                !line.is_empty() && !line.starts_with('#')
+            })
+            .map(|(number, line)| {
+                let place = format!("{file}:{}", number + 1);
+                IgnoreRule::parse(line, RuleOrigin::User(format!("ignore file {place}")))
+                    .map_err(|error| format!("{place}: {error}"))
+            })
+            .collect()
+    }
+
+    /// The built-in rules for known JDK growth.
+    pub fn known_jdk_growth() -> Vec<IgnoreRule> {
+        KNOWN_JDK_GROWTH
+            .iter()
+            .map(|&(pattern, reason)| IgnoreRule {
+                pattern: pattern.to_owned(),
+                reason: reason.to_owned(),
+                origin: RuleOrigin::KnownJdkGrowth,
+            })
+            .collect()
+    }
+
+    /// Whether the step with location `Owner.name` and objects of class `target` matches.
+    pub fn matches_step(&self, location: &str, target: &str) -> bool {
+        glob(self.pattern.as_bytes(), location.as_bytes())
+            || (!target.is_empty() && glob(self.pattern.as_bytes(), target.as_bytes()))
+    }
+}
+
+/// `*` and `?` glob matching, linear in practice: on a mismatch after a `*`, the star takes
+/// one more character (the classic two-pointer algorithm, no backtracking explosion).
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && (pattern[p] == b'?' || pattern[p] == text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pattern.len() && pattern[p] == b'*' {
+            star = Some((p, t));
+            p += 1;
+        } else if let Some((star_p, star_t)) = star {
+            p = star_p + 1;
+            t = star_t + 1;
+            star = Some((star_p, star_t + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|&c| c == b'*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(text: &str) -> IgnoreRule {
+        IgnoreRule::parse(text, RuleOrigin::User("--ignore".into())).unwrap()
+    }
+
+    #[test]
+    fn a_rule_is_a_pattern_then_a_reason() {
+        let rule = user("com.example.Cache.entries   warms up for 500 loops");
+        assert_eq!(rule.pattern, "com.example.Cache.entries");
+        assert_eq!(rule.reason, "warms up for 500 loops");
+        assert_eq!(user("com.example.Cache.*").reason, "ignored by --ignore");
+    }
+
+    #[test]
+    fn rules_that_match_everything_or_nothing_are_refused() {
+        assert!(IgnoreRule::parse("  ", RuleOrigin::KnownJdkGrowth).is_err());
+        assert!(IgnoreRule::parse("** all", RuleOrigin::KnownJdkGrowth).is_err());
+    }
+
+    #[test]
+    fn patterns_match_locations_and_target_classes() {
+        let rule = user("java.lang.invoke.MethodType.internTable");
+        assert!(rule.matches_step(
+            "java.lang.invoke.MethodType.internTable",
+            "java.lang.invoke.MethodType$ConcurrentWeakInternSet"
+        ));
+        assert!(!rule.matches_step("java.lang.invoke.MethodType.internTables", ""));
+        let classes = user("com.example.*Session");
+        assert!(classes.matches_step("java.util.HashMap.[x]", "com.example.web.UserSession"));
+        assert!(!classes.matches_step("java.util.HashMap.[x]", "com.example.Sessions"));
+        assert!(user("?ava.util.HashMap.[x]").matches_step("java.util.HashMap.[x]", ""));
+    }
+
+    #[test]
+    fn glob_stays_fast_on_patterns_that_backtrack() {
+        let text = "a".repeat(10_000);
+        let pattern = format!("{}b", "*a".repeat(50));
+        assert!(!glob(pattern.as_bytes(), text.as_bytes()));
+    }
+
+    #[test]
+    fn an_ignore_file_names_the_line_of_a_bad_rule() {
+        let rules = IgnoreRule::parse_file(
+            "# accepted\n\ncom.example.A.b  known\n  com.example.C.d\n",
+            "x.txt",
+        )
+        .unwrap();
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[1].reason, "ignored by ignore file x.txt:4");
+        let error = IgnoreRule::parse_file("com.example.A.b\n*\n", "x.txt").unwrap_err();
+        assert!(error.starts_with("x.txt:2: "), "{error}");
+    }
+}
