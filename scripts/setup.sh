@@ -31,4 +31,16 @@ m2=${MAVEN_REPO:-$HOME/.m2/repository}
     || mvn -B -q dependency:get -Dtransitive=false -Dartifact=dev.gradleplugins:gradle-api:8.10
 [ -f "$m2/org/codehaus/groovy/groovy/3.0.22/groovy-3.0.22.jar" ] \
     || mvn -B -q dependency:get -Dtransitive=false -Dartifact=org.codehaus.groovy:groovy:3.0.22
+# The jars that the real-library scenarios (tests/corpus/libs/src: Caffeine, Guava, Commons Pool,
+# Logback, Micrometer leaks and their clean twins) compile and run against, with their transitive
+# runtime dependencies, as listed in tests/corpus/libs/pom.xml (see the README beside it). They go
+# to target/corpus-libs/, git-ignored; fetched again only when that list is newer than the copy.
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpus_libs=$root/target/corpus-libs
+if [ ! -f "$corpus_libs/.fetched" ] || [ "$root/tests/corpus/libs/pom.xml" -nt "$corpus_libs/.fetched" ]; then
+    rm -rf "$corpus_libs"
+    mvn -B -q -f "$root/tests/corpus/libs/pom.xml" dependency:copy-dependencies \
+        -DoutputDirectory="$corpus_libs"
+    touch "$corpus_libs/.fetched"
+fi
 echo "setup: javac $(javac -version 2>&1 | cut -d' ' -f2), $(cargo --version), $(cc --version | head -n1)"

@@ -5,4 +5,7 @@ mod attribution;
 mod bad_input;
 mod cleanup;
 mod corpus;
+mod growth_classes;
+mod libraries;
+mod stability;
 mod support;

@@ -46,10 +46,57 @@ fn collect_java_files(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
+/// The scenarios that use real libraries (`tests/corpus/libs`), compiled once for this test
+/// binary, and the libraries' jars, as one class path.
+pub fn library_classpath() -> &'static str {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    CLASSPATH.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let jars_dir = root.join("target/corpus-libs");
+        let mut jars: Vec<PathBuf> = std::fs::read_dir(&jars_dir)
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{}: {e}; run scripts/setup.sh, which fetches the libraries of \
+                     tests/corpus/libs/pom.xml from Maven Central",
+                    jars_dir.display()
+                )
+            })
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "jar"))
+            .collect();
+        jars.sort();
+        assert!(
+            !jars.is_empty(),
+            "no jars in {}: run scripts/setup.sh",
+            jars_dir.display()
+        );
+        let jars = std::env::join_paths(&jars).unwrap().into_string().unwrap();
+        let classes = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("library-classes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&classes);
+        std::fs::create_dir_all(&classes).unwrap();
+        let mut files = Vec::new();
+        collect_java_files(&root.join("tests/corpus/libs/src"), &mut files);
+        let status = Command::new(javac())
+            .args(["--release", "17", "-nowarn", "-cp", &jars, "-d"])
+            .arg(&classes)
+            .args(&files)
+            .status()
+            .expect("javac runs");
+        assert!(status.success(), "the library scenarios compile");
+        format!("{}:{jars}", classes.display())
+    })
+}
+
 /// Runs `heapgrowth run` on corpus scenarios with extra arguments.
 pub fn heapgrowth(scenarios: &[&str], extra: &[&str]) -> Output {
+    heapgrowth_on(corpus_classes().to_str().unwrap(), scenarios, extra)
+}
+
+/// Runs `heapgrowth run` on scenarios of `classpath` with extra arguments.
+pub fn heapgrowth_on(classpath: &str, scenarios: &[&str], extra: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_heapgrowth"));
-    command.arg("run").arg("--classpath").arg(corpus_classes());
+    command.arg("run").arg("--classpath").arg(classpath);
     for scenario in scenarios {
         command.args(["--scenario", scenario]);
     }

@@ -1,0 +1,131 @@
+//! Real libraries from Maven Central (test-only; `scripts/setup.sh` fetches them into
+//! `target/corpus-libs/`): each leak at the library field that grows, and its clean twin clean.
+//! The scenarios are in `tests/corpus/libs/src`, their measured behaviour in the README there.
+
+use super::growth_classes::{clean_on, leaks_on, levels_off_on};
+use super::support::library_classpath;
+
+fn leak(scenario: &str, growing_line: &str) {
+    leaks_on(library_classpath(), scenario, &[growing_line]);
+}
+
+fn clean(scenario: &str) {
+    clean_on(library_classpath(), scenario);
+}
+
+// Caffeine: maintenance runs on the common ForkJoinPool after the loop returns.
+
+#[test]
+fn caffeine_unbounded_cache_with_a_key_per_loop() {
+    leak(
+        "corpus.libs.CaffeineUnboundedLeak",
+        "╰→INSTANCE_FIELD UnboundedLocalCache.data -> instance of java.util.concurrent.ConcurrentHashMap (1 objects)",
+    );
+}
+
+#[test]
+fn caffeine_cache_with_a_maximum_size_levels_off() {
+    levels_off_on(
+        library_classpath(),
+        "corpus.libs.CaffeineBoundedClean",
+        "INSTANCE_FIELD BoundedLocalCache.data -> instance of java.util.concurrent.ConcurrentHashMap",
+    );
+}
+
+#[test]
+fn caffeine_weak_keys_held_by_their_values() {
+    leak(
+        "corpus.libs.CaffeineWeakKeysLeak",
+        "╰→INSTANCE_FIELD BoundedLocalCache.data -> instance of java.util.concurrent.ConcurrentHashMap (1 objects)",
+    );
+}
+
+#[test]
+fn caffeine_weak_keys_that_die_are_clean() {
+    clean("corpus.libs.CaffeineWeakKeysClean");
+}
+
+// Guava.
+
+#[test]
+fn guava_event_bus_with_a_subscriber_per_loop() {
+    leak(
+        "corpus.libs.GuavaEventBusLeak",
+        "╰→ARRAY_ENTRY ConcurrentHashMap.[x] -> instance of java.util.concurrent.CopyOnWriteArraySet (1 objects)",
+    );
+}
+
+#[test]
+fn guava_event_bus_subscribers_unregistered_are_clean() {
+    clean("corpus.libs.GuavaEventBusClean");
+}
+
+#[test]
+fn guava_cache_without_a_bound() {
+    leak(
+        "corpus.libs.GuavaCacheLeak",
+        "╰→INSTANCE_FIELD AtomicReferenceArray.array -> instance of java.lang.Object[] (4 objects)",
+    );
+}
+
+#[test]
+fn guava_cache_with_a_maximum_size_levels_off() {
+    // Its entries are spread over four segment tables and an access queue; none of that is
+    // reported once the bound is reached.
+    levels_off_on(
+        library_classpath(),
+        "corpus.libs.GuavaCacheClean",
+        "INSTANCE_FIELD AtomicReferenceArray.array -> instance of java.lang.Object[]",
+    );
+}
+
+// Apache Commons Pool 2.
+
+#[test]
+fn commons_pool_objects_borrowed_and_never_returned() {
+    leak(
+        "corpus.libs.PoolBorrowLeak",
+        "╰→INSTANCE_FIELD GenericObjectPool.allObjects -> instance of java.util.concurrent.ConcurrentHashMap (1 objects)",
+    );
+}
+
+#[test]
+fn commons_pool_objects_returned_are_clean() {
+    clean("corpus.libs.PoolBorrowReturnClean");
+}
+
+// Logback.
+
+#[test]
+fn logback_logger_per_request_name() {
+    leak(
+        "corpus.libs.LogbackLoggerPerRequestLeak",
+        "╰→INSTANCE_FIELD LoggerContext.loggerCache -> instance of java.util.concurrent.ConcurrentHashMap (1 objects)",
+    );
+}
+
+#[test]
+fn logback_fixed_logger_names_are_clean() {
+    clean("corpus.libs.LogbackFixedLoggersClean");
+}
+
+// Micrometer: a meter per tag value, the classic cardinality leak. The registry holds each
+// meter in three maps, three paths.
+
+#[test]
+fn micrometer_meter_per_unique_tag() {
+    leaks_on(
+        library_classpath(),
+        "corpus.libs.MicrometerTagCardinalityLeak",
+        &[
+            "╰→INSTANCE_FIELD MeterRegistry.meterMap -> instance of java.util.concurrent.ConcurrentHashMap (1 objects)",
+            "╰→INSTANCE_FIELD MeterRegistry.meterToPreFilterIdMap -> instance of java.util.HashMap (1 objects)",
+            "╰→INSTANCE_FIELD MeterRegistry.preFilterIdToMeterMap -> instance of java.util.HashMap (1 objects)",
+        ],
+    );
+}
+
+#[test]
+fn micrometer_bounded_tags_are_clean() {
+    clean("corpus.libs.MicrometerBoundedTagsClean");
+}

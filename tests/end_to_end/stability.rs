@@ -1,0 +1,155 @@
+//! The same question ten times, the same answer ten times: the scenarios whose verdict could
+//! depend on timing (threads, executors, the common pool, caches maintained in the background,
+//! cleanup after collections) get the same verdict in ten runs: two processes, each running the
+//! scenario five times over, in fresh class loaders and threads. `scripts/stability.sh` does
+//! the same for every corpus scenario, in ten processes each.
+
+use super::support::{corpus_classes, heapgrowth_on, library_classpath};
+
+/// Runs per process, and processes: ten verdicts.
+const RUNS_PER_PROCESS: usize = 5;
+const PROCESSES: usize = 2;
+
+/// The verdict of each run of `scenario`: its growing lines, or that nothing grows.
+fn verdicts(classpath: &str, scenario: &str) -> Vec<String> {
+    let scenarios = vec![scenario; RUNS_PER_PROCESS];
+    let mut verdicts = Vec::new();
+    for _ in 0..PROCESSES {
+        let output = heapgrowth_on(classpath, &scenarios, &["--no-attribution"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let runs: Vec<&str> = stdout.split("Scenario ").skip(1).collect();
+        assert_eq!(runs.len(), RUNS_PER_PROCESS, "{stdout}");
+        for run in runs {
+            let growing: Vec<&str> = run
+                .lines()
+                .filter(|line| line.starts_with("╰→"))
+                .map(|line| line.rsplit_once(" (").map_or(line, |(step, _)| step))
+                .collect();
+            verdicts.push(if growing.is_empty() {
+                "nothing grows".to_owned()
+            } else {
+                growing.join("; ")
+            });
+        }
+    }
+    verdicts
+}
+
+fn same_ten_times(classpath: &str, scenario: &str, expected: &str) {
+    let verdicts = verdicts(classpath, scenario);
+    assert!(
+        verdicts.iter().all(|verdict| verdict == expected),
+        "{scenario}: expected {expected:?} in every run, got {verdicts:#?}"
+    );
+}
+
+fn corpus() -> &'static str {
+    corpus_classes().to_str().unwrap()
+}
+
+#[test]
+fn a_leak_into_the_scenarios_own_executor_every_time() {
+    same_ten_times(
+        corpus(),
+        "corpus.leaks.AsyncExecutorLeak",
+        "╰→STATIC_FIELD AsyncExecutorLeak.processed -> instance of java.util.Collections$SynchronizedRandomAccessList",
+    );
+}
+
+#[test]
+fn work_handed_to_an_executor_that_cleans_up_never_grows() {
+    same_ten_times(
+        corpus(),
+        "corpus.clean.AsyncExecutorRemoved",
+        "nothing grows",
+    );
+}
+
+#[test]
+fn a_leak_on_the_common_pool_every_time() {
+    same_ten_times(
+        corpus(),
+        "corpus.leaks.CompletableFutureLeak",
+        "╰→STATIC_FIELD CompletableFutureLeak.quotes -> instance of java.util.concurrent.ConcurrentHashMap",
+    );
+}
+
+#[test]
+fn a_bounded_map_on_the_common_pool_never_grows() {
+    same_ten_times(
+        corpus(),
+        "corpus.clean.CompletableFutureBounded",
+        "nothing grows",
+    );
+}
+
+#[test]
+fn a_worker_threads_local_batch_every_time() {
+    same_ten_times(
+        corpus(),
+        "corpus.leaks.WorkerBatchLeak",
+        "╰→LOCAL WorkerBatchLeak$Writer.run(WorkerBatchLeak.java:56) -> instance of java.util.ArrayList",
+    );
+}
+
+#[test]
+fn leaked_threads_every_time() {
+    same_ten_times(
+        corpus(),
+        "corpus.leaks.ThreadLeak",
+        "╰→GcRoot(ThreadObject \"worker-*\")",
+    );
+}
+
+#[test]
+fn executors_shut_down_never_grow() {
+    same_ten_times(corpus(), "corpus.clean.ExecutorShutDown", "nothing grows");
+}
+
+#[test]
+fn a_timers_queue_every_time() {
+    same_ten_times(
+        corpus(),
+        "corpus.leaks.TimerTaskLeak",
+        "╰→INSTANCE_FIELD TaskQueue.queue -> instance of java.util.TimerTask[]",
+    );
+}
+
+#[test]
+fn a_weak_hash_map_expunged_late_never_grows() {
+    // Stale entries wait for the map's next use; the collection a fixed number of loops before
+    // each dump keeps them as many at every snapshot, however far apart snapshots are.
+    same_ten_times(corpus(), "corpus.clean.WeakMapClean", "nothing grows");
+}
+
+#[test]
+fn class_loaders_dropped_and_cleaned_later_never_grow() {
+    same_ten_times(corpus(), "corpus.clean.ClassLoaderDropped", "nothing grows");
+}
+
+#[test]
+fn a_caffeine_cache_bounded_and_maintained_in_the_background_never_grows() {
+    same_ten_times(
+        library_classpath(),
+        "corpus.libs.CaffeineBoundedClean",
+        "nothing grows",
+    );
+}
+
+#[test]
+fn a_caffeine_leak_every_time() {
+    same_ten_times(
+        library_classpath(),
+        "corpus.libs.CaffeineWeakKeysLeak",
+        "╰→INSTANCE_FIELD BoundedLocalCache.data -> instance of java.util.concurrent.ConcurrentHashMap",
+    );
+}
+
+#[test]
+fn a_guava_cache_bounded_never_grows() {
+    same_ten_times(
+        library_classpath(),
+        "corpus.libs.GuavaCacheClean",
+        "nothing grows",
+    );
+}
