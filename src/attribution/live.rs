@@ -29,18 +29,7 @@ fn attribute_inner(
     node: &GrowingNode,
     loops: u32,
 ) -> Result<Attribution, JvmError> {
-    let steps: Vec<[&str; 4]> = node
-        .path
-        .iter()
-        .map(|step| {
-            [
-                step.kind.label(),
-                step.owner.as_str(),
-                step.name.as_str(),
-                step.target.as_str(),
-            ]
-        })
-        .collect();
+    let steps: Vec<[&str; 4]> = node.path.iter().map(step_strings).collect();
     let live = scenario.path_start()?.follow_path(&steps)?;
     match live.recorder()? {
         Recorder::Proxy => match with_proxies(scenario, &live, loops) {
@@ -93,20 +82,24 @@ fn with_allocations(
              can_generate_sampled_object_alloc_events and can_tag_objects, which the agent lacks"
         )));
     }
-    let growing: Vec<[&str; 4]> = node
-        .children
-        .iter()
-        .filter(|child| child.new > 0 || child.new_bytes > 0)
-        .map(|child| {
-            [
-                child.step.kind.label(),
-                child.step.owner.as_str(),
-                child.step.name.as_str(),
-                child.step.target.as_str(),
-            ]
-        })
-        .collect();
-    let classes: Vec<&str> = growing.iter().map(|step| step[3]).collect();
+    // A root group (a thread group) grows by its own objects; other nodes by their children.
+    let root_group = node.path.len() == 1;
+    let growing: Vec<[&str; 4]> = if root_group {
+        node.path.iter().map(step_strings).collect()
+    } else {
+        node.children
+            .iter()
+            .filter(|child| child.new > 0 || child.new_bytes > 0)
+            .map(|child| step_strings(&child.step))
+            .collect()
+    };
+    let own_classes;
+    let classes: Vec<&str> = if root_group {
+        own_classes = live.target_class_names()?;
+        own_classes.iter().map(String::as_str).collect()
+    } else {
+        growing.iter().map(|step| step[3]).collect()
+    };
     let sampling = live.sample_allocations(agent.jvmti, &classes)?;
     let ran = scenario.run_loops(loops);
     let record = sampling.stop(live, &growing)?;
@@ -233,4 +226,14 @@ fn describe(error: &JvmError) -> String {
         }
         other => format!("attribution failed: {other}"),
     }
+}
+
+/// A path step as the Java side takes it: kind, owner, name, target.
+fn step_strings(step: &crate::growth::PathStep) -> [&str; 4] {
+    [
+        step.kind.label(),
+        step.owner.as_str(),
+        step.name.as_str(),
+        step.target.as_str(),
+    ]
 }

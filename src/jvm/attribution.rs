@@ -173,6 +173,11 @@ impl LiveNode {
         })
     }
 
+    /// The names of the classes of the node's objects, each once.
+    pub fn target_class_names(&self) -> Result<Vec<String>, JvmError> {
+        self.strings("naming the node's classes", "targetClassNames")
+    }
+
     /// The recorder that fits the node.
     pub fn recorder(&self) -> Result<Recorder, JvmError> {
         let plan = self.strings("choosing a recorder", "plan")?;

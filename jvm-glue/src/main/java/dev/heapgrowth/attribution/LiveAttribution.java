@@ -59,6 +59,8 @@ public final class LiveAttribution {
     private String failure;
 
     private String[] plan;
+    /** The name pattern of the node, when it is a root group of threads, or null. */
+    private String threadGroup;
     /** Watched container field (kind "container"). */
     private Field containerField;
 
@@ -94,6 +96,12 @@ public final class LiveAttribution {
     }
 
     private void walk(String[] steps) {
+        if (steps.length == 4 && steps[2].equals("ThreadObject") && !steps[3].isEmpty()) {
+            // A group of threads that grows: its own objects are what to attribute.
+            threadGroup = steps[3];
+            targets = threadsNamed(threadGroup);
+            return;
+        }
         if (steps.length < 8 || steps.length % 4 != 0) {
             failure = "the path has no step below its root";
             return;
@@ -402,6 +410,9 @@ public final class LiveAttribution {
         if (failure != null) {
             return new String[] {"none", failure};
         }
+        if (threadGroup != null) {
+            return new String[] {"allocations", "the node is a group of threads (\"" + threadGroup + "\")"};
+        }
         Object sample = targets.get(0);
         boolean isContainer = sample instanceof Collection || sample instanceof Map;
         if (field != null && isContainer) {
@@ -608,7 +619,11 @@ public final class LiveAttribution {
             String name = childSteps[i + 2];
             String target = childSteps[i + 3];
             List<Object> found = new ArrayList<>();
-            if (kind.equals("ARRAY_ENTRY")) {
+            if (kind.equals("GC_ROOT")) {
+                // The node's own objects: the threads of a thread group, as they are now.
+                out.addAll(threadsNamed(target));
+                continue;
+            } else if (kind.equals("ARRAY_ENTRY")) {
                 found = elements(targets, owner, name);
             } else if (kind.equals("INSTANCE_FIELD")) {
                 for (Object object : targets) {
@@ -621,6 +636,15 @@ public final class LiveAttribution {
             out.addAll(filter(found, target));
         }
         return out.toArray();
+    }
+
+    /** The names of the classes of the node's objects, each once. */
+    public String[] targetClassNames() {
+        Set<String> names = new LinkedHashSet<>();
+        for (Object target : targets) {
+            names.add(target.getClass().getName());
+        }
+        return names.toArray(new String[0]);
     }
 
     /** The classes named (as reports name them), loaded through the scenario's loader; unknown names are skipped. */
