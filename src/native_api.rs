@@ -19,13 +19,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Arc;
 
-use jni::objects::{JClass, JObject, JObjectArray, JString, JValue};
+use jni::objects::{JClass, JIntArray, JObject, JObjectArray, JString, JValue};
 use jni::sys::{jint, jobjectArray, jstring};
 use jni::JNIEnv;
 
 use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
-use crate::growth::GrowingNode;
+use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaException, JvmError, LiveAgent, LiveJava, LiveScenario, PathStart};
 use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport};
 use crate::tempdir::PrivateTempDir;
@@ -39,7 +39,7 @@ const ERROR_CLASS: &str = "java/lang/IllegalStateException";
 /// The contract between this library and the extension's `NativeEngine` class: bump it whenever
 /// a native method's signature changes, so that a jar and a library that don't match fail with
 /// a message instead of crashing the JVM.
-const JUNIT_API_VERSION: jint = 1;
+const JUNIT_API_VERSION: jint = 2;
 
 /// `NativeEngine.apiVersion()`: `JUNIT_API_VERSION`, checked right after `System.load`.
 #[no_mangle]
@@ -53,22 +53,38 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_apiVersion<'local>
 /// `NativeEngine.search(callback, name, warmup, loopsPerSnapshot, maxSnapshots, baseline,
 /// agentPath)`: runs the growth search on the test method behind `callback` and returns
 /// `[status, message, fullText, json, normalized, stale]` (see `GateResult`).
-/// A negative loop setting means "the default of `heapgrowth run`"; `baseline` is the test's
-/// accepted blocks (or null); `agentPath` the `-agentpath:` library (or null).
+/// `settings` holds warm-up, loops per snapshot, detection snapshots, confirmation loops and the
+/// time budget in seconds, a negative one meaning "the default of `heapgrowth run`";
+/// `ignoreRules` the test's ignore rules (`PATTERN [REASON]`), `ignoreFile` a file of more (or
+/// null); `baseline` is the test's accepted blocks (or null); `agentPath` the `-agentpath:`
+/// library (or null).
 #[no_mangle]
 pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
     mut env: JNIEnv<'local>,
     _class: JClass<'local>,
     callback: JObject<'local>,
     name: JString<'local>,
-    warmup: jint,
-    loops_per_snapshot: jint,
-    max_snapshots: jint,
+    settings: JIntArray<'local>,
+    ignore_rules: JObjectArray<'local>,
+    ignore_file: JString<'local>,
     baseline: JString<'local>,
     agent_path: JString<'local>,
 ) -> jobjectArray {
     guarded(&mut env, |env| {
         let name = read_string(env, &name)?.unwrap_or_default();
+        let mut numbers = [-1; 5];
+        if !settings.is_null() {
+            let length = env.get_array_length(&settings).map_err(|e| e.to_string())?;
+            let length = (length.max(0) as usize).min(numbers.len());
+            env.get_int_array_region(&settings, 0, &mut numbers[..length])
+                .map_err(|e| e.to_string())?;
+        }
+        let rules = if ignore_rules.is_null() {
+            Vec::new()
+        } else {
+            java_strings(env, &ignore_rules).map_err(|e| e.to_string())?
+        };
+        let ignore_file = read_string(env, &ignore_file)?;
         let baseline = read_string(env, &baseline)?;
         let vm = env.get_java_vm().map_err(|e| e.to_string())?;
         let agent = match read_string(env, &agent_path)? {
@@ -104,7 +120,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             ),
             Err(reason) => (None, None, Some(reason.clone())),
         };
-        let settings = loop_settings(warmup, loops_per_snapshot, max_snapshots)?;
+        let settings = search_settings(numbers, &rules, ignore_file.as_deref())?;
         let dumps = PrivateTempDir::new("heapgrowth-dumps")
             .map_err(|e| format!("cannot create a private directory for heap dumps: {e}"))?;
         let mut driver = JavaTestMethod {
@@ -216,20 +232,40 @@ fn guarded<'local, T>(
     None
 }
 
-fn loop_settings(
-    warmup: jint,
-    loops_per_snapshot: jint,
-    max_snapshots: jint,
+/// The settings of one test: `[warmup, loopsPerSnapshot, maxSnapshots, confirmLoops,
+/// timeBudgetSeconds]` (negative: the default), the built-in ignore rules, then those of
+/// `ignore_file`, then the test's own `rules`.
+fn search_settings(
+    [warmup, loops_per_snapshot, max_snapshots, confirm_loops, time_budget]: [jint; 5],
+    rules: &[String],
+    ignore_file: Option<&str>,
 ) -> Result<SearchSettings, String> {
     let mut settings = SearchSettings::default();
-    if warmup >= 0 {
-        settings.warmup = warmup as u32;
+    let set = |value: jint, field: &mut u32| {
+        if value >= 0 {
+            *field = value as u32;
+        }
+    };
+    set(warmup, &mut settings.warmup);
+    set(loops_per_snapshot, &mut settings.search.loops_per_snapshot);
+    set(max_snapshots, &mut settings.search.max_snapshots);
+    set(confirm_loops, &mut settings.search.confirm_loops);
+    if time_budget >= 0 {
+        settings.time_budget = std::time::Duration::from_secs(time_budget as u64);
     }
-    if loops_per_snapshot >= 0 {
-        settings.search.loops_per_snapshot = loops_per_snapshot as u32;
+    if let Some(file) = ignore_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read the ignore file {file}: {e}"))?;
+        settings
+            .ignore_rules
+            .extend(IgnoreRule::parse_file(&text, file)?);
     }
-    if max_snapshots >= 0 {
-        settings.search.max_snapshots = max_snapshots as u32;
+    for rule in rules {
+        let origin = RuleOrigin::User("@HeapGrowthTest(ignore)".into());
+        settings.ignore_rules.push(
+            IgnoreRule::parse(rule, origin)
+                .map_err(|e| format!("@HeapGrowthTest(ignore = {rule:?}): {e}"))?,
+        );
     }
     settings.validate().map_err(|e| e.to_string())?;
     Ok(settings)
@@ -678,19 +714,44 @@ mod tests {
     #[test]
     fn negative_loop_settings_mean_the_defaults_and_bad_ones_are_refused() {
         assert_eq!(
-            loop_settings(-1, -1, -1).unwrap(),
+            search_settings([-1; 5], &[], None).unwrap(),
             SearchSettings::default()
         );
-        let custom = loop_settings(0, 3, 4).unwrap();
+        let custom = search_settings([0, 3, 4, 200, 10], &[], None).unwrap();
         assert_eq!(
             (
                 custom.warmup,
                 custom.search.loops_per_snapshot,
-                custom.search.max_snapshots
+                custom.search.max_snapshots,
+                custom.search.confirm_loops,
+                custom.time_budget.as_secs(),
             ),
-            (0, 3, 4)
+            (0, 3, 4, 200, 10)
         );
-        assert!(loop_settings(-1, 0, -1).is_err());
+        assert!(search_settings([-1, 0, -1, -1, -1], &[], None).is_err());
+        assert!(search_settings([-1, -1, -1, -1, 0], &[], None).is_err());
+    }
+
+    #[test]
+    fn a_tests_ignore_rules_come_after_the_built_in_ones_and_bad_ones_are_refused() {
+        let settings =
+            search_settings([-1; 5], &["com.example.Cache.* warms up".into()], None).unwrap();
+        let last = settings.ignore_rules.last().unwrap();
+        assert_eq!(
+            (last.pattern.as_str(), last.reason.as_str()),
+            ("com.example.Cache.*", "warms up")
+        );
+        assert_eq!(
+            settings.ignore_rules.len(),
+            IgnoreRule::known_jdk_growth().len() + 1
+        );
+        let error = search_settings([-1; 5], &["*".into()], None).unwrap_err();
+        assert!(
+            error.starts_with("@HeapGrowthTest(ignore = \"*\"): "),
+            "{error}"
+        );
+        let missing = search_settings([-1; 5], &[], Some("/nonexistent/ignore.txt")).unwrap_err();
+        assert!(missing.contains("/nonexistent/ignore.txt"), "{missing}");
     }
 
     fn growing(field: &str) -> GrowingNode {

@@ -445,24 +445,31 @@ impl GrowthSearch {
         let first_snapshot = snapshot == 0;
         let required = self.config.required_records();
         let names = &self.names;
+        let series = &self.series;
         let mut values: Vec<NodeValues> = nodes
             .iter()
             .map(|node| {
-                let (children_objects, children_bytes) =
-                    node.children
-                        .iter()
-                        .fold((0, 0), |(objects, bytes), &child| {
-                            let child = &nodes[child as usize];
-                            // An object array that gets longer without more references in use
-                            // is spare capacity of a growable buffer, not content; its content
-                            // shows in its own node's objects and references.
-                            let content = if is_object_array(names.get(child.key.target)) {
-                                0
-                            } else {
-                                child.bytes
-                            };
-                            (objects + child.objects, bytes + content)
-                        });
+                // What an ignore rule covers doesn't count towards its parent's growth either.
+                let (children_objects, children_bytes) = node
+                    .children
+                    .iter()
+                    .filter(|&&child| {
+                        series[node_series[child as usize] as usize]
+                            .ignored_by
+                            .is_none()
+                    })
+                    .fold((0, 0), |(objects, bytes), &child| {
+                        let child = &nodes[child as usize];
+                        // An object array that gets longer without more references in use
+                        // is spare capacity of a growable buffer, not content; its content
+                        // shows in its own node's objects and references.
+                        let content = if is_object_array(names.get(child.key.target)) {
+                            0
+                        } else {
+                            child.bytes
+                        };
+                        (objects + child.objects, bytes + content)
+                    });
                 NodeValues {
                     objects: node.objects,
                     children_objects,
@@ -483,8 +490,11 @@ impl GrowthSearch {
             let v = values[id];
             let objects =
                 series.trends[GrowthKind::Objects.index()].push(v.children_objects, first_snapshot);
-            let references =
-                series.trends[GrowthKind::References.index()].push(v.references, first_snapshot);
+            // Not for a root group: its objects are classes or threads, and what they reference
+            // are its children, measured as objects already (a static that comes to point at an
+            // object reached before is no growth of the root group).
+            let references = !series.is_root
+                && series.trends[GrowthKind::References.index()].push(v.references, first_snapshot);
             let threads = series.counts_own_objects
                 && series.trends[GrowthKind::Threads.index()].push(v.objects, first_snapshot);
             let child_recorded = nodes[id]

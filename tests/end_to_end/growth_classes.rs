@@ -420,6 +420,25 @@ fn a_bounded_map_filled_on_the_common_pool_is_clean() {
 // 9. Ignore rules: the user's, from the command line and a file; known JDK growth.
 
 #[test]
+fn jdk_growth_while_method_handles_warm_up_is_ignored_and_listed() {
+    // 84 new method types, then none: the JDK's caches grow and stop.
+    let report = clean_on(corpus(), "corpus.clean.MethodHandleWarmup");
+    assert!(
+        report.contains("\nIgnored (known JDK growth: lambda forms are compiled and cached"),
+        "{report}"
+    );
+    // Without the built-in rules it is still no leak: it levels off.
+    let output = heapgrowth(
+        &["corpus.clean.MethodHandleWarmup"],
+        &["--no-attribution", "--no-jdk-ignores"],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("Ignored ("), "{stdout}");
+    assert!(stdout.contains("\nLeveled off at loop 124"), "{stdout}");
+}
+
+#[test]
 fn an_ignore_rule_silences_one_path_and_lists_it_with_its_reason() {
     let output = heapgrowth(
         &["corpus.leaks.StaticListLeak", "corpus.leaks.LoopKeyMapLeak"],

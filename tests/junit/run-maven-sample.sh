@@ -29,7 +29,11 @@ check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of 
     "anAssertionThatFailsInALoopFailsTheTest=fail:the cart is empty ==> expected: <0> but was: <1>" \
     "$leak=fail:Retained size:" "$leak=fail:ARRAY_ENTRY ArrayList.[x] -> instance of com.example.cart.Cart\$Session" \
     "$leak=fail:Agent: heapgrowth's JVMTI agent is not loaded" "$clean=pass" \
-    "$leak=fail:Not attributed: heapgrowth's JVMTI agent is not loaded (no -agentpath: option)"
+    "$leak=fail:Not attributed: heapgrowth's JVMTI agent is not loaded (no -agentpath: option)" \
+    "anAcceptedLeakPassesWithItsReason=pass"
+grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: the audit trail is kept on purpose): STATIC_FIELD Cart.AUDIT_TRAIL" \
+    "target/reports/heapgrowth/com.example.cart.CartTest.anAcceptedLeakPassesWithItsReason.txt" \
+    || fail "the ignored path is not listed with its reason"
 for ext in txt json; do
     [ -s "target/reports/heapgrowth/com.example.cart.CartTest.$leak.$ext" ] || fail "no $ext report"
 done
@@ -54,4 +58,10 @@ check "$results" "$leak=fail:Cart.AUDIT_TRAIL" "$clean=pass" "anAssertionThatFai
 grep -q "Baseline paths that no longer grow" "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" \
     || fail "stale baseline path not reported"
 grep -q "OLD_AUDIT_TRAIL" "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" || fail "stale path not named"
+echo "run-maven-sample: 5. an ignore file (heapgrowth.ignoreFile) accepts the leak for every test"
+printf '# accepted growth\ncom.example.cart.Cart.AUDIT_TRAIL known, fixed in the next release\n' >"$work/ignore.txt"
+run -Dheapgrowth.ignoreFile="$work/ignore.txt" >/dev/null
+check "$results" "$leak=pass" "$clean=pass" "anAcceptedLeakPassesWithItsReason=pass"
+grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: known, fixed in the next release)" \
+    "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" || fail "the ignore file's reason is not in the report"
 echo "run-maven-sample: ok"

@@ -10,8 +10,9 @@ import java.util.Map;
  *
  * <pre>
  * heapGrowth {
- *     warmup = 3; loopsPerSnapshot = 2; maxSnapshots = 5
+ *     warmup = 3; loopsPerSnapshot = 4; maxSnapshots = 5; confirmLoops = 1000; timeBudget = 60
  *     baseline = file('heapgrowth-baseline.txt')
+ *     ignoreFile = file('heapgrowth-ignore.txt')
  *     reportDir = file("$buildDir/reports/heapgrowth")   // the default
  * }
  * </pre>
@@ -23,6 +24,9 @@ public class HeapGrowthSettings {
     private Integer warmup;
     private Integer loopsPerSnapshot;
     private Integer maxSnapshots;
+    private Integer confirmLoops;
+    private Integer timeBudget;
+    private File ignoreFile;
     private File baseline;
     private File reportDir;
     private boolean updateBaseline;
@@ -49,6 +53,32 @@ public class HeapGrowthSettings {
 
     public void setMaxSnapshots(Integer maxSnapshots) {
         this.maxSnapshots = maxSnapshots;
+    }
+
+    public Integer getConfirmLoops() {
+        return confirmLoops;
+    }
+
+    public void setConfirmLoops(Integer confirmLoops) {
+        this.confirmLoops = confirmLoops;
+    }
+
+    /** Seconds each test's search may take. */
+    public Integer getTimeBudget() {
+        return timeBudget;
+    }
+
+    public void setTimeBudget(Integer timeBudget) {
+        this.timeBudget = timeBudget;
+    }
+
+    /** A file of ignore rules for every test, one per line: a pattern, then a reason. */
+    public File getIgnoreFile() {
+        return ignoreFile;
+    }
+
+    public void setIgnoreFile(File ignoreFile) {
+        this.ignoreFile = ignoreFile;
     }
 
     /** The file of accepted growth paths; none by default (every growing path fails). */
@@ -84,6 +114,11 @@ public class HeapGrowthSettings {
         put(properties, "heapgrowth.warmup", warmup);
         put(properties, "heapgrowth.loopsPerSnapshot", loopsPerSnapshot);
         put(properties, "heapgrowth.maxSnapshots", maxSnapshots);
+        put(properties, "heapgrowth.confirmLoops", confirmLoops);
+        put(properties, "heapgrowth.timeBudget", timeBudget);
+        if (ignoreFile != null) {
+            properties.put("heapgrowth.ignoreFile", ignoreFile.getAbsolutePath());
+        }
         properties.put("heapgrowth.reportDir",
                 (reportDir != null ? reportDir : defaultReportDir).getAbsolutePath());
         if (baseline != null) {

@@ -62,10 +62,15 @@ public class HeapGrowthPluginTest {
         Project project = javaProjectWithPlugin();
         HeapGrowthSettings settings = (HeapGrowthSettings) project.getExtensions().getByName("heapGrowth");
         settings.setMaxSnapshots(7);
+        settings.setConfirmLoops(400);
+        settings.setIgnoreFile(project.file("ignore.txt"));
         settings.setBaseline(project.file("accepted.txt"));
         ((ProjectInternal) project).evaluate();
         Map<String, Object> properties = ((Test) project.getTasks().getByName("test")).getSystemProperties();
         assertEquals("7", properties.get("heapgrowth.maxSnapshots"));
+        assertEquals("400", properties.get("heapgrowth.confirmLoops"));
+        assertEquals(project.file("ignore.txt").getAbsolutePath(), properties.get("heapgrowth.ignoreFile"));
+        assertFalse(properties.containsKey("heapgrowth.timeBudget"));
         assertEquals(project.file("accepted.txt").getAbsolutePath(), properties.get("heapgrowth.baseline"));
         assertEquals(new File(project.getBuildDir(), "reports/heapgrowth").getAbsolutePath(),
                 properties.get("heapgrowth.reportDir"));

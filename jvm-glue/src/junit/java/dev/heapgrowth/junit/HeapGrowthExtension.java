@@ -20,7 +20,9 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  *
  * <p>System properties (the Gradle plugin sets them from {@code heapGrowth { }}):
  * <ul>
- * <li>{@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot}, {@code heapgrowth.maxSnapshots}
+ * <li>{@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot}, {@code heapgrowth.maxSnapshots},
+ *     {@code heapgrowth.confirmLoops}, {@code heapgrowth.timeBudget} (seconds)
+ * <li>{@code heapgrowth.ignoreFile}: a file of ignore rules, one per line, for every test
  * <li>{@code heapgrowth.reportDir}: where {@code <test>.txt} and {@code <test>.json} go
  *     (default {@code build/reports/heapgrowth})
  * <li>{@code heapgrowth.baseline}: the baseline file of accepted growth paths
@@ -53,11 +55,16 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         Path baselineFile = pathProperty("heapgrowth.baseline");
         boolean update = Boolean.getBoolean("heapgrowth.updateBaseline");
         String accepted = baselineFile == null || update ? null : BaselineFile.section(baselineFile, name);
-        String[] result = NativeEngine.search(callback, name,
-                setting(settings.warmup(), "heapgrowth.warmup"),
-                setting(settings.loopsPerSnapshot(), "heapgrowth.loopsPerSnapshot"),
-                setting(settings.maxSnapshots(), "heapgrowth.maxSnapshots"),
-                accepted, NativeEngine.agentPath());
+        int[] numbers = {
+            setting(settings.warmup(), "heapgrowth.warmup"),
+            setting(settings.loopsPerSnapshot(), "heapgrowth.loopsPerSnapshot"),
+            setting(settings.maxSnapshots(), "heapgrowth.maxSnapshots"),
+            setting(settings.confirmLoops(), "heapgrowth.confirmLoops"),
+            setting(settings.timeBudgetSeconds(), "heapgrowth.timeBudget"),
+        };
+        Path ignoreFile = pathProperty("heapgrowth.ignoreFile");
+        String[] result = NativeEngine.search(callback, name, numbers, settings.ignore(),
+                ignoreFile == null ? null : ignoreFile.toString(), accepted, NativeEngine.agentPath());
         String status = result[0];
         String message = result[1];
         String fullText = result[2];

@@ -11,12 +11,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A test whose method body is one loop of a heap-growth scenario: heapgrowth runs it in loops,
- * takes live heap dumps, and fails the test with the tree report when something grows with
- * every loop.
+ * takes live heap dumps, and fails the test with the tree report when something keeps growing
+ * with the loops.
  *
- * <p>Each setting is taken from the attribute when it is set (not negative), else from the
- * system property {@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot} or
- * {@code heapgrowth.maxSnapshots}, else the default of {@code heapgrowth run} (3, 2, 5).
+ * <p>Each number is taken from the attribute when it is set (not negative), else from the
+ * system property {@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot},
+ * {@code heapgrowth.maxSnapshots}, {@code heapgrowth.confirmLoops} or
+ * {@code heapgrowth.timeBudget}, else the default of {@code heapgrowth run} (3, 4, 5, 1000,
+ * 60). Ignore rules add to heapgrowth's built-in rules for known JDK growth and to those of the
+ * file {@code heapgrowth.ignoreFile}.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -27,9 +30,22 @@ public @interface HeapGrowthTest {
     /** Loops before the first snapshot; negative: system property, then default. */
     int warmup() default -1;
 
-    /** Loops between snapshots; negative: system property, then default. */
+    /** Loops between the first two snapshots (the gap then doubles); negative: system property, then default. */
     int loopsPerSnapshot() default -1;
 
     /** Snapshots of the detection phase; negative: system property, then default. */
     int maxSnapshots() default -1;
+
+    /** Loops the run reaches before growth counts as confirmed; negative: system property, then default. */
+    int confirmLoops() default -1;
+
+    /** Seconds the search may take before confirmation stops early; negative: system property, then default. */
+    int timeBudgetSeconds() default -1;
+
+    /**
+     * Growth this test accepts: each entry a pattern, then optionally a reason, as for
+     * {@code heapgrowth run --ignore} ({@code "com.example.Cache.entries warms up over 2000 loops"}).
+     * Ignored paths that grew are listed in the report with the reason.
+     */
+    String[] ignore() default {};
 }

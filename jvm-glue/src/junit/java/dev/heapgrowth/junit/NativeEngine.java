@@ -20,7 +20,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
     /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
-    private static final int API_VERSION = 1;
+    private static final int API_VERSION = 2;
     private static final String RESOURCE = "/META-INF/native/linux-x86_64/libheapgrowth.so";
 
     private NativeEngine() {}
@@ -87,13 +87,16 @@ final class NativeEngine {
     }
 
     /**
-     * Runs the growth search on the test method behind {@code callback}; negative settings mean
-     * the engine's defaults. Returns {@code [status, message, fullText, json, normalized, stale]}
-     * with status {@code clean}, {@code growing} or {@code error}. {@code baseline} is this
-     * test's accepted blocks or null; {@code agentPath} the {@code -agentpath:} library or null.
+     * Runs the growth search on the test method behind {@code callback}. {@code settings} holds
+     * warm-up, loops per snapshot, detection snapshots, confirmation loops and the time budget in
+     * seconds, a negative one meaning the engine's default; {@code ignoreRules} the test's own
+     * rules and {@code ignoreFile} a file of more (or null). Returns {@code [status, message,
+     * fullText, json, normalized, stale]} with status {@code clean}, {@code growing} or
+     * {@code error}. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
+     * the {@code -agentpath:} library or null.
      */
-    static native String[] search(LoopCallback callback, String name, int warmup, int loopsPerSnapshot,
-            int maxSnapshots, String baseline, String agentPath);
+    static native String[] search(LoopCallback callback, String name, int[] settings, String[] ignoreRules,
+            String ignoreFile, String baseline, String agentPath);
 
     /** The version of the native interface the loaded library implements. */
     private static native int apiVersion();

@@ -22,6 +22,14 @@ class CartTest {
         cart.close();
     }
 
+    // The same leak, accepted by an ignore rule of the test's own: it passes, and its report
+    // lists the path as ignored with the reason.
+    @HeapGrowthTest(ignore = "com.example.cart.Cart.AUDIT_TRAIL the audit trail is kept on purpose")
+    void anAcceptedLeakPassesWithItsReason() {
+        cart.open();
+        cart.close();
+    }
+
     // A loop that throws fails the test with the test's own exception, not a heapgrowth report.
     @HeapGrowthTest
     void anAssertionThatFailsInALoopFailsTheTest() {
