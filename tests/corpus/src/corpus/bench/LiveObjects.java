@@ -52,7 +52,11 @@ public class LiveObjects implements Runnable {
     /** Objects retained per customer (see the table above). */
     public static final int OBJECTS_PER_CUSTOMER = 12;
     /** Orders (each with its long[]) added to RECENT per loop. */
-    public static final int ORDERS_PER_LOOP = 5;
+    /**
+     * Orders each run() keeps: system property heapgrowth.bench.ordersPerLoop, default 5; 0 makes
+     * the scenario clean (the whole-run benchmark's big clean heap).
+     */
+    public static final int ORDERS_PER_LOOP = Integer.getInteger("heapgrowth.bench.ordersPerLoop", 5);
 
     private static final int FIRST_ID = 1_000;
     private static final String[] CITIES = {"Lyon", "Porto", "Leeds", "Graz", "Turku", "Gdansk"};
