@@ -1002,3 +1002,32 @@ fn known_jdk_growth_is_ignored_by_default() {
     assert_eq!(outcome.ignored.len(), 1);
     assert!(outcome.ignored[0].reason.starts_with("JDK: "));
 }
+
+#[test]
+fn a_search_cut_short_by_its_time_budget_says_so() {
+    let mut search = GrowthSearch::new(SearchConfig::default());
+    let mut loops = DEFAULT_WARMUP_LOOPS;
+    let mut snapshots = 0;
+    loop {
+        snapshots += 1;
+        // The engine's budget allows only 10 more loops after the fifth snapshot.
+        let next = search.add_snapshot(&static_list_heap(loops), loops);
+        match next {
+            NextStep::RunLoops(more) if snapshots == 5 => {
+                assert!(more > 10);
+                search.stop_after_next_snapshot(ConfirmationCut::TimeBudget);
+                loops += 10;
+            }
+            NextStep::RunLoops(more) => loops += more,
+            NextStep::Done => break,
+        }
+    }
+    let outcome = search.finish();
+    assert_eq!(
+        outcome.snapshots, 6,
+        "the snapshot after the cut is the last"
+    );
+    let node = &outcome.growing[0];
+    assert_eq!(node.confirmed.cut, Some(ConfirmationCut::TimeBudget));
+    assert_eq!(node.confirmed.to_loop, 134);
+}

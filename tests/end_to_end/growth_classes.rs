@@ -276,6 +276,27 @@ fn confirmation_says_over_how_many_loops_and_a_bound_when_it_stopped() {
     assert_eq!(history.last(), Some(&272), "{history:?}");
 }
 
+#[test]
+fn a_slow_scenario_is_confirmed_within_its_time_budget_and_the_report_says_so() {
+    // About 5 ms a loop: 1000 confirmation loops would take 5 s.
+    let started = std::time::Instant::now();
+    let output = heapgrowth(
+        &["corpus.leaks.SlowLoopLeak"],
+        &["--no-attribution", "--time-budget", "2", "--format", "json"],
+    );
+    let document = json(&output);
+    let scenario = &document["scenarios"][0];
+    let confirmed = &scenario["growing"][0]["confirmed"];
+    assert_eq!(confirmed["cut"], "the time budget ran out", "{scenario}");
+    let loops = scenario["loops"].as_u64().unwrap();
+    assert!((124..1000).contains(&loops), "{loops} loops");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "the budget bounds the run: {:?}",
+        started.elapsed()
+    );
+}
+
 // 5. Class-loader leaks: the path names the field that keeps the loaders.
 
 #[test]
