@@ -517,15 +517,7 @@ impl QueueWalk for Walk<'_> {
         steps: &[Step],
         internals: TracedInternals,
     ) {
-        let mut references = 0;
-        for &step in steps {
-            if step.inside {
-                self.enter_internal(step.target);
-            } else {
-                references += 1;
-                self.take(node, step);
-            }
-        }
+        let mut references = self.take_all(node, steps);
         if decoded.container {
             references += self.expand_internals(node, decoded.class, internals);
         }
@@ -654,16 +646,24 @@ impl Walk<'_> {
                     untraced.as_slice()
                 }
             };
-            for &step in steps {
-                if step.inside {
-                    self.enter_internal(step.target);
-                } else {
-                    references += 1;
-                    self.take(node, step);
-                }
-            }
+            references += self.take_all(node, steps);
         }
         self.untraced_steps = untraced;
+        references
+    }
+
+    /// Takes every step of `steps` from an object of `node`: into the collection's internals,
+    /// or to a child. Returns the references to children (each step that isn't internal).
+    fn take_all(&mut self, node: NodeId, steps: &[Step]) -> u64 {
+        let mut references = 0;
+        for &step in steps {
+            if step.inside {
+                self.enter_internal(step.target);
+            } else {
+                references += 1;
+                self.take(node, step);
+            }
+        }
         references
     }
 }

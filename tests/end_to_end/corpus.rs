@@ -1,7 +1,7 @@
 //! The corpus: every leak is reported at the field that grows, with its text report held as an
 //! insta snapshot in `snapshots/`; clean code reports nothing.
 
-use super::support::{heapgrowth, json, normalized};
+use super::support::{assert_leaks, heapgrowth, json, normalized};
 
 /// Runs one leaking scenario, checks the growing line and exit status 1, and snapshots the
 /// normalized text report.
@@ -11,32 +11,13 @@ fn leak(scenario: &str, growing_line: &str) {
 
 /// Runs one leaking scenario, checks its growing lines (in report order) and exit status 1,
 /// and snapshots the normalized text report.
-pub(super) fn leaks(scenario: &str, growing_lines: &[&str]) {
-    let output = heapgrowth(&[scenario], &[]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{scenario} leaks; stderr: {stderr}"
-    );
-    let report = normalized(&output.stdout);
-    let growing: Vec<&str> = report
-        .lines()
-        .filter(|line| line.starts_with("╰→"))
-        .collect();
-    assert_eq!(growing, growing_lines, "{report}");
+fn leaks(scenario: &str, growing_lines: &[&str]) {
     let name = scenario.rsplit('.').next().unwrap();
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, report);
-    });
+    assert_leaks(&heapgrowth(&[scenario], &[]), growing_lines, name);
 }
 
 /// Runs one clean scenario: nothing grows, exit status 0.
-pub(super) fn clean(scenario: &str) {
+fn clean(scenario: &str) {
     let output = heapgrowth(&[scenario], &[]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(

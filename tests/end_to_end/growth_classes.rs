@@ -4,7 +4,7 @@
 //! attribution (attribution has its own tests); clean twins must report nothing, and bounded
 //! ones must be listed as leveled off.
 
-use super::support::{corpus_classes, heapgrowth, heapgrowth_on, json, normalized};
+use super::support::{assert_leaks, corpus_classes, heapgrowth, heapgrowth_on, json};
 
 fn corpus() -> &'static str {
     corpus_classes().to_str().unwrap()
@@ -15,28 +15,8 @@ fn corpus() -> &'static str {
 /// report kept as the snapshot `growth_<Class>`.
 pub(super) fn leaks_on(classpath: &str, scenario: &str, growing_lines: &[&str]) -> String {
     let output = heapgrowth_on(classpath, &[scenario], &["--no-attribution"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{scenario} leaks; stdout: {}\nstderr: {stderr}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    let report = normalized(&output.stdout);
-    let growing: Vec<&str> = report
-        .lines()
-        .filter(|line| line.starts_with("╰→"))
-        .collect();
-    assert_eq!(growing, growing_lines, "{report}");
     let name = format!("growth_{}", scenario.rsplit('.').next().unwrap());
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-    }, {
-        insta::assert_snapshot!(name, report);
-    });
-    report
+    assert_leaks(&output, growing_lines, &name)
 }
 
 /// Runs one clean scenario of `classpath`: nothing grows, exit status 0; returns the report.

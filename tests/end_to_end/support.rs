@@ -104,10 +104,21 @@ pub fn heapgrowth_on(classpath: &str, scenarios: &[&str], extra: &[&str]) -> Out
 }
 
 /// Output as text, with what differs between runs of the same scenario taken out: the size of
-/// root groups (class and thread counts vary with JIT and class loading) and retained sizes
-/// (object headers and padding differ between JVMs).
+/// root groups (class and thread counts vary with JIT and class loading), retained sizes
+/// (object headers and padding differ between JVMs), and the JDK's own growth that the
+/// built-in rules ignore (how much of the JDK's warm-up a run catches depends on the JIT).
 pub fn normalized(stdout: &[u8]) -> String {
     String::from_utf8_lossy(stdout)
+        .split("\n\nIgnored (known JDK growth: ")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once('\n').map_or("", |(_, rest)| rest)
+            }
+        })
+        .collect::<String>()
         .lines()
         .filter(|line| !line.trim_start().starts_with("Retained "))
         .map(|line| match (line.find("GcRoot("), line.rfind(" (")) {
@@ -116,6 +127,33 @@ pub fn normalized(stdout: &[u8]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Checks a run of a leaking scenario: exit status 1, exactly `growing_lines` (the `╰→` lines
+/// of the normalized report, in report order), and the normalized report as the insta snapshot
+/// `snapshot` in `snapshots/`. Returns the report.
+pub fn assert_leaks(output: &Output, growing_lines: &[&str], snapshot: &str) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{snapshot} leaks; stdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = normalized(&output.stdout);
+    let growing: Vec<&str> = report
+        .lines()
+        .filter(|line| line.starts_with("╰→"))
+        .collect();
+    assert_eq!(growing, growing_lines, "{report}");
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(snapshot, report);
+    });
+    report
 }
 
 /// Parses the JSON output.
