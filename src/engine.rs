@@ -26,6 +26,10 @@ use crate::tempdir::PrivateTempDir;
 /// and the report says so.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(60);
 
+/// The most `--confirm-loops` may ask for: confirmation runs up to four times more loops
+/// than the last gap, and the total must stay in a `u32`.
+pub const MAX_CONFIRM_LOOPS: u32 = 100_000_000;
+
 /// How to search, for every front end: loops, snapshots, time budget, ignore rules.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchSettings {
@@ -59,6 +63,12 @@ impl SearchSettings {
             return Err(EngineError::InvalidOptions(
                 "--loops-per-snapshot must be at least 1 and --max-snapshots at least 2".into(),
             ));
+        }
+        if self.search.confirm_loops > MAX_CONFIRM_LOOPS {
+            return Err(EngineError::InvalidOptions(format!(
+                "--confirm-loops must be at most {MAX_CONFIRM_LOOPS} (the loop count is kept \
+                 in 32 bits; --time-budget bounds how long confirmation runs)"
+            )));
         }
         if self.time_budget.is_zero() {
             return Err(EngineError::InvalidOptions(
@@ -374,8 +384,8 @@ struct Budget {
     deadline: Instant,
     loops: u64,
     loop_time: Duration,
-    /// The last snapshot's cost (settle, dump, read, analysis): the next one costs about as
-    /// much, and it must fit too.
+    /// The last snapshot's cost (settle, dump, read, analysis). The next one must fit too,
+    /// and costs more when the heap grows: twice as much is kept for it.
     snapshot_time: Duration,
 }
 
@@ -404,7 +414,7 @@ impl Budget {
         let left = self
             .deadline
             .saturating_duration_since(Instant::now())
-            .saturating_sub(self.snapshot_time);
+            .saturating_sub(self.snapshot_time * 2);
         if self.loops == 0 || self.loop_time.is_zero() {
             return if left.is_zero() { 0 } else { requested };
         }

@@ -62,15 +62,16 @@ struct RunArgs {
     #[arg(long, default_value_t = DEFAULT_MAX_SNAPSHOTS)]
     max_snapshots: u32,
     /// Loops the run reaches before growth counts as confirmed (snapshots 4 times further
-    /// apart each time): a bound reached in about a quarter of them is seen to level off.
+    /// apart each time, at least 2 of them): a bound reached by about half of them is seen
+    /// to level off. At most 100000000.
     #[arg(long, default_value_t = DEFAULT_CONFIRM_LOOPS)]
     confirm_loops: u32,
     /// Seconds one scenario's search may take; confirmation then stops early and says so.
     #[arg(long, default_value_t = engine::DEFAULT_TIME_BUDGET.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     time_budget: u64,
-    /// Ignore growth on paths matching PATTERN: a glob over a step's `Owner.field` (owner
-    /// fully qualified) or its objects' class, then optionally a reason, in one argument:
-    /// --ignore 'com.example.Cache.entries warms up over 2000 loops'. Repeatable.
+    /// Ignore growth on paths through a step matching PATTERN: a glob over the step's
+    /// `Owner.field` (the owner with or without its package), then optionally a reason, in one
+    /// argument: --ignore 'com.example.Cache.entries warms up over 2000 loops'. Repeatable.
     #[arg(long = "ignore", value_name = "PATTERN [REASON]")]
     ignore: Vec<String>,
     /// A file of ignore rules, one per line as for --ignore; `#` starts a comment line.
@@ -146,6 +147,12 @@ fn run(args: RunArgs) -> ExitCode {
     match args.format {
         Format::Text => print!("{}", report::render_text(&reports)),
         Format::Json => println!("{}", report::to_json(&reports)),
+    }
+    for rule in report::unmatched_rules(&reports) {
+        eprintln!(
+            "heapgrowth: warning: {}",
+            report::unmatched_rule_warning(rule)
+        );
     }
     if let Some(failed) = reports
         .iter()

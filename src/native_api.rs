@@ -139,6 +139,15 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             &Progress::new(false),
         );
         drop(dumps);
+        // Only the annotation's rules: an ignore file's are shared by every test, so a rule
+        // that fits one test matches nothing in the others.
+        let from_annotation = RuleOrigin::User(ANNOTATION_RULES.into());
+        for rule in crate::report::unmatched_rules(std::slice::from_ref(&report)) {
+            if rule.origin == from_annotation {
+                let warning = crate::report::unmatched_rule_warning(rule);
+                eprintln!("heapgrowth: {name}: warning: {warning}");
+            }
+        }
         let result = gate(&report, baseline.as_deref());
         string_array(env, &result.into_fields())
     })
@@ -261,7 +270,7 @@ fn search_settings(
             .extend(IgnoreRule::parse_file(&text, file)?);
     }
     for rule in rules {
-        let origin = RuleOrigin::User("@HeapGrowthTest(ignore)".into());
+        let origin = RuleOrigin::User(ANNOTATION_RULES.into());
         settings.ignore_rules.push(
             IgnoreRule::parse(rule, origin)
                 .map_err(|e| format!("@HeapGrowthTest(ignore = {rule:?}): {e}"))?,
@@ -270,6 +279,9 @@ fn search_settings(
     settings.validate().map_err(|e| e.to_string())?;
     Ok(settings)
 }
+
+/// Where the rules of a test's `@HeapGrowthTest(ignore = ...)` come from, as reports say.
+const ANNOTATION_RULES: &str = "@HeapGrowthTest(ignore)";
 
 /// The JUnit test method, looped through the extension's `LoopCallback`:
 /// `int runLoops(int count)` (the total so far, or minus the number of the loop that threw),
@@ -809,8 +821,7 @@ mod tests {
                 loops: 23,
                 snapshots: 7,
                 growing: fields.iter().map(|field| growing(field)).collect(),
-                leveled_off: Vec::new(),
-                ignored: Vec::new(),
+                ..Default::default()
             }),
             attributions: Vec::new(),
             timings: Default::default(),

@@ -1,13 +1,14 @@
 //! Ignore rules: growth a user (or heapgrowth itself, for the JDK) knows about and accepts.
 //!
-//! A rule is a pattern and a reason. The pattern is matched against each step of a node's
-//! path, in two forms: the step's location `Owner.name` with the owner fully qualified
-//! (`java.lang.invoke.MethodType.internTable`, `com.example.Cache.entries`,
-//! `java.util.HashMap.[x]`, `java.util.TimerThread.mainLoop` for a stack local,
-//! `GcRoot(ThreadObject)` for a root group), and the class of the step's objects
-//! (`com.example.Session`). `*` matches any run of characters, `?` one character. A node is
-//! ignored when any step of its path matches, so a rule covers everything below the step it
-//! names. Ignored growth is never dropped silently: the report lists it with the reason.
+//! A rule is a pattern and a reason. The pattern is matched against the location of each step
+//! of a node's path, `Owner.name`, with the owner fully qualified or without its package
+//! (`com.example.Cache.entries` or `Cache.entries`; `java.util.HashMap.[x]`;
+//! `java.util.TimerThread.mainLoop` for a stack local), and for a root group against
+//! `GcRoot(Kind)` and the group as the report shows it (`GcRoot(ThreadObject "worker-*")`).
+//! `*` matches any run of characters, `?` one character. A node is ignored when any step of its
+//! path matches, so a rule covers everything below the step it names. Rules name locations, not
+//! classes: a rule for a class of objects would also hide a leak of them through any other
+//! path. Ignored growth is never dropped silently: the report lists it with the reason.
 //!
 //! One syntax everywhere (command line, ignore file, annotation): the pattern, then
 //! optionally whitespace and the reason.
@@ -76,16 +77,20 @@ impl IgnoreRule {
     /// the reason; without one, the reason says where the rule came from.
     pub fn parse(text: &str, origin: RuleOrigin) -> Result<IgnoreRule, String> {
         let text = text.trim();
-        let (pattern, reason) = match text.split_once(char::is_whitespace) {
-            Some((pattern, reason)) => (pattern, reason.trim()),
-            None => (text, ""),
-        };
+        // A root group as the report names it has a space in it: `GcRoot(ThreadObject "w-*")`.
+        let pattern_end = match text.strip_prefix("GcRoot(") {
+            Some(rest) => rest.find(')').map(|end| "GcRoot(".len() + end + 1),
+            None => text.find(char::is_whitespace),
+        }
+        .unwrap_or(text.len());
+        let (pattern, reason) = (&text[..pattern_end], text[pattern_end..].trim());
         if pattern.is_empty() {
             return Err("an ignore rule needs a pattern".into());
         }
-        if pattern.chars().all(|c| c == '*' || c == '?') {
+        if pattern.chars().all(|c| matches!(c, '*' | '?' | '.')) {
             return Err(format!(
-                "the ignore pattern {pattern:?} matches every path; name a field or class"
+                "the ignore pattern '{pattern}' matches every path; name a class and field \
+                 (com.example.Cache.entries, com.example.Cache.*)"
             ));
         }
         let reason = if reason.is_empty() {
@@ -132,10 +137,29 @@ impl IgnoreRule {
             .collect()
     }
 
-    /// Whether the step with location `Owner.name` and objects of class `target` matches.
-    pub fn matches_step(&self, location: &str, target: &str) -> bool {
-        glob(self.pattern.as_bytes(), location.as_bytes())
-            || (!target.is_empty() && glob(self.pattern.as_bytes(), target.as_bytes()))
+    /// Whether the step at `owner.name` matches, the owner fully qualified or without its
+    /// package.
+    pub fn matches_location(&self, owner: &str, name: &str) -> bool {
+        let simple_owner = owner.rsplit_once('.').map_or(owner, |(_, simple)| simple);
+        [owner, simple_owner].iter().any(|owner| {
+            glob(
+                self.pattern.as_bytes(),
+                format!("{owner}.{name}").as_bytes(),
+            )
+        })
+    }
+
+    /// Whether the root group of `kind` (`ThreadObject`) matches, with the `label` that tells
+    /// groups of one kind apart (a thread name pattern) if it has one.
+    pub fn matches_root(&self, kind: &str, label: &str) -> bool {
+        glob(
+            self.pattern.as_bytes(),
+            format!("GcRoot({kind})").as_bytes(),
+        ) || (!label.is_empty()
+            && glob(
+                self.pattern.as_bytes(),
+                format!("GcRoot({kind} \"{label}\")").as_bytes(),
+            ))
     }
 }
 
@@ -145,12 +169,13 @@ fn glob(pattern: &[u8], text: &[u8]) -> bool {
     let (mut p, mut t) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while t < text.len() {
-        if p < pattern.len() && (pattern[p] == b'?' || pattern[p] == text[t]) {
-            p += 1;
-            t += 1;
-        } else if p < pattern.len() && pattern[p] == b'*' {
+        // The star first: a `*` in the pattern is a wildcard even where the text has one.
+        if p < pattern.len() && pattern[p] == b'*' {
             star = Some((p, t));
             p += 1;
+        } else if p < pattern.len() && (pattern[p] == b'?' || pattern[p] == text[t]) {
+            p += 1;
+            t += 1;
         } else if let Some((star_p, star_t)) = star {
             p = star_p + 1;
             t = star_t + 1;
@@ -181,21 +206,45 @@ mod tests {
     #[test]
     fn rules_that_match_everything_or_nothing_are_refused() {
         assert!(IgnoreRule::parse("  ", RuleOrigin::KnownJdkGrowth).is_err());
-        assert!(IgnoreRule::parse("** all", RuleOrigin::KnownJdkGrowth).is_err());
+        let error = IgnoreRule::parse("** all", RuleOrigin::KnownJdkGrowth).unwrap_err();
+        assert!(error.contains("'**' matches every path"), "{error}");
+        assert!(IgnoreRule::parse("*.*", RuleOrigin::KnownJdkGrowth).is_err());
+        assert!(IgnoreRule::parse("?.?", RuleOrigin::KnownJdkGrowth).is_err());
     }
 
     #[test]
-    fn patterns_match_locations_and_target_classes() {
+    fn patterns_match_locations_with_or_without_the_package() {
         let rule = user("java.lang.invoke.MethodType.internTable");
-        assert!(rule.matches_step(
-            "java.lang.invoke.MethodType.internTable",
-            "java.lang.invoke.MethodType$ConcurrentWeakInternSet"
-        ));
-        assert!(!rule.matches_step("java.lang.invoke.MethodType.internTables", ""));
+        assert!(rule.matches_location("java.lang.invoke.MethodType", "internTable"));
+        assert!(!rule.matches_location("java.lang.invoke.MethodType", "internTables"));
+        let simple = user("Cart.AUDIT_TRAIL");
+        assert!(simple.matches_location("com.example.cart.Cart", "AUDIT_TRAIL"));
+        assert!(simple.matches_location("Cart", "AUDIT_TRAIL"));
+        assert!(!simple.matches_location("com.example.cart.ShoppingCart", "AUDIT_TRAIL"));
+        assert!(user("Outer$Inner.*").matches_location("com.example.Outer$Inner", "items"));
+        assert!(user("?ava.util.HashMap.[x]").matches_location("java.util.HashMap", "[x]"));
+    }
+
+    #[test]
+    fn patterns_name_locations_not_the_class_of_what_is_held() {
+        // A rule for a class of objects would hide the same objects leaking anywhere else.
         let classes = user("com.example.*Session");
-        assert!(classes.matches_step("java.util.HashMap.[x]", "com.example.web.UserSession"));
-        assert!(!classes.matches_step("java.util.HashMap.[x]", "com.example.Sessions"));
-        assert!(user("?ava.util.HashMap.[x]").matches_step("java.util.HashMap.[x]", ""));
+        assert!(!classes.matches_location("java.util.HashMap", "[x]"));
+        assert!(!classes.matches_location("com.example.UserSession", "attributes"));
+        assert!(user("com.example.*Session.*")
+            .matches_location("com.example.UserSession", "attributes"));
+    }
+
+    #[test]
+    fn root_groups_match_by_kind_or_as_the_report_names_them() {
+        assert!(user("GcRoot(ThreadObject)").matches_root("ThreadObject", "worker-*"));
+        assert!(user("GcRoot(ThreadObject \"worker-*\")").matches_root("ThreadObject", "worker-*"));
+        assert!(user("GcRoot(ThreadObject*worker-*)").matches_root("ThreadObject", "worker-*"));
+        assert!(!user("GcRoot(ThreadObject \"pool-*\")").matches_root("ThreadObject", "worker-*"));
+        assert!(!user("GcRoot(Class)").matches_root("ThreadObject", ""));
+        let with_reason = user("GcRoot(ThreadObject \"worker-*\")  one per request, by design");
+        assert_eq!(with_reason.pattern, "GcRoot(ThreadObject \"worker-*\")");
+        assert_eq!(with_reason.reason, "one per request, by design");
     }
 
     #[test]

@@ -31,7 +31,7 @@
 //!   levels off after many loops, and the user's accepted growth. Ignored paths that would have
 //!   been candidates are listed with the rule's reason, never dropped silently.
 
-use super::ignore::IgnoreRule;
+use super::ignore::{IgnoreRule, RuleOrigin};
 use super::names::{FastMap, NameId, Names};
 use super::retained::{retained_sizes, Retained};
 use super::tree::{build, simple_name, NodeId, NodeKey, PathTree, StepKind};
@@ -313,6 +313,8 @@ pub struct GrowthSearch {
     trees: Vec<(PathTree, Vec<SeriesId>)>,
     /// Why the search stopped before confirmation was complete, if it did.
     cut: Option<ConfirmationCut>,
+    /// Whether each rule matched a step of some path, to point out misspelled ones.
+    rule_matched: Vec<bool>,
     done: bool,
 }
 
@@ -330,6 +332,7 @@ impl GrowthSearch {
     pub fn with_ignore_rules(config: SearchConfig, rules: Vec<IgnoreRule>) -> GrowthSearch {
         GrowthSearch {
             config,
+            rule_matched: vec![false; rules.len()],
             rules,
             names: Names::default(),
             series: Vec::new(),
@@ -395,7 +398,11 @@ impl GrowthSearch {
                     let id = self.series.len() as SeriesId;
                     let ignored_by = parent
                         .and_then(|p| self.series[p as usize].ignored_by)
-                        .or_else(|| self.matching_rule(node.key));
+                        .or_else(|| {
+                            let rule = self.matching_rule(node.key)?;
+                            self.rule_matched[rule] = true;
+                            Some(rule)
+                        });
                     let root_name = self.names.get(node.key.name);
                     self.series.push(Series {
                         parent,
@@ -426,16 +433,12 @@ impl GrowthSearch {
 
     /// The first rule that matches the step `key`.
     fn matching_rule(&self, key: NodeKey) -> Option<usize> {
-        let (location, target) = match key.kind {
-            StepKind::GcRoot => (format!("GcRoot({})", self.names.get(key.name)), ""),
-            _ => (
-                format!("{}.{}", self.names.get(key.owner), self.names.get(key.name)),
-                self.names.get(key.target),
-            ),
-        };
-        self.rules
-            .iter()
-            .position(|rule| rule.matches_step(&location, target))
+        let names = &self.names;
+        self.rules.iter().position(|rule| match key.kind {
+            // A root group's target is the label that tells groups of one kind apart.
+            StepKind::GcRoot => rule.matches_root(names.get(key.name), names.get(key.target)),
+            _ => rule.matches_location(names.get(key.owner), names.get(key.name)),
+        })
     }
 
     /// Measures every node of `tree`, pushes the values into the series' histories (zeros for
@@ -446,18 +449,21 @@ impl GrowthSearch {
         let required = self.config.required_records();
         let names = &self.names;
         let series = &self.series;
+        // What an ignore rule covers doesn't count towards its parent's growth either, but an
+        // ignored node's own measures count all of it, for the report of ignored growth.
+        let ignored: Vec<bool> = node_series
+            .iter()
+            .map(|&id| series[id as usize].ignored_by.is_some())
+            .collect();
+        let hidden = |parent: usize, child: usize| ignored[child] && !ignored[parent];
         let mut values: Vec<NodeValues> = nodes
             .iter()
-            .map(|node| {
-                // What an ignore rule covers doesn't count towards its parent's growth either.
+            .enumerate()
+            .map(|(id, node)| {
                 let (children_objects, children_bytes) = node
                     .children
                     .iter()
-                    .filter(|&&child| {
-                        series[node_series[child as usize] as usize]
-                            .ignored_by
-                            .is_none()
-                    })
+                    .filter(|&&child| !hidden(id, child as usize))
                     .fold((0, 0), |(objects, bytes), &child| {
                         let child = &nodes[child as usize];
                         // An object array that gets longer without more references in use
@@ -523,14 +529,13 @@ impl GrowthSearch {
 
         // Spread: objects below each node, leaving out what ignore rules cover. Children before
         // parents again.
-        let ignored = |id: usize| self.series[node_series[id] as usize].ignored_by.is_some();
         let mut below = vec![0u64; nodes.len()];
         for id in (0..nodes.len()).rev() {
             below[id] = nodes[id]
                 .children
                 .iter()
                 .map(|&child| child as usize)
-                .filter(|&child| !ignored(child))
+                .filter(|&child| !hidden(id, child))
                 .map(|child| nodes[child].objects + below[child])
                 .sum();
             values[id].spread_objects = below[id];
@@ -581,7 +586,7 @@ impl GrowthSearch {
             let mut total = 0;
             for &child in &nodes[id].children {
                 let child = child as usize;
-                if ignored(child) {
+                if hidden(id, child) {
                     continue;
                 }
                 total += if explains[child] {
@@ -842,12 +847,21 @@ impl GrowthSearch {
             .collect();
         ignored.sort_by(|a, b| a.path.cmp(&b.path));
 
+        let unmatched_rules = self
+            .rules
+            .iter()
+            .zip(&self.rule_matched)
+            .filter(|(rule, &matched)| !matched && matches!(rule.origin, RuleOrigin::User(_)))
+            .map(|(rule, _)| rule.clone())
+            .collect();
+
         SearchOutcome {
             loops,
             snapshots,
             growing,
             leveled_off,
             ignored,
+            unmatched_rules,
         }
     }
 
@@ -1230,4 +1244,7 @@ pub struct SearchOutcome {
     pub leveled_off: Vec<LeveledOff>,
     /// Paths ignore rules kept out that grew, sorted by path.
     pub ignored: Vec<IgnoredPath>,
+    /// The user's rules that matched no step of any path (a misspelled class or field, or a
+    /// rule for another scenario), in the order given.
+    pub unmatched_rules: Vec<IgnoreRule>,
 }

@@ -990,6 +990,49 @@ fn an_ignore_rule_silences_its_path_and_lists_it_but_not_another() {
 }
 
 #[test]
+fn an_ignored_path_measures_what_is_below_it_and_a_rule_that_matches_nothing_is_named() {
+    let rule = |text: &str| {
+        crate::growth::IgnoreRule::parse(text, crate::growth::RuleOrigin::User("--ignore".into()))
+            .unwrap()
+    };
+    // The owner without its package, as the report shows it.
+    let rules = vec![
+        rule("Audit.trail kept"),
+        rule("com.example.Audti.trail typo"),
+    ];
+    let heap = |loops: u32| {
+        let mut jdk = Jdk::new();
+        let audit = jdk.items(loops);
+        let audit = jdk.array_list(&audit);
+        jdk.holder("com.example.Audit", "trail", audit);
+        jdk.build()
+    };
+    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
+    let mut loops = DEFAULT_WARMUP_LOOPS;
+    while let NextStep::RunLoops(more) = search.add_snapshot(&heap(loops), loops) {
+        loops += more;
+    }
+    let outcome = search.finish();
+    assert!(outcome.growing.is_empty());
+    let [ignored] = &outcome.ignored[..] else {
+        panic!("{:?}", outcome.ignored)
+    };
+    assert_eq!(
+        ignored.path.last().unwrap().to_string(),
+        "STATIC_FIELD Audit.trail -> instance of java.util.ArrayList"
+    );
+    // Its items are ignored too, but they are what grows in it.
+    let last = ignored.history.last().unwrap();
+    assert_eq!(last.values.children_objects, u64::from(last.loops));
+    let unmatched: Vec<&str> = outcome
+        .unmatched_rules
+        .iter()
+        .map(|rule| rule.pattern.as_str())
+        .collect();
+    assert_eq!(unmatched, ["com.example.Audti.trail"]);
+}
+
+#[test]
 fn known_jdk_growth_is_ignored_by_default() {
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();

@@ -9,7 +9,7 @@ pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text};
 
 use crate::attribution::Attribution;
-use crate::growth::{GrowingNode, SearchOutcome};
+use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome};
 
 /// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -67,4 +67,39 @@ impl ScenarioReport {
             .as_ref()
             .is_ok_and(|outcome| !outcome.growing.is_empty())
     }
+}
+
+/// The user's ignore rules that matched no step of any path in any of `reports` that ran: most
+/// often a misspelled class or field, which would otherwise let the growth it meant to accept
+/// fail the run without saying why.
+pub fn unmatched_rules(reports: &[ScenarioReport]) -> Vec<&IgnoreRule> {
+    let outcomes: Vec<&SearchOutcome> = reports
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok())
+        .collect();
+    let Some(first) = outcomes.first() else {
+        return Vec::new();
+    };
+    first
+        .unmatched_rules
+        .iter()
+        .filter(|rule| {
+            outcomes
+                .iter()
+                .all(|outcome| outcome.unmatched_rules.contains(rule))
+        })
+        .collect()
+}
+
+/// The warning for a rule [`unmatched_rules`] returned.
+pub fn unmatched_rule_warning(rule: &IgnoreRule) -> String {
+    let from = match &rule.origin {
+        RuleOrigin::User(place) => place.as_str(),
+        RuleOrigin::KnownJdkGrowth => "heapgrowth",
+    };
+    format!(
+        "the ignore rule '{}' ({from}) matched no path; a rule names a step `Owner.field` as \
+         the report shows it (com.example.Cache.entries or Cache.entries)",
+        rule.pattern
+    )
 }

@@ -54,7 +54,7 @@ pub fn render_scenario(report: &ScenarioReport) -> String {
             for leveled in &outcome.leveled_off {
                 let _ = writeln!(
                     out,
-                    "\nLeveled off at loop {} (grew in {}, then stopped; not a leak): {}",
+                    "\nLeveled off after loop {} (grew in {} up to that snapshot, then no more; not a leak): {}",
                     leveled.last_growth_loop,
                     kinds(&leveled.kinds),
                     last_step(&leveled.path)

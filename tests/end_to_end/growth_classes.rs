@@ -33,12 +33,12 @@ pub(super) fn clean_on(classpath: &str, scenario: &str) -> String {
 }
 
 /// Runs one bounded clean scenario of `classpath`: nothing grows, and the bounded path is
-/// listed as leveled off (`Leveled off at loop N (...): <leveled>`).
+/// listed as leveled off (`Leveled off after loop N (...): <leveled>`).
 pub(super) fn levels_off_on(classpath: &str, scenario: &str, leveled: &str) {
     let stdout = clean_on(classpath, scenario);
     let leveled_lines: Vec<&str> = stdout
         .lines()
-        .filter(|line| line.starts_with("Leveled off at loop "))
+        .filter(|line| line.starts_with("Leveled off after loop "))
         .collect();
     assert!(
         leveled_lines
@@ -436,7 +436,7 @@ fn jdk_growth_while_method_handles_warm_up_is_ignored_and_listed() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(!stdout.contains("Ignored ("), "{stdout}");
-    assert!(stdout.contains("\nLeveled off at loop 124"), "{stdout}");
+    assert!(stdout.contains("\nLeveled off after loop 124"), "{stdout}");
 }
 
 #[test]
@@ -466,6 +466,34 @@ fn an_ignore_rule_silences_one_path_and_lists_it_with_its_reason() {
     assert!(
         stdout.contains("╰→STATIC_FIELD LoopKeyMapLeak.latest -> instance of java.util.HashMap")
     );
+}
+
+#[test]
+fn a_rule_may_leave_out_the_package_and_a_misspelled_one_is_warned_about() {
+    let output = heapgrowth(
+        &["corpus.leaks.StaticListLeak"],
+        &[
+            "--no-attribution",
+            "--ignore",
+            "StaticListLeak.items kept",
+            "--ignore",
+            "corpus.leaks.StaticListLeek.items typo",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("Ignored (StaticListLeak.items: kept): STATIC_FIELD StaticListLeak.items"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "warning: the ignore rule 'corpus.leaks.StaticListLeek.items' (--ignore) matched no path"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("'StaticListLeak.items'"), "{stderr}");
 }
 
 #[test]

@@ -5,8 +5,10 @@
  * 4 + 16 + 64 = 84 types); later loops reuse them. The JDK interns each new MethodType in
  * MethodType.internTable and builds lambda forms for it; nothing of the scenario's own grows.
  *
- * Expected:      CLEAN (not reported); with the defaults the JDK's intern table is listed as
- *                ignored (known JDK growth); with --no-jdk-ignores it levels off at loop 124
+ * Expected:      CLEAN (not reported); with the defaults the JDK's lambda form and species
+ *                caches (LambdaForm$DMH._D_0, MethodTypeForm.lambdaForms, ClassSpecializer.cache,
+ *                which of them depends on the JIT) are listed as ignored (known JDK growth); with
+ *                --no-jdk-ignores it levels off after loop 124
  * Watched field: STATIC_FIELD java.lang.invoke.MethodType.internTable
  *                -> MethodType$ConcurrentWeakInternSet: one more entry for each of loops 1..84
  *                (plus the JDK's own), then the same
