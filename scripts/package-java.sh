@@ -18,12 +18,13 @@ junit_api=${JUNIT_API_JARS:-/usr/share/java/junit-jupiter-api.jar:/usr/share/jav
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/classes/META-INF/native/linux-x86_64"
-# The extension plus the attribution and settle classes of the glue (one source, also in the
-# engine's glue jar): the engine follows growing paths through them in the test JVM, and waits
-# for background work before each dump.
+# The extension plus the glue classes every JVM heapgrowth works in has (one source, also in
+# the engine's glue jar): attribution follows growing paths through them in the test JVM,
+# Throwables describes exceptions, and the settler waits for background work before each dump.
 javac --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$work/classes" -cp "$junit_api" \
     $(find jvm-glue/src/junit/java jvm-glue/src/main/java/dev/heapgrowth/attribution \
-        jvm-glue/src/main/java/dev/heapgrowth/settle -name '*.java')
+        jvm-glue/src/main/java/dev/heapgrowth/settle -name '*.java') \
+    jvm-glue/src/main/java/dev/heapgrowth/glue/Throwables.java
 # The debug info (profile.release has debug = 1) would make the jar 20 MB.
 objcopy --strip-debug target/release/libheapgrowth.so "$work/classes/META-INF/native/linux-x86_64/libheapgrowth.so"
 cp "$agent" "$work/classes/META-INF/native/linux-x86_64/libheapgrowth_agent.so"

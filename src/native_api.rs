@@ -26,7 +26,7 @@ use jni::JNIEnv;
 use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
-use crate::jvm::{JavaException, JvmError, LiveAgent, LiveJava, LiveScenario, PathStart};
+use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
 use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport};
 use crate::tempdir::PrivateTempDir;
 
@@ -101,14 +101,8 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
                 }
             }),
         };
-        let attribution = agent.and_then(|(jvmti, capabilities)| {
-            let live = live_attribution_class(env, &vm)?;
-            if capabilities.sampled_alloc_events {
-                // Best effort: threads already running see the interval at their next sample.
-                let _ = jvmti.prepare_allocation_sampling();
-            }
-            Ok((jvmti, capabilities, live))
-        });
+        let attribution =
+            agent.and_then(|(jvmti, capabilities)| Ok((jvmti, capabilities, java_access(env)?)));
         let (agent, live, no_attribution) = match &attribution {
             Ok((jvmti, capabilities, live)) => (
                 Some(LiveAgent {
@@ -188,20 +182,14 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_agentStatus<'local
 
 /// `dev.heapgrowth.attribution.LiveAttribution`, found through the extension's class loader
 /// (JNI's `FindClass` in a native method of `NativeEngine` uses its loader).
-fn live_attribution_class(env: &mut JNIEnv, vm: &jni::JavaVM) -> Result<Arc<LiveJava>, String> {
-    let found = env.find_class("dev/heapgrowth/attribution/LiveAttribution");
-    if env.exception_check().unwrap_or(false) {
-        let _ = env.exception_clear();
-    }
-    let class = found.map_err(|_| {
-        "this heapgrowth-junit jar lacks dev.heapgrowth.attribution.LiveAttribution (built \
-         without scripts/package-java.sh?), which attribution needs"
-            .to_owned()
-    })?;
-    let global = env.new_global_ref(class).map_err(|e| e.to_string())?;
-    LiveJava::new(vm, global)
-        .map(Arc::new)
-        .map_err(|e| e.to_string())
+/// heapgrowth's shared classes in the test JVM, from the extension's jar.
+fn java_access(env: &mut JNIEnv) -> Result<Arc<JavaAccess>, String> {
+    JavaAccess::new(env).map(Arc::new).map_err(|e| {
+        format!(
+            "{e} (this heapgrowth-junit jar was not built by scripts/package-java.sh?); \
+             attribution needs it"
+        )
+    })
 }
 
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
@@ -294,7 +282,7 @@ struct JavaTestMethod<'a, 'local> {
     /// heapgrowth's agent, when attribution can run.
     agent: Option<LiveAgent<'a>>,
     /// The attribution class, when attribution can run.
-    live: Option<Arc<LiveJava>>,
+    live: Option<Arc<JavaAccess>>,
     /// Why attribution cannot run in this JVM (no agent), if so.
     no_attribution: Option<String>,
 }

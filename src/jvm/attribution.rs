@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JValue};
-use jni::{JNIEnv, JavaVM};
+use jni::JNIEnv;
 
-use super::glue::{as_class, string, string_array, unexpected_minimal};
-use super::{JvmError, Scenario, LOCAL_FRAME_CAPACITY};
+use super::glue::{as_class, string, string_array};
+use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
     AgentCapabilities, AllocationSampling, FieldWatch, JvmtiEnv, WatchRecord, WatchedField,
 };
@@ -32,48 +32,13 @@ pub struct LiveAgent<'a> {
     pub capabilities: AgentCapabilities,
 }
 
-/// `dev.heapgrowth.attribution.LiveAttribution` in a JVM, and the JVM.
-#[derive(Debug)]
-pub struct LiveJava {
-    vm: JavaVM,
-    class: GlobalRef,
-}
-
-impl LiveJava {
-    /// `class` must be `LiveAttribution`, loaded in the JVM `vm`.
-    pub(crate) fn new(vm: &JavaVM, class: GlobalRef) -> Result<LiveJava, JvmError> {
-        // Safety: the pointer comes from a live `JavaVM`, which this process never destroys.
-        let vm = unsafe { JavaVM::from_raw(vm.get_java_vm_pointer()) }?;
-        Ok(LiveJava { vm, class })
-    }
-
-    /// Runs `f` on this thread attached to the JVM (a thread already attached stays so),
-    /// inside a local reference frame.
-    fn with_env<T>(
-        &self,
-        f: impl FnOnce(&mut JNIEnv) -> Result<T, JvmError>,
-    ) -> Result<T, JvmError> {
-        let mut env = self
-            .vm
-            .attach_current_thread()
-            .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
-        env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
-            let result = f(env);
-            if env.exception_check().unwrap_or(false) {
-                let _ = env.exception_clear();
-            }
-            result
-        })
-    }
-}
-
 /// Where a growing node's path starts in the running JVM: the class loader that static-field
 /// roots are loaded through, the thread of thread roots, and (if any) the object whose
 /// instance fields a path under a stack local starts at (the JUnit test instance).
 #[derive(Debug)]
 pub struct PathStart {
-    /// The JVM's attribution class.
-    pub java: Arc<LiveJava>,
+    /// The JVM and its attribution class.
+    pub java: Arc<JavaAccess>,
     /// The scenario's class loader.
     pub loader: GlobalRef,
     /// The thread the loops run on.
@@ -92,7 +57,7 @@ impl PathStart {
             let none = JObject::null();
             let instance = self.instance.as_ref().map_or(&none, |i| i.as_obj());
             let result = env.call_static_method(
-                as_class(&self.java.class),
+                as_class(&self.java.live_attribution),
                 "open",
                 "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;)Ldev/heapgrowth/attribution/LiveAttribution;",
                 &[
@@ -102,7 +67,7 @@ impl PathStart {
                     JValue::Object(&array),
                 ],
             );
-            let session = unexpected_minimal(env, "following the path for attribution", result)?.l()?;
+            let session = self.java.unexpected(env, "following the path for attribution", result)?.l()?;
             Ok(env.new_global_ref(session)?)
         })?;
         Ok(LiveNode {
@@ -145,7 +110,7 @@ pub enum Recorder {
 #[derive(Debug)]
 pub struct LiveNode {
     session: GlobalRef,
-    java: Arc<LiveJava>,
+    java: Arc<JavaAccess>,
 }
 
 impl LiveNode {
@@ -158,7 +123,7 @@ impl LiveNode {
     ) -> Result<T, JvmError> {
         self.java.with_env(|env| {
             let result = env.call_method(&self.session, method, signature, &[]);
-            let value = unexpected_minimal(env, operation, result)?;
+            let value = self.java.unexpected(env, operation, result)?;
             then(env, value)
         })
     }
@@ -244,19 +209,28 @@ impl LiveNode {
         let (name, descriptor, is_static) = (&plan[2], &plan[3], plan[4] == "1");
         let watch = self.java.with_env(|env| {
             let result = env.call_method(&self.session, "watchClass", "()Ljava/lang/Class;", &[]);
-            let class =
-                JClass::from(unexpected_minimal(env, "finding the watched class", result)?.l()?);
+            let class = JClass::from(
+                self.java
+                    .unexpected(env, "finding the watched class", result)?
+                    .l()?,
+            );
             let result =
                 env.call_method(&self.session, "watchObjects", "()[Ljava/lang/Object;", &[]);
             let objects = JObjectArray::from(
-                unexpected_minimal(env, "finding the watched objects", result)?.l()?,
+                self.java
+                    .unexpected(env, "finding the watched objects", result)?
+                    .l()?,
             );
             let field = if is_static {
                 let id = env.get_static_field_id(&class, name, descriptor);
-                WatchedField::Static(unexpected_minimal(env, "finding the watched field", id)?)
+                WatchedField::Static(self.java.unexpected(env, "finding the watched field", id)?)
             } else {
                 let id = env.get_field_id(&class, name, descriptor);
-                WatchedField::Instance(unexpected_minimal(env, "finding the watched field", id)?)
+                WatchedField::Instance(self.java.unexpected(
+                    env,
+                    "finding the watched field",
+                    id,
+                )?)
             };
             let length = env.get_array_length(&objects)?;
             let mut owners = Vec::with_capacity(length as usize);
@@ -289,7 +263,9 @@ impl LiveNode {
                 &[JValue::Object(&names)],
             );
             let classes = JObjectArray::from(
-                unexpected_minimal(env, "loading the sampled classes", result)?.l()?,
+                self.java
+                    .unexpected(env, "loading the sampled classes", result)?
+                    .l()?,
             );
             let length = env.get_array_length(&classes)?;
             let mut list = Vec::with_capacity(length as usize);
@@ -309,7 +285,7 @@ impl LiveNode {
 #[derive(Debug)]
 pub struct ActiveSampling<'j> {
     sampling: AllocationSampling<'j>,
-    java: Arc<LiveJava>,
+    java: Arc<JavaAccess>,
 }
 
 impl ActiveSampling<'_> {
@@ -326,7 +302,7 @@ impl ActiveSampling<'_> {
                 "([Ljava/lang/String;)[Ljava/lang/Object;",
                 &[JValue::Object(&steps)],
             );
-            let objects = match unexpected_minimal(env, "finding the node's objects", result) {
+            let objects = match java.unexpected(env, "finding the node's objects", result) {
                 Ok(value) => JObjectArray::from(value.l()?),
                 // Sampling is switched off by the drop of `sampling` on this path.
                 Err(error) => return Err(error),
@@ -367,7 +343,7 @@ impl Drop for LiveNode {
 #[derive(Debug)]
 pub struct ActiveWatch<'j> {
     watch: FieldWatch<'j>,
-    java: Arc<LiveJava>,
+    java: Arc<JavaAccess>,
 }
 
 impl ActiveWatch<'_> {
@@ -397,7 +373,7 @@ impl LiveScenario for Scenario {
             ))
         })?;
         Ok(PathStart {
-            java: Arc::clone(&self.runtime.live),
+            java: Arc::clone(&self.runtime.glue.access),
             loader,
             thread,
             instance: None,

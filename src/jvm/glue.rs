@@ -1,24 +1,25 @@
-//! Calls into heapgrowth's Java glue (`jvm-glue/.../dev/heapgrowth/glue`): the only JNI method
-//! calls in heapgrowth. Every call's result goes through [`catch`], which takes a pending Java
-//! exception out of the thread; the callers then map it to a typed [`JvmError`].
+//! Calls into heapgrowth's Java glue (`jvm-glue/.../dev/heapgrowth/glue`), the scenario host of
+//! the JVM heapgrowth starts. Every call's result goes through [`catch`], which takes a pending
+//! Java exception out of the thread; the callers then map it to a typed [`JvmError`].
+
+use std::sync::Arc;
 
 use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JThrowable, JValue};
 use jni::JNIEnv;
 
+use super::access::{load_class, JavaAccess};
 use super::{JavaException, JvmError};
 
 const SCENARIO_HOST: &str = "dev/heapgrowth/glue/ScenarioHost";
 const SCENARIO_THREAD: &str = "dev/heapgrowth/glue/ScenarioThread";
 const SCENARIO_FAILURE: &str = "dev/heapgrowth/glue/ScenarioFailure";
 const SETUP_EXCEPTION: &str = "dev/heapgrowth/glue/ScenarioSetupException";
-const THROWABLES: &str = "dev/heapgrowth/glue/Throwables";
 const HEAP_DUMPER: &str = "dev/heapgrowth/glue/HeapDumper";
 const SETTLER: &str = "dev/heapgrowth/settle/Settler";
-const LIVE_ATTRIBUTION: &str = "dev/heapgrowth/attribution/LiveAttribution";
 const RECORDING_HANDLER: &str = "dev/heapgrowth/attribution/RecordingHandler";
 
 /// How a JNI call that can run Java code failed.
-enum CallError<'local> {
+pub(super) enum CallError<'local> {
     /// Java code threw; the exception is no longer pending.
     Thrown(JThrowable<'local>),
     /// JNI itself failed.
@@ -27,7 +28,7 @@ enum CallError<'local> {
 
 /// The one place that checks a JNI result for a Java exception: if one is pending, it is
 /// cleared (later JNI calls would be illegal otherwise) and returned.
-fn catch<'local, T>(
+pub(super) fn catch<'local, T>(
     env: &mut JNIEnv<'local>,
     result: jni::errors::Result<T>,
 ) -> Result<T, CallError<'local>> {
@@ -46,45 +47,16 @@ fn catch<'local, T>(
     }
 }
 
-/// For calls into classes other than the glue's own (the attribution classes, which the JUnit
-/// extension's jar also holds): any exception becomes [`JvmError::GlueFailed`], described by
-/// its class and `toString()` only.
-pub(crate) fn unexpected_minimal<T>(
-    env: &mut JNIEnv,
-    operation: &'static str,
-    result: jni::errors::Result<T>,
-) -> Result<T, JvmError> {
-    match catch(env, result) {
-        Ok(value) => Ok(value),
-        Err(CallError::Jni(e)) => Err(e.into()),
-        Err(CallError::Thrown(thrown)) => {
-            let mut exception = describe_minimal(env, &thrown);
-            let text = env.call_method(&thrown, "toString", "()Ljava/lang/String;", &[]);
-            if let Ok(Some(text)) = catch(env, text)
-                .map_err(|_| ())
-                .and_then(|v| v.l().map_err(|_| ()))
-                .and_then(|v| string(env, &JString::from(v)).map_err(|_| ()))
-            {
-                exception.message = Some(text);
-            }
-            Err(JvmError::GlueFailed {
-                operation,
-                exception,
-            })
-        }
-    }
-}
-
 /// The glue classes, pinned with global references.
 #[derive(Debug)]
 pub(crate) struct Glue {
     scenario_host: GlobalRef,
     scenario_failure: GlobalRef,
     setup_exception: GlobalRef,
-    throwables: GlobalRef,
     heap_dumper: GlobalRef,
     settler: GlobalRef,
-    pub(super) live_attribution: GlobalRef,
+    /// The classes every front end has, and the JVM.
+    pub(super) access: Arc<JavaAccess>,
 }
 
 pub(super) fn as_class(global: &GlobalRef) -> &JClass<'static> {
@@ -94,33 +66,17 @@ pub(super) fn as_class(global: &GlobalRef) -> &JClass<'static> {
 impl Glue {
     /// Loads every glue class now: besides caching them, this makes the JVM open the glue jar,
     /// after which the extracted file may be deleted (the open jar stays readable).
-    pub(crate) fn load(env: &mut JNIEnv) -> Result<Glue, JvmError> {
-        let mut load = |name: &str| -> Result<GlobalRef, JvmError> {
-            let found = env.find_class(name);
-            match catch(env, found) {
-                Ok(class) => Ok(env.new_global_ref(class)?),
-                Err(CallError::Thrown(thrown)) => {
-                    let exception = describe_minimal(env, &thrown);
-                    Err(JvmError::StartFailed {
-                        reason: format!(
-                            "heapgrowth's Java glue class {name} cannot be loaded: {exception}"
-                        ),
-                    })
-                }
-                Err(CallError::Jni(e)) => Err(e.into()),
-            }
-        };
+    pub(crate) fn load(env: &mut JNIEnv, access: Arc<JavaAccess>) -> Result<Glue, JvmError> {
         let glue = Glue {
-            scenario_host: load(SCENARIO_HOST)?,
-            scenario_failure: load(SCENARIO_FAILURE)?,
-            setup_exception: load(SETUP_EXCEPTION)?,
-            throwables: load(THROWABLES)?,
-            heap_dumper: load(HEAP_DUMPER)?,
-            settler: load(SETTLER)?,
-            live_attribution: load(LIVE_ATTRIBUTION)?,
+            scenario_host: load_class(env, SCENARIO_HOST)?,
+            scenario_failure: load_class(env, SCENARIO_FAILURE)?,
+            setup_exception: load_class(env, SETUP_EXCEPTION)?,
+            heap_dumper: load_class(env, HEAP_DUMPER)?,
+            settler: load_class(env, SETTLER)?,
+            access,
         };
-        load(SCENARIO_THREAD)?;
-        load(RECORDING_HANDLER)?;
+        load_class(env, SCENARIO_THREAD)?;
+        load_class(env, RECORDING_HANDLER)?;
         Ok(glue)
     }
 
@@ -274,22 +230,15 @@ impl Glue {
         }
     }
 
-    /// For calls that only throw if heapgrowth or the JVM is broken: any exception becomes
-    /// [`JvmError::GlueFailed`].
-    pub(super) fn unexpected<'local, T>(
+    /// For calls that only throw if heapgrowth or the JVM is broken (see
+    /// [`JavaAccess::unexpected`]).
+    pub(super) fn unexpected<T>(
         &self,
-        env: &mut JNIEnv<'local>,
+        env: &mut JNIEnv,
         operation: &'static str,
         result: jni::errors::Result<T>,
     ) -> Result<T, JvmError> {
-        match catch(env, result) {
-            Ok(value) => Ok(value),
-            Err(CallError::Jni(e)) => Err(e.into()),
-            Err(CallError::Thrown(thrown)) => Err(JvmError::GlueFailed {
-                operation,
-                exception: self.describe(env, &thrown),
-            }),
-        }
+        self.access.unexpected(env, operation, result)
     }
 
     fn call_string(
@@ -317,41 +266,13 @@ impl Glue {
         Ok(self.describe(env, &cause))
     }
 
-    /// `Throwables.describe(throwable)` as a [`JavaException`]. Never fails: if describing
-    /// throws too (say, out of memory), the class name alone is returned.
-    pub(crate) fn describe(&self, env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
-        let result = env.call_static_method(
-            as_class(&self.throwables),
-            "describe",
-            "(Ljava/lang/Throwable;)[Ljava/lang/String;",
-            &[JValue::Object(throwable)],
-        );
-        let lines = match catch(env, result) {
-            Ok(value) => value.l().map_err(CallError::Jni).and_then(|array| {
-                let array = JObjectArray::from(array);
-                let lines = string_array(env, &array);
-                catch(env, lines)
-            }),
-            Err(e) => Err(e),
-        };
-        match lines {
-            Ok(lines) if lines.len() >= 2 => {
-                let mut lines = lines.into_iter();
-                let class = lines.next().flatten().unwrap_or_default();
-                let message = lines.next().flatten();
-                JavaException {
-                    class,
-                    message,
-                    stack: lines.flatten().collect(),
-                }
-            }
-            _ => describe_minimal(env, throwable),
-        }
+    fn describe(&self, env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
+        self.access.describe(env, throwable)
     }
 }
 
 /// The throwable's class name only, for when the glue cannot describe it.
-fn describe_minimal(env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
+pub(super) fn describe_minimal(env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
     let name = (|| -> jni::errors::Result<Option<String>> {
         let class = env.get_object_class(throwable)?;
         let name = env

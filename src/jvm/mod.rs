@@ -19,12 +19,14 @@
 //! A process can create one JVM only, ever: the JVM cannot be destroyed and created again.
 //! Dropping [`Jvm`] therefore leaves the JVM running (idle) until the process exits.
 
+mod access;
 mod agent;
 mod attribution;
 mod embedded;
 mod error;
 mod glue;
 mod jdk;
+mod natives;
 
 use std::ffi::OsStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -34,8 +36,11 @@ use std::sync::{Arc, Mutex};
 use jni::objects::GlobalRef;
 use jni::{InitArgsBuilder, JNIEnv, JNIVersion, JavaVM};
 
+use self::access::LOCAL_FRAME_CAPACITY;
+
+pub use self::access::JavaAccess;
 pub use self::attribution::{
-    ActiveSampling, ActiveWatch, LiveAgent, LiveJava, LiveNode, LiveScenario, PathStart, Recorder,
+    ActiveSampling, ActiveWatch, LiveAgent, LiveNode, LiveScenario, PathStart, Recorder,
 };
 pub use self::error::{JavaException, JvmError};
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
@@ -44,10 +49,6 @@ use crate::jvmti::JvmtiEnv;
 
 use self::agent::AgentLibrary;
 use self::glue::Glue;
-
-/// Local references one glue call creates at most (strings, arrays, exceptions); the frame
-/// frees them when the call returns, also on threads that stay attached.
-const LOCAL_FRAME_CAPACITY: i32 = 32;
 
 /// How to start the JVM.
 #[derive(Debug, Clone, Default)]
@@ -83,10 +84,7 @@ const RETRY_REFUSED: &str = "an earlier attempt to create the JVM in this proces
 /// What scenarios share with the [`Jvm`]; kept alive by whichever lives longer.
 #[derive(Debug)]
 struct Runtime {
-    vm: JavaVM,
     glue: Glue,
-    /// The attribution class, for [`attribution::LiveScenario`].
-    live: Arc<attribution::LiveJava>,
 }
 
 impl Runtime {
@@ -95,17 +93,7 @@ impl Runtime {
         &self,
         f: impl FnOnce(&mut JNIEnv, &Glue) -> Result<T, JvmError>,
     ) -> Result<T, JvmError> {
-        // A scoped attachment: threads that were not attached are detached again afterwards,
-        // so no idle attached thread shows up in later heap dumps.
-        let mut env = self
-            .vm
-            .attach_current_thread()
-            .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
-        env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
-            let result = f(env, &self.glue);
-            clear_stray_exception(env);
-            result
-        })
+        self.glue.access.with_env(|env| f(env, &self.glue))
     }
 }
 
@@ -159,12 +147,8 @@ impl Jvm {
             .option(format!("-agentpath:{}", utf8(&extracted.agent_library)?))
             // No JVM handlers for SIGINT/SIGTERM: ours must delete the heap dumps on Ctrl-C.
             .option("-Xrs")
-            // Attribution follows growing paths through JDK internals by reflection
-            // (`Thread.threadLocals`, `ThreadLocalMap.table`): open just those packages to the
-            // glue, which lives in the unnamed module.
-            .option("--add-opens=java.base/java.lang=ALL-UNNAMED")
-            .option("--add-opens=java.base/java.util=ALL-UNNAMED")
-            .option("--add-opens=java.base/java.util.concurrent=ALL-UNNAMED")
+            // No --add-opens: attribution reads fields through JNI, which module access checks
+            // don't apply to, as in a test JVM that nobody opened for us.
             .ignore_unrecognized(false);
         let args = options
             .jvm_args
@@ -192,34 +176,25 @@ impl Jvm {
                 .attach_current_thread()
                 .map_err(|e| JvmError::Jni(format!("cannot attach this thread to the JVM: {e}")))?;
             env.with_local_frame(LOCAL_FRAME_CAPACITY, |env| {
-                let result = Glue::load(env).and_then(|glue| {
+                let result = JavaAccess::new(env).and_then(|access| {
+                    let glue = Glue::load(env, Arc::new(access))?;
                     let version = glue.java_version(env)?;
                     Ok((glue, version))
                 });
-                clear_stray_exception(env);
+                if env.exception_check().unwrap_or(false) {
+                    let _ = env.exception_clear();
+                }
                 result
             })?
         };
         let jvmti = agent.jvmti_env(&vm)?;
         let capabilities = jvmti.capabilities()?;
-        if capabilities.sampled_alloc_events {
-            // Before any scenario thread exists (see `prepare_allocation_sampling`); without
-            // it, attribution's last resort answers "saw no new object".
-            let _ = jvmti.prepare_allocation_sampling();
-        }
         // The JVM has mapped the agent and opened the glue jar (Glue::load loaded every glue
         // class; an open jar stays readable after its file is deleted), so delete the extracted
         // files now instead of when `Jvm` drops, which may be never (a `Jvm` in a static).
         drop(extracted);
         Ok(Jvm {
-            runtime: Arc::new(Runtime {
-                live: Arc::new(attribution::LiveJava::new(
-                    &vm,
-                    glue.live_attribution.clone(),
-                )?),
-                vm,
-                glue,
-            }),
+            runtime: Arc::new(Runtime { glue }),
             jdk,
             java_version,
             jvmti,
@@ -436,15 +411,6 @@ impl Drop for Scenario {
                 closed
             });
         }));
-    }
-}
-
-/// Glue calls take Java exceptions out of the thread where they map them to errors, but a JNI
-/// helper (allocating a string, say) can fail with an exception still pending; clear it so the
-/// thread can make JNI calls again.
-fn clear_stray_exception(env: &mut JNIEnv) {
-    if env.exception_check().unwrap_or(false) {
-        let _ = env.exception_clear();
     }
 }
 

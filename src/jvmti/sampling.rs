@@ -47,15 +47,6 @@ impl std::fmt::Debug for AllocationSampling<'_> {
 }
 
 impl JvmtiEnv {
-    /// Sets the heap sampling interval to 0 (every allocation), once, at JVM start. A thread
-    /// computes its next sample point from the interval in force when it took the previous
-    /// one, so an interval set only when sampling starts would reach an existing thread after
-    /// up to 512 KiB of its allocations. Costs nothing while the sampling event is off.
-    pub fn prepare_allocation_sampling(&self) -> Result<(), JvmtiError> {
-        // Safety: plain integer argument; the environment is live.
-        unsafe { jvmti!(self, SetHeapSamplingInterval(0)) }
-    }
-
     /// Starts recording the allocation stack of every new object of `classes` (exact classes,
     /// not subclasses). Needs `can_generate_sampled_object_alloc_events` and `can_tag_objects`.
     pub fn sample_allocations<'e>(

@@ -238,8 +238,6 @@ jvmti_functions! {
     107 => fn SetTag(object: jobject, tag: jlong);
     /// `GetObjectsWithTags` (114).
     114 => fn GetObjectsWithTags(tag_count: jint, tags: *const jlong, count_ptr: *mut jint, object_result_ptr: *mut *mut jobject, tag_result_ptr: *mut *mut jlong);
-    /// `SetHeapSamplingInterval` (156, JDK 11+); 0 samples every allocation.
-    156 => fn SetHeapSamplingInterval(sampling_interval: jint);
     /// `SetEventCallbacks` (122).
     122 => fn SetEventCallbacks(callbacks: *const jvmtiEventCallbacks, size_of_callbacks: jint);
     /// `GetVersionNumber` (88).

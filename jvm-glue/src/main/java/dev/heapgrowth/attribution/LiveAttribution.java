@@ -19,9 +19,12 @@ import java.util.Set;
  * proxies. The JVMTI recorders (field-modification watches) are driven from Rust; this class
  * only names what they must watch.
  *
- * <p>All the reflection of attribution lives here: reading statics, instance fields, JDK
- * internals such as {@code Thread.threadLocals} (opened by the JVM options heapgrowth starts
- * the JVM with), and setting the watched field.
+ * <p>All the reflection of attribution lives here. Fields are found by reflection but read and
+ * written through JNI ({@link #readField}, {@link #writeField}, native methods heapgrowth
+ * registers in every JVM it attributes in): JNI field access is not subject to module checks,
+ * so paths through JDK internals ({@code Thread.threadLocals}, {@code
+ * java.util.concurrent.atomic}, {@code java.beans}) are followed in any JVM, including a test
+ * JVM nobody opened anything in, where {@code setAccessible} would throw.
  *
  * <p>Path steps come from Rust as {@code {kind, owner, name, target}} with the kinds of the
  * report: {@code GC_ROOT}, {@code STATIC_FIELD}, {@code INSTANCE_FIELD}, {@code ARRAY_ENTRY},
@@ -291,21 +294,31 @@ public final class LiveAttribution {
         }
     }
 
-    private Object get(Field f, Object object) {
-        try {
-            return f.get(object);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(e);
-        }
+    /**
+     * The value of reference field {@code f} of {@code owner} (ignored for a static field),
+     * read through JNI.
+     */
+    private static Object get(Field f, Object owner) {
+        return readField(f.getDeclaringClass(), f, Modifier.isStatic(f.getModifiers()) ? null : owner);
     }
+
+    /** Sets reference field {@code f} of {@code owner} (ignored for a static field) through JNI. */
+    private static void set(Field f, Object owner, Object value) {
+        writeField(f.getDeclaringClass(), f, Modifier.isStatic(f.getModifiers()) ? null : owner, value);
+    }
+
+    /** The value of reference field {@code field}: of {@code owner}, or static if it is null. */
+    private static native Object readField(Class<?> declaring, Field field, Object owner);
+
+    /** Sets reference field {@code field} of {@code owner}, or the static field if it is null. */
+    private static native void writeField(Class<?> declaring, Field field, Object owner, Object value);
 
     /** The field {@code name} declared by the class named {@code owner} in {@code type}'s hierarchy. */
     private static Field findField(Class<?> type, String owner, String name) {
         for (Class<?> c = type; c != null; c = c.getSuperclass()) {
             if (c.getName().equals(owner)) {
                 for (Field f : c.getDeclaredFields()) {
-                    if (f.getName().equals(name)) {
-                        f.setAccessible(true);
+                    if (f.getName().equals(name) && !f.getType().isPrimitive()) {
                         return f;
                     }
                 }
@@ -549,19 +562,19 @@ public final class LiveAttribution {
         List<Object> fieldOwners = isStatic ? Collections.singletonList(null) : owners;
         try {
             for (Object owner : fieldOwners) {
-                Object original = field.get(owner);
+                Object original = get(field, owner);
                 if (original == null) {
                     continue;
                 }
                 Object proxy = Proxy.newProxyInstance(
                         proxyLoader(), interfacesOf(original.getClass(), field.getType()),
                         new RecordingHandler(original, stacks));
-                field.set(owner, proxy);
+                set(field, owner, proxy);
                 proxiedOwners.add(owner);
                 originals.add(original);
                 proxies.add(proxy);
             }
-        } catch (IllegalAccessException | RuntimeException e) {
+        } catch (RuntimeException e) {
             restore();
             return "cannot set " + field.getDeclaringClass().getName() + "." + field.getName() + ": " + e;
         }
@@ -594,12 +607,8 @@ public final class LiveAttribution {
     public void restore() {
         for (int i = 0; i < proxies.size(); i++) {
             Object owner = proxiedOwners.get(i);
-            try {
-                if (field.get(owner) == proxies.get(i)) {
-                    field.set(owner, originals.get(i));
-                }
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException("cannot restore " + field, e);
+            if (get(field, owner) == proxies.get(i)) {
+                set(field, owner, originals.get(i));
             }
         }
         proxiedOwners.clear();
