@@ -10,7 +10,7 @@ use heapgrowth::growth::{
     DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
 };
 use heapgrowth::jvm::JvmOptions;
-use heapgrowth::report;
+use heapgrowth::report::{self, StackDepth};
 
 /// Exit status when nothing grows.
 const EXIT_NO_GROWTH: u8 = 0;
@@ -88,6 +88,13 @@ struct RunArgs {
     /// node); the report's attribution is then null.
     #[arg(long)]
     no_attribution: bool,
+    /// Show every frame of the recorded stacks, not only those up to the line to look at.
+    #[arg(long)]
+    full_stacks: bool,
+    /// Start the JVM without heapgrowth's JVMTI agent: attribution then only puts recording
+    /// proxies in fields (which the scenario can see), as in a test JVM without -agentpath:.
+    #[arg(long)]
+    no_agent: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -132,6 +139,7 @@ fn run(args: RunArgs) -> ExitCode {
                 java_home: args.java_home,
                 classpath: args.classpath,
                 jvm_args: args.jvm_args,
+                without_agent: args.no_agent,
                 ..JvmOptions::default()
             },
             args.scenario,
@@ -145,7 +153,14 @@ fn run(args: RunArgs) -> ExitCode {
         }
     };
     match args.format {
-        Format::Text => print!("{}", report::render_text(&reports)),
+        Format::Text => {
+            let depth = if args.full_stacks {
+                StackDepth::Full
+            } else {
+                StackDepth::ToThePlaceToLook
+            };
+            print!("{}", report::render_text(&reports, depth))
+        }
         Format::Json => println!("{}", report::to_json(&reports)),
     }
     for rule in report::unmatched_rules(&reports) {

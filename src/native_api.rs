@@ -27,7 +27,7 @@ use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
-use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport};
+use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::PrivateTempDir;
 
 /// Local references one callback creates at most; the frame frees them when it returns.
@@ -87,32 +87,24 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
         let ignore_file = read_string(env, &ignore_file)?;
         let baseline = read_string(env, &baseline)?;
         let vm = env.get_java_vm().map_err(|e| e.to_string())?;
+        // Without the agent, attribution has only recording proxies; an agent that was asked
+        // for but cannot be used is an error the report says rather than a silent fallback.
         let agent = match read_string(env, &agent_path)? {
-            None => Err(NO_AGENT.to_owned()),
-            Some(path) => agent::environment(Path::new(&path), &vm).and_then(|(jvmti, caps)| {
-                if caps.field_modification_events && caps.tag_objects {
-                    Ok((jvmti, caps))
-                } else {
-                    Err(
-                        "heapgrowth's JVMTI agent lacks field-modification events or object \
-                         tags, which attribution needs"
-                            .into(),
-                    )
-                }
-            }),
+            None => Ok(None),
+            Some(path) => agent::environment(Path::new(&path), &vm).map(Some),
         };
-        let attribution =
-            agent.and_then(|(jvmti, capabilities)| Ok((jvmti, capabilities, java_access(env)?)));
-        let (agent, live, no_attribution) = match &attribution {
-            Ok((jvmti, capabilities, live)) => (
-                Some(LiveAgent {
+        let access = java_access(env);
+        let (agent, live, no_attribution) = match (&agent, access) {
+            (Ok(agent), Ok(access)) => (
+                agent.as_ref().map(|(jvmti, capabilities)| LiveAgent {
                     jvmti,
                     capabilities: *capabilities,
                 }),
-                Some(Arc::clone(live)),
+                Some(access),
                 None,
             ),
-            Err(reason) => (None, None, Some(reason.clone())),
+            (Err(reason), _) => (None, None, Some(reason.clone())),
+            (_, Err(reason)) => (None, None, Some(reason)),
         };
         let settings = search_settings(numbers, &rules, ignore_file.as_deref())?;
         let dumps = PrivateTempDir::new("heapgrowth-dumps")
@@ -180,9 +172,8 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_agentStatus<'local
     .unwrap_or(std::ptr::null_mut())
 }
 
-/// `dev.heapgrowth.attribution.LiveAttribution`, found through the extension's class loader
-/// (JNI's `FindClass` in a native method of `NativeEngine` uses its loader).
-/// heapgrowth's shared classes in the test JVM, from the extension's jar.
+/// heapgrowth's shared classes in the test JVM, from the extension's jar (JNI's `FindClass` in
+/// a native method of `NativeEngine` uses its class loader).
 fn java_access(env: &mut JNIEnv) -> Result<Arc<JavaAccess>, String> {
     JavaAccess::new(env).map(Arc::new).map_err(|e| {
         format!(
@@ -193,8 +184,8 @@ fn java_access(env: &mut JNIEnv) -> Result<Arc<JavaAccess>, String> {
 }
 
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
-    attribution, which needs field-modification events that only an agent loaded at JVM start \
-    can get, is not available; the Gradle plugin adds the agent";
+    attribution can only put recording proxies in fields, which the test code can see, and \
+    cannot watch fields or sample allocations; the Gradle plugin adds the agent";
 
 fn yes(value: bool) -> &'static str {
     if value {
@@ -295,16 +286,16 @@ impl LiveScenario for JavaTestMethod<'_, '_> {
             return Err(JvmError::Jni("attribution is not available".into()));
         };
         let callback = self.callback;
-        let [loader, thread, instance] = self.env.with_local_frame(
+        let [loader, thread, instance, scenario_class] = self.env.with_local_frame(
             LOCAL_FRAME_CAPACITY,
-            |env| -> Result<[Option<jni::objects::GlobalRef>; 3], JvmError> {
+            |env| -> Result<[Option<jni::objects::GlobalRef>; 4], JvmError> {
                 let result = env.call_method(callback, "pathStart", "()[Ljava/lang/Object;", &[]);
                 if env.exception_check().unwrap_or(false) {
                     let _ = env.exception_clear();
                     return Err(JvmError::Jni("LoopCallback.pathStart() threw".into()));
                 }
                 let array = JObjectArray::from(result?.l()?);
-                let mut refs = [None, None, None];
+                let mut refs = [None, None, None, None];
                 for (i, slot) in refs.iter_mut().enumerate() {
                     let element = env.get_object_array_element(&array, i as i32)?;
                     if !element.is_null() {
@@ -324,11 +315,20 @@ impl LiveScenario for JavaTestMethod<'_, '_> {
             loader,
             thread,
             instance,
+            scenario_class,
         })
     }
 
     fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
         Driver::run_loops(self, count)
+    }
+
+    fn settle(&mut self) -> Result<(), JvmError> {
+        Driver::settle(self)
+    }
+
+    fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        Driver::collect_garbage(self)
     }
 }
 
@@ -447,12 +447,13 @@ impl Driver for JavaTestMethod<'_, '_> {
     }
 
     fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
-        // Without the agent (or the attribution classes) the reason is what is missing.
-        match (self.agent, &self.live, &self.no_attribution) {
-            (Some(agent), Some(_), _) => Some(crate::attribution::live::attribute(
-                agent, self, node, loops,
+        // Without the attribution classes, or with an agent that cannot be used, the reason
+        // is what is wrong.
+        match (&self.live, &self.no_attribution) {
+            (Some(_), None) => Some(crate::attribution::live::attribute(
+                self.agent, self, node, loops,
             )),
-            (_, _, reason) => {
+            (_, reason) => {
                 Some(Attribution::not_attributed(reason.clone().unwrap_or_else(
                     || "attribution is not available in this JVM".to_owned(),
                 )))
@@ -536,7 +537,7 @@ fn baseline_blocks(baseline: &str) -> Vec<String> {
 }
 
 fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
-    let full_text = render_scenario(report);
+    let full_text = render_scenario(report, StackDepth::default());
     let json = to_json(std::slice::from_ref(report));
     let normalized = crate::report::render_normalized(report);
     let outcome = match &report.result {
@@ -587,7 +588,7 @@ fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
     } else {
         "clean"
     };
-    let mut message = render_scenario(&new_only);
+    let mut message = render_scenario(&new_only, StackDepth::default());
     let accepted_count =
         outcome.growing.len() - new_only.result.as_ref().map_or(0, |o| o.growing.len());
     if accepted_count > 0 {

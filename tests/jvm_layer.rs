@@ -204,7 +204,7 @@ fn starts_the_jdk_that_discovery_found() {
         .parse()
         .unwrap();
     assert!(feature >= 17, "{}", jvm.java_version());
-    assert_eq!(jvm.jvmti().version().unwrap().0, feature);
+    assert_eq!(jvm.jvmti().unwrap().version().unwrap().0, feature);
 }
 
 #[test]

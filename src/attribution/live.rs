@@ -1,18 +1,25 @@
-//! Runs the recorders on a scenario in a live JVM: follow the node's path, install the
-//! recorder, run the loops, remove the recorder (always), group what it saw.
+//! Runs the recorders on a scenario in a live JVM: follow the node's path, install a recorder,
+//! run the loops, remove the recorder (always), group what it saw.
+//!
+//! Recorders the scenario cannot observe come first: a JVMTI field watch (on the node's own
+//! field, or on the internal size field of the containers it holds), then allocation sampling,
+//! which needs no field at all. A recording proxy, which the scenario could see (another class
+//! and identity in its field), is the last resort: where the agent is missing, or where the
+//! others saw nothing. Each recorder that saw nothing adds its reason to the answer.
 
 use super::{
-    group, operations, split_container_stack, without_host_frames, Attribution, RecordKind,
-    Recorded,
+    group, operations, split_container_stack, without_host_frames, Attribution, Frame, RecordKind,
+    Recorded, StackFrame,
 };
 use crate::growth::GrowingNode;
 use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
-/// Never fails: every problem becomes [`Attribution::NotAttributed`] with its reason. The
-/// scenario's fields are restored and watches switched off whatever happens.
+/// `agent` is heapgrowth's JVMTI agent, when the JVM has it. Never fails: every problem
+/// becomes [`Attribution::NotAttributed`] with its reason. The scenario's fields are restored
+/// and watches switched off whatever happens.
 pub fn attribute(
-    agent: LiveAgent,
+    agent: Option<LiveAgent>,
     scenario: &mut dyn LiveScenario,
     node: &GrowingNode,
     loops: u32,
@@ -24,122 +31,176 @@ pub fn attribute(
 }
 
 fn attribute_inner(
-    agent: LiveAgent,
+    agent: Option<LiveAgent>,
     scenario: &mut dyn LiveScenario,
     node: &GrowingNode,
     loops: u32,
 ) -> Result<Attribution, JvmError> {
     let steps: Vec<[&str; 4]> = node.path.iter().map(step_strings).collect();
-    let live = scenario.path_start()?.follow_path(&steps)?;
-    match live.recorder()? {
-        Recorder::Proxy => match with_proxies(scenario, &live, loops) {
-            Err(error) if casts_the_proxy(&error) => match live.without_proxy()? {
-                Recorder::ContainerWrites { .. } => with_watch(agent, scenario, &live, loops, None),
-                _ => Ok(Attribution::not_attributed(describe(&error))),
-            },
-            other => other,
-        },
-        Recorder::FieldWrites { label } => {
-            match with_watch(agent, scenario, &live, loops, Some(label.clone()))? {
-                // Growth without a write to the field (elements stored into an array it
-                // holds): what is left is where the new objects were allocated.
-                Attribution::NotAttributed { .. } => {
-                    let reason = format!("no write to {label} during the attribution loops");
-                    with_allocations(agent, scenario, &live, node, loops, reason)
+    let start = scenario.path_start()?;
+    let live = start.follow_path(&steps, agent)?;
+    let user = UserCode {
+        scenario_source: start.scenario_code_source()?,
+    };
+    let mut saw_nothing: Vec<String> = Vec::new();
+    match agent {
+        Some(agent) => {
+            let watched = match live.recorder()? {
+                Recorder::None { reason } => return Ok(Attribution::not_attributed(reason)),
+                Recorder::FieldWrites { label } => {
+                    with_watch(agent, scenario, &live, loops, Some(label), &user)?
                 }
-                attributed => Ok(attributed),
+                Recorder::ContainerWrites { label } => {
+                    match with_watch(agent, scenario, &live, loops, None, &user)? {
+                        Attribution::NotAttributed { reason } => Attribution::not_attributed(
+                            format!("{reason} (watched {label}'s internal size field)"),
+                        ),
+                        attributed => attributed,
+                    }
+                }
+                Recorder::Allocations { reason } => Attribution::not_attributed(reason),
+            };
+            if let Some(attributed) = note(watched, &mut saw_nothing) {
+                return Ok(attributed);
+            }
+            let sampled = with_allocations(agent, scenario, &live, node, loops, &user)?;
+            if let Some(attributed) = note(sampled, &mut saw_nothing) {
+                return Ok(attributed);
             }
         }
-        Recorder::Allocations { reason } => {
-            with_allocations(agent, scenario, &live, node, loops, reason)
+        None => {
+            if let Recorder::None { reason } = live.recorder()? {
+                return Ok(Attribution::not_attributed(reason));
+            }
+            saw_nothing.push(NO_AGENT.to_owned());
         }
-        Recorder::ContainerWrites { label } => {
-            with_watch(agent, scenario, &live, loops, None).map(|a| match a {
-                Attribution::NotAttributed { reason } => Attribution::not_attributed(format!(
-                    "{reason} (watched {label}'s internal size field)"
-                )),
-                attributed => attributed,
-            })
+    }
+    match live.proxy_fit()? {
+        None => {
+            let proxied = with_proxies(scenario, &live, loops, &user)?;
+            if let Some(attributed) = note(proxied, &mut saw_nothing) {
+                return Ok(attributed);
+            }
         }
-        Recorder::None { reason } => Ok(Attribution::not_attributed(reason)),
+        Some(unfit) if agent.is_none() => saw_nothing.push(unfit),
+        Some(_) => {}
+    }
+    Ok(Attribution::not_attributed(saw_nothing.join("; ")))
+}
+
+/// `attribution` if it attributed; otherwise its reason goes to `saw_nothing`.
+fn note(attribution: Attribution, saw_nothing: &mut Vec<String>) -> Option<Attribution> {
+    match attribution {
+        Attribution::NotAttributed { reason } => {
+            saw_nothing.push(reason);
+            None
+        }
+        attributed => Some(attributed),
     }
 }
 
-/// The last resort: allocation stacks of the objects that are under the node's growing
-/// children after the loops and were allocated during them. `reason`: why nothing better fit.
+/// Why nothing but a proxy can record without the agent.
+const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded, and only a recording proxy \
+    works without it (load the agent with -agentpath:, as the Gradle plugin does, for field \
+    watches and allocation sampling)";
+
+/// Allocation sampling: the allocation stacks of the objects of the node's growing classes
+/// that were allocated during the loops and are below the node's objects afterwards.
 fn with_allocations(
     agent: LiveAgent,
     scenario: &mut dyn LiveScenario,
     live: &LiveNode,
     node: &GrowingNode,
     loops: u32,
-    reason: String,
+    user: &UserCode,
 ) -> Result<Attribution, JvmError> {
     let capabilities = agent.capabilities;
     if !capabilities.sampled_alloc_events || !capabilities.tag_objects {
+        return Ok(Attribution::not_attributed(
+            "allocation sampling needs the JVMTI capabilities \
+             can_generate_sampled_object_alloc_events and can_tag_objects, which the agent lacks",
+        ));
+    }
+    // A root group (a thread group) grows by its own objects (the Java side picks the classes
+    // when there are no growing children to name).
+    let root_group = node.path.len() == 1;
+    let classes: Vec<&str> = node
+        .children
+        .iter()
+        .filter(|child| !root_group && (child.new > 0 || child.new_bytes > 0))
+        .map(|child| child.step.target.as_str())
+        .collect();
+    let sampling = live.sample_allocations(agent.jvmti, &classes, root_group)?;
+    // A thread's allocation buffer, made before sampling started, has no sample point: until
+    // it is replaced, the thread's allocations are not seen (a scenario that allocates a few
+    // objects a loop may never fill it). A collection retires every thread's buffer.
+    let ran = scenario
+        .collect_garbage()
+        .and_then(|()| run_and_settle(scenario, loops));
+    // The objects that are the node now: an array replaced on every add holds the new ones.
+    let refreshed = live.refresh();
+    let record = sampling.stop(live, !root_group)?;
+    ran?;
+    if let Some(reason) = refreshed? {
         return Ok(Attribution::not_attributed(format!(
-            "{reason}; allocation sampling needs the JVMTI capabilities \
-             can_generate_sampled_object_alloc_events and can_tag_objects, which the agent lacks"
+            "the node's path could not be followed after the attribution loops: {reason}"
         )));
     }
-    // A root group (a thread group) grows by its own objects; other nodes by their children.
-    let root_group = node.path.len() == 1;
-    let growing: Vec<[&str; 4]> = if root_group {
-        node.path.iter().map(step_strings).collect()
-    } else {
-        node.children
-            .iter()
-            .filter(|child| child.new > 0 || child.new_bytes > 0)
-            .map(|child| step_strings(&child.step))
-            .collect()
-    };
-    let own_classes;
-    let classes: Vec<&str> = if root_group {
-        own_classes = live.target_class_names()?;
-        own_classes.iter().map(String::as_str).collect()
-    } else {
-        growing.iter().map(|step| step[3]).collect()
-    };
-    let sampling = live.sample_allocations(agent.jvmti, &classes)?;
-    let ran = scenario.run_loops(loops);
-    let record = sampling.stop(live, &growing)?;
-    ran?;
     let recorded: Vec<Recorded> = record
         .stacks
         .into_iter()
-        .map(|frames| {
-            (
-                String::new(),
-                without_host_frames(frames.iter().map(ToString::to_string).collect()),
-            )
-        })
+        .map(|frames| (String::new(), user.classify(frames)))
         .collect();
     Ok(attributed(
         recorded,
         |_| RecordKind::Allocations,
-        &format!("{reason}; allocation sampling saw no new object stay under the node"),
+        "allocation sampling saw no new object of the node's growing classes stay below it",
     ))
 }
 
+/// A recording proxy in the node's field, then a check of whether the scenario kept it.
 fn with_proxies(
     scenario: &mut dyn LiveScenario,
     live: &LiveNode,
     loops: u32,
+    user: &UserCode,
 ) -> Result<Attribution, JvmError> {
     if let Err(reason) = live.install_proxies()? {
         return Ok(Attribution::not_attributed(reason));
     }
-    let ran = scenario.run_loops(loops);
+    let ran = run_and_settle(scenario, loops);
     // Restored before anything else can fail; `LiveNode`'s drop restores too.
     live.restore()?;
     ran?;
-    let calls = live.proxy_calls()?;
-    Ok(attributed(
-        calls,
-        RecordKind::Calls,
-        "the recording proxy saw no call that adds",
-    ))
+    // Only a proxy the scenario still references survives a full collection.
+    scenario.collect_garbage()?;
+    let leaks = live.proxy_leaks()?;
+    let calls = live
+        .proxy_calls()?
+        .into_iter()
+        .map(|(method, frames)| (method, user.classify(frames)))
+        .collect();
+    Ok(
+        match attributed(
+            calls,
+            RecordKind::Calls,
+            "the recording proxy saw no call that adds",
+        ) {
+            Attribution::Attributed { kind, stacks, .. } => Attribution::Attributed {
+                kind,
+                stacks,
+                caveats: std::iter::once(PROXY_CAVEAT.to_owned())
+                    .chain(leaks)
+                    .collect(),
+            },
+            not => not,
+        },
+    )
 }
+
+/// What a proxy-recorded attribution always says.
+const PROXY_CAVEAT: &str = "recorded by a proxy in the field, the only recorder that fits \
+    here: while it was there the scenario saw another class and identity in the field";
 
 /// `field`: `Some(label)` for writes to the node's own field, `None` for a container's size field.
 fn with_watch(
@@ -148,6 +209,7 @@ fn with_watch(
     live: &LiveNode,
     loops: u32,
     field: Option<String>,
+    user: &UserCode,
 ) -> Result<Attribution, JvmError> {
     let capabilities = agent.capabilities;
     if !capabilities.field_modification_events || !capabilities.tag_objects {
@@ -157,21 +219,18 @@ fn with_watch(
         ));
     }
     let watch = live.watch(agent.jvmti)?;
-    let ran = scenario.run_loops(loops);
+    let ran = run_and_settle(scenario, loops);
     let record = watch.stop()?;
     ran?;
     let stacks = record
         .stacks
         .into_iter()
-        .map(|frames| without_host_frames(frames.iter().map(ToString::to_string).collect()));
+        .map(|frames| user.classify(frames));
     Ok(match field {
         Some(label) => {
             let recorded: Vec<Recorded> = stacks.map(|frames| (String::new(), frames)).collect();
-            attributed(
-                recorded,
-                |_| RecordKind::Writes(label.clone()),
-                "the field watch saw no write",
-            )
+            let nothing = format!("the field watch saw no write to {label}");
+            attributed(recorded, |_| RecordKind::Writes(label.clone()), &nothing)
         }
         None => {
             let recorded: Vec<Recorded> = stacks
@@ -182,6 +241,30 @@ fn with_watch(
     })
 }
 
+/// Runs the attribution loops, then waits for the work they handed to other threads (a task
+/// on the common pool that adds to the node), so the recorder is still in place when it runs.
+fn run_and_settle(scenario: &mut dyn LiveScenario, loops: u32) -> Result<(), JvmError> {
+    scenario.run_loops(loops)?;
+    scenario.settle()
+}
+
+/// What tells the user's code from the JDK's and libraries' in recorded stacks.
+struct UserCode {
+    /// Where the scenario's (or test's) class was loaded from.
+    scenario_source: Option<String>,
+}
+
+impl UserCode {
+    /// `frames` classified, without heapgrowth's own frames and those below them.
+    fn classify(&self, frames: Vec<Frame>) -> Vec<StackFrame> {
+        let frames = frames
+            .into_iter()
+            .map(|frame| StackFrame::new(frame, self.scenario_source.as_deref()))
+            .collect();
+        without_host_frames(frames)
+    }
+}
+
 fn attributed(
     recorded: Vec<Recorded>,
     kind: impl FnOnce(Vec<String>) -> RecordKind,
@@ -189,18 +272,17 @@ fn attributed(
 ) -> Attribution {
     let stacks = group(recorded);
     if stacks.is_empty() {
-        return Attribution::not_attributed(format!(
-            "{nothing} during the attribution loops (the growth may happen in code the recorder does not see)"
-        ));
+        return Attribution::not_attributed(format!("{nothing} during the attribution loops"));
     }
     Attribution::Attributed {
         kind: kind(operations(&stacks)),
         stacks,
+        caveats: Vec::new(),
     }
 }
 
 /// Whether the scenario failed because it cast the field holding our proxy to its concrete
-/// class: a documented limitation of proxies, for which the container watch stands in.
+/// class.
 fn casts_the_proxy(error: &JvmError) -> bool {
     matches!(error, JvmError::ScenarioThrew { exception, .. }
         if exception.class == "java.lang.ClassCastException" && exception.to_string().contains("proxy"))
@@ -214,8 +296,8 @@ fn describe(error: &JvmError) -> String {
             ..
         } => {
             let hint = if casts_the_proxy(error) {
-                " (the code casts the watched field to its concrete class, which fails while a \
-                 recording proxy is in it)"
+                " (the code casts the field to its concrete class, which fails while a recording \
+                 proxy is in it; load heapgrowth's JVMTI agent for recorders the code cannot see)"
             } else {
                 ""
             };

@@ -26,10 +26,11 @@ pub mod live;
 use std::collections::HashMap;
 
 use crate::growth::{GrowingNode, GrowthKind};
+pub use crate::jvmti::Frame;
 
-/// Frames kept per stack in the report: the growing call and a few callers.
-pub const MAX_FRAMES: usize = 8;
-/// Frames shown per stack in the text report.
+/// Frames kept per stack: enough to pass a library's own frames and reach the user's.
+pub const MAX_FRAMES: usize = crate::jvmti::MAX_FRAMES;
+/// Frames the text report shows of a stack with no [`StackCount::place_to_look`].
 pub const TEXT_FRAMES: usize = 5;
 /// Distinct stacks kept per node, most frequent first.
 pub const MAX_STACKS: usize = 10;
@@ -69,6 +70,9 @@ pub enum Attribution {
         kind: RecordKind,
         /// Recorded stacks, grouped and counted, most frequent first.
         stacks: Vec<StackCount>,
+        /// What the user should know about how it was recorded (a proxy the scenario could
+        /// see, and where it saw it); empty for the recorders the scenario cannot observe.
+        caveats: Vec<String>,
     },
     /// No recorder applied, or it saw nothing.
     NotAttributed {
@@ -112,6 +116,74 @@ impl RecordKind {
     }
 }
 
+/// Where a frame's code comes from: what tells the user's line from the JDK's and a library's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// The JDK's own classes (no code source, or the runtime image `jrt:/`).
+    Jdk,
+    /// A jar other than the scenario's: a library, by its file name (`guava-33.8.0-jre.jar`).
+    Library(String),
+    /// A class directory, or the scenario's own jar: code the user builds and can change.
+    User,
+}
+
+impl Origin {
+    /// The origin of code loaded from `code_source` (a code source URL, see
+    /// [`Frame::code_source`]), where the scenario's (or test's) class came from
+    /// `scenario_source`. Jars are libraries; class directories are the user's own code
+    /// (a project's main and test classes are directories while its dependencies are jars).
+    pub fn classify(code_source: Option<&str>, scenario_source: Option<&str>) -> Origin {
+        match code_source {
+            None => Origin::Jdk,
+            Some(source) if source.starts_with("jrt:") => Origin::Jdk,
+            Some(source) if Some(source) == scenario_source || source.ends_with('/') => {
+                Origin::User
+            }
+            Some(source) => {
+                let name = source
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(source);
+                Origin::Library(name.to_owned())
+            }
+        }
+    }
+
+    /// As JSON names it: `jdk`, `library`, `user`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Origin::Jdk => "jdk",
+            Origin::Library(_) => "library",
+            Origin::User => "user",
+        }
+    }
+}
+
+/// One frame of a recorded stack, with where its code comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StackFrame {
+    /// The frame.
+    pub frame: Frame,
+    /// Where its class comes from.
+    pub origin: Origin,
+}
+
+impl StackFrame {
+    /// `frame`, classified against the scenario's code source (see [`Origin::classify`]).
+    pub fn new(frame: Frame, scenario_source: Option<&str>) -> StackFrame {
+        let origin = Origin::classify(frame.code_source.as_deref(), scenario_source);
+        StackFrame { frame, origin }
+    }
+}
+
+impl std::fmt::Display for StackFrame {
+    /// `pkg.Class.method(File.java:LINE)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.frame.fmt(f)
+    }
+}
+
 /// One distinct stack and how often it was recorded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StackCount {
@@ -119,11 +191,16 @@ pub struct StackCount {
     pub count: u64,
     /// The method called, for [`RecordKind::Calls`] (`add`); empty otherwise.
     pub operation: String,
-    /// `pkg.Class.method(File.java:LINE)`, innermost first, at most [`MAX_FRAMES`].
-    pub frames: Vec<String>,
+    /// Innermost first, at most [`MAX_FRAMES`].
+    pub frames: Vec<StackFrame>,
 }
 
 impl StackCount {
+    /// The frame a user should look at: see [`place_to_look`].
+    pub fn place_to_look(&self) -> Option<usize> {
+        place_to_look(&self.frames)
+    }
+
     /// The text report's header line: `4 call(s) to add()`, `4 write(s) to Cart.items`,
     /// `4 object(s) allocated`.
     pub fn headline(&self, kind: &RecordKind) -> String {
@@ -135,13 +212,43 @@ impl StackCount {
     }
 }
 
+/// The frame of `frames` (innermost first) a user should look at: the user's own line that
+/// made the growth happen, past the JDK's and the library's frames above it.
+///
+/// That is the first frame of the user's code ([`Origin::User`]) that the user's code called
+/// too (or that is the outermost frame left): a user frame that the JDK or a library called
+/// back is passed over, since the line that made that call happen is further out (a thread
+/// factory a pool calls, a `create()` an object pool calls). The caller is the next frame of
+/// another method: a bridge method the compiler generated calls its target from the same
+/// class and method name. If every user frame is called back (a task on a pool thread), the
+/// first one. Without user frames, the first frame outside the JDK and outside the library of
+/// the innermost non-JDK frame (the library that grows).
+pub fn place_to_look(frames: &[StackFrame]) -> Option<usize> {
+    let user = |i: usize| frames.get(i).is_some_and(|f| f.origin == Origin::User);
+    let caller = |i: usize| {
+        let same_method = |j: usize| {
+            frames[j].frame.class == frames[i].frame.class
+                && frames[j].frame.method == frames[i].frame.method
+        };
+        (i + 1..frames.len()).find(|&j| !same_method(j))
+    };
+    let called_by_user = (0..frames.len()).find(|&i| user(i) && caller(i).map_or(true, user));
+    if let Some(i) = called_by_user.or_else(|| (0..frames.len()).find(|&i| user(i))) {
+        return Some(i);
+    }
+    let growing_library = frames.iter().find(|f| f.origin != Origin::Jdk)?;
+    frames
+        .iter()
+        .position(|f| f.origin != Origin::Jdk && f.origin != growing_library.origin)
+}
+
 /// One recorded event: the operation (method called, or empty) and the stack, innermost first.
-pub type Recorded = (String, Vec<String>);
+pub type Recorded = (String, Vec<StackFrame>);
 
 /// Groups recorded stacks: identical (operation, first [`MAX_FRAMES`] frames) are counted once,
 /// most frequent first, ties in frame order; at most [`MAX_STACKS`].
 pub fn group(recorded: Vec<Recorded>) -> Vec<StackCount> {
-    let mut counts: HashMap<(String, Vec<String>), u64> = HashMap::new();
+    let mut counts: HashMap<(String, Vec<StackFrame>), u64> = HashMap::new();
     for (operation, mut frames) in recorded {
         frames.truncate(MAX_FRAMES);
         *counts.entry((operation, frames)).or_default() += 1;
@@ -157,7 +264,16 @@ pub fn group(recorded: Vec<Recorded>) -> Vec<StackCount> {
     stacks.sort_by(|a, b| {
         b.count
             .cmp(&a.count)
-            .then_with(|| a.frames.cmp(&b.frames))
+            .then_with(|| {
+                let text = |stack: &StackCount| {
+                    stack
+                        .frames
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                };
+                text(a).cmp(&text(b))
+            })
             .then_with(|| a.operation.cmp(&b.operation))
     });
     stacks.truncate(MAX_STACKS);
@@ -180,10 +296,12 @@ pub fn operations(stacks: &[StackCount]) -> Vec<String> {
 /// A stack recorded inside a container's own code (a JVMTI watch on `ArrayList.size`): the
 /// container method the caller called (the outermost JDK frame above the caller) and the
 /// caller's frames. `None` if the stack has no frame outside the JDK.
-pub fn split_container_stack(frames: &[String]) -> Option<(String, Vec<String>)> {
-    let first_user = frames.iter().position(|frame| !is_jdk_frame(frame))?;
+pub fn split_container_stack(frames: &[StackFrame]) -> Option<(String, Vec<StackFrame>)> {
+    let first_user = frames
+        .iter()
+        .position(|frame| frame.origin != Origin::Jdk)?;
     let operation = match first_user.checked_sub(1) {
-        Some(last_jdk) => method_name(&frames[last_jdk]).to_owned(),
+        Some(last_jdk) => frames[last_jdk].frame.method.clone(),
         None => String::new(),
     };
     Some((operation, frames[first_user..].to_vec()))
@@ -192,15 +310,15 @@ pub fn split_container_stack(frames: &[String]) -> Option<(String, Vec<String>)>
 /// Cuts heapgrowth's own frames (the scenario thread's loop, or the JUnit extension's loop
 /// callback, and everything below it), and the reflection frames through which the JUnit
 /// extension invokes the test method.
-pub fn without_host_frames(mut frames: Vec<String>) -> Vec<String> {
+pub fn without_host_frames(mut frames: Vec<StackFrame>) -> Vec<StackFrame> {
     if let Some(host) = frames
         .iter()
-        .position(|frame| frame.starts_with("dev.heapgrowth."))
+        .position(|f| f.frame.class.starts_with("dev.heapgrowth."))
     {
         frames.truncate(host);
-        while frames.last().is_some_and(|frame| {
-            frame.starts_with("jdk.internal.reflect.")
-                || frame.starts_with("java.lang.reflect.Method.invoke(")
+        while frames.last().is_some_and(|f| {
+            f.frame.class.starts_with("jdk.internal.reflect.")
+                || (f.frame.class == "java.lang.reflect.Method" && f.frame.method == "invoke")
         }) {
             frames.pop();
         }
@@ -208,24 +326,44 @@ pub fn without_host_frames(mut frames: Vec<String>) -> Vec<String> {
     frames
 }
 
-fn is_jdk_frame(frame: &str) -> bool {
-    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
-        .iter()
-        .any(|prefix| frame.starts_with(prefix))
-}
-
-/// `pkg.Class.method(File.java:1)` → `method`.
-fn method_name(frame: &str) -> &str {
-    let call = frame.split('(').next().unwrap_or(frame);
-    call.rsplit('.').next().unwrap_or(call)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn stack(frames: &[&str]) -> Vec<String> {
-        frames.iter().map(|f| f.to_string()).collect()
+    /// Frames written `pkg.Class.method(File.java:LINE)`, each with the code source its
+    /// package says: `java.`, `jdk.` the JDK; `lib.` a library jar; anything else a class
+    /// directory.
+    fn stack(frames: &[&str]) -> Vec<StackFrame> {
+        frames
+            .iter()
+            .map(|text| {
+                let (call, place) = text.trim_end_matches(')').split_once('(').unwrap();
+                let (class, method) = call.rsplit_once('.').unwrap();
+                let (file, line) = match place.split_once(':') {
+                    Some((file, line)) => (Some(file.to_owned()), line.parse().ok()),
+                    None => (None, None),
+                };
+                let code_source = if class.starts_with("java.") || class.starts_with("jdk.") {
+                    None
+                } else if class.starts_with("lib.") {
+                    Some("file:/repo/lib-1.0.jar".to_owned())
+                } else {
+                    Some("file:/project/classes/".to_owned())
+                };
+                let frame = Frame {
+                    class: class.to_owned(),
+                    method: method.to_owned(),
+                    file,
+                    line,
+                    code_source,
+                };
+                StackFrame::new(frame, Some("file:/project/test-classes/"))
+            })
+            .collect()
+    }
+
+    fn strings(frames: &[StackFrame]) -> Vec<String> {
+        frames.iter().map(ToString::to_string).collect()
     }
 
     #[test]
@@ -299,7 +437,7 @@ mod tests {
         let (operation, user) = split_container_stack(&frames).unwrap();
         assert_eq!(operation, "add");
         assert_eq!(
-            user,
+            strings(&user),
             ["corpus.leaks.ThreadLocalLeak.run(ThreadLocalLeak.java:34)"]
         );
         assert_eq!(split_container_stack(&frames[..2]), None);
@@ -312,7 +450,7 @@ mod tests {
             "dev.heapgrowth.glue.ScenarioThread.runOneLoop(ScenarioThread.java:9)",
             "java.lang.Thread.run(Thread.java:1)",
         ]);
-        assert_eq!(without_host_frames(frames), ["a.B.run(B.java:1)"]);
+        assert_eq!(strings(&without_host_frames(frames)), ["a.B.run(B.java:1)"]);
         let junit = stack(&[
             "a.B.open(B.java:1)",
             "a.BTest.leaks(BTest.java:7)",
@@ -322,8 +460,96 @@ mod tests {
             "dev.heapgrowth.junit.LoopCallback.runLoops(LoopCallback.java:42)",
         ]);
         assert_eq!(
-            without_host_frames(junit),
+            strings(&without_host_frames(junit)),
             ["a.B.open(B.java:1)", "a.BTest.leaks(BTest.java:7)"]
+        );
+    }
+
+    #[test]
+    fn code_sources_tell_the_jdk_libraries_and_the_users_code_apart() {
+        let scenario = Some("file:/app/app.jar");
+        assert_eq!(Origin::classify(None, scenario), Origin::Jdk);
+        assert_eq!(
+            Origin::classify(Some("jrt:/java.logging"), scenario),
+            Origin::Jdk
+        );
+        assert_eq!(
+            Origin::classify(Some("file:/m2/guava-33.8.0-jre.jar"), scenario),
+            Origin::Library("guava-33.8.0-jre.jar".into())
+        );
+        // The scenario's own jar, and class directories (main and test classes), are the
+        // user's.
+        assert_eq!(
+            Origin::classify(Some("file:/app/app.jar"), scenario),
+            Origin::User
+        );
+        assert_eq!(
+            Origin::classify(Some("file:/app/build/classes/"), scenario),
+            Origin::User
+        );
+    }
+
+    fn look_at(frames: &[&str]) -> Option<String> {
+        let frames = stack(frames);
+        place_to_look(&frames).map(|i| frames[i].to_string())
+    }
+
+    #[test]
+    fn the_place_to_look_is_the_users_line_past_the_jdk_and_the_library() {
+        // Growth inside a library: past its frames to the call into it.
+        assert_eq!(
+            look_at(&[
+                "java.util.HashMap.put(HashMap.java:610)",
+                "lib.cache.Segment.put(Segment.java:30)",
+                "lib.cache.Cache.put(Cache.java:12)",
+                "app.Prices.update(Prices.java:42)",
+                "app.PricesTest.updates(PricesTest.java:9)",
+            ]),
+            Some("app.Prices.update(Prices.java:42)".into())
+        );
+        // A user callback the JDK calls (a thread factory): the user's call that made it happen.
+        assert_eq!(
+            look_at(&[
+                "java.lang.Thread.<init>(Thread.java:400)",
+                "app.Factory.newThread(Factory.java:23)",
+                "java.util.concurrent.ThreadPoolExecutor.addWorker(ThreadPoolExecutor.java:899)",
+                "java.util.concurrent.ThreadPoolExecutor.execute(ThreadPoolExecutor.java:1344)",
+                "app.Jobs.run(Jobs.java:66)",
+            ]),
+            Some("app.Jobs.run(Jobs.java:66)".into())
+        );
+        // A bridge method is not the caller: past it to the library that called back.
+        assert_eq!(
+            look_at(&[
+                "lib.pool.Wrapper.<init>(Wrapper.java:20)",
+                "app.Factory.wrap(Factory.java:65)",
+                "app.Factory.wrap(Factory.java:54)",
+                "lib.pool.Pool.create(Pool.java:555)",
+                "app.Leases.run(Leases.java:84)",
+            ]),
+            Some("app.Leases.run(Leases.java:84)".into())
+        );
+        // A task on a pool thread: only called back, so the first user frame.
+        assert_eq!(
+            look_at(&[
+                "java.util.ArrayList.add(ArrayList.java:455)",
+                "app.Record.run(Record.java:51)",
+                "java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1136)",
+                "java.lang.Thread.run(Thread.java:840)",
+            ]),
+            Some("app.Record.run(Record.java:51)".into())
+        );
+        // No user frame: the first frame outside the JDK and the growing library.
+        assert_eq!(
+            look_at(&[
+                "java.util.ArrayList.add(ArrayList.java:455)",
+                "lib.cache.Cache.put(Cache.java:12)",
+            ]),
+            None
+        );
+        assert_eq!(
+            look_at(&["java.util.ArrayList.add(ArrayList.java:455)"]),
+            None
         );
     }
 

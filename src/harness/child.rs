@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{trial::CRASH_LOG, Harness, RESULT_ENV};
 use crate::engine::{run as run_engine, RunOptions};
 use crate::jvm::JvmOptions;
-use crate::report::{render_normalized, render_scenario, ScenarioReport};
+use crate::report::{render_normalized, render_scenario, ScenarioReport, StackDepth};
 
 /// Runs trial `name` and exits; the verdict goes to the file named by [`RESULT_ENV`].
 pub(super) fn run(harness: &Harness, name: &str) -> ! {
@@ -40,7 +40,10 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     }
     // insta printed the diff and saved the new report as `.snap.new` (or accepted it, as
     // INSTA_UPDATE says); the full report adds the counts and sizes the snapshot leaves out.
-    println!("\nfull report:\n{}", render_scenario(&report).trim_end());
+    println!(
+        "\nfull report:\n{}",
+        render_scenario(&report, StackDepth::default()).trim_end()
+    );
     Err(format!(
         "the growth report of {name} differs from {}; review with `cargo insta review`, \
          or accept with INSTA_UPDATE=always",

@@ -4,10 +4,10 @@
 //! growing paths), and every call into Java goes through [`JavaAccess::with_env`] and has its
 //! exceptions mapped by [`JavaAccess::unexpected`].
 
-use jni::objects::{GlobalRef, JObjectArray, JThrowable, JValue};
+use jni::objects::{GlobalRef, JObject, JObjectArray, JString, JThrowable, JValue};
 use jni::{JNIEnv, JavaVM};
 
-use super::glue::{as_class, catch, describe_minimal, string_array, CallError};
+use super::glue::{as_class, catch, describe_minimal, string, string_array, CallError};
 use super::{natives, JavaException, JvmError};
 
 /// Local references one call creates at most (strings, arrays, exceptions); the frame frees
@@ -80,6 +80,19 @@ impl JavaAccess {
                 exception: self.describe(env, &thrown),
             }),
         }
+    }
+
+    /// `LiveAttribution.codeSource(class)`: where `class` was loaded from (see
+    /// [`crate::jvmti::Frame::code_source`]); `None` for the JDK's classes, and if it fails.
+    pub(crate) fn code_source(&self, env: &mut JNIEnv, class: &JObject) -> Option<String> {
+        let result = env.call_static_method(
+            as_class(&self.live_attribution),
+            "codeSource",
+            "(Ljava/lang/Class;)Ljava/lang/String;",
+            &[JValue::Object(class)],
+        );
+        let value = catch(env, result).ok()?.l().ok()?;
+        string(env, &JString::from(value)).ok().flatten()
     }
 
     /// `Throwables.describe(throwable)` as a [`JavaException`]. Never fails: if describing

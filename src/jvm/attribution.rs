@@ -10,7 +10,7 @@ use jni::JNIEnv;
 use super::glue::{as_class, string, string_array};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
-    AgentCapabilities, AllocationSampling, FieldWatch, JvmtiEnv, WatchRecord, WatchedField,
+    AgentCapabilities, AllocationSampling, FieldWatch, Frame, JvmtiEnv, WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -21,6 +21,10 @@ pub trait LiveScenario {
     fn path_start(&mut self) -> Result<PathStart, JvmError>;
     /// Runs `count` more loops of the scenario (an exception it throws is an error).
     fn run_loops(&mut self, count: u32) -> Result<(), JvmError>;
+    /// Waits, up to a bound, for the work the loops handed to other threads.
+    fn settle(&mut self) -> Result<(), JvmError>;
+    /// Runs a full collection and waits for the cleanup it starts.
+    fn collect_garbage(&mut self) -> Result<(), JvmError>;
 }
 
 /// heapgrowth's JVMTI agent in the JVM, as attribution uses it.
@@ -45,26 +49,51 @@ pub struct PathStart {
     pub thread: GlobalRef,
     /// The object a `LOCAL` root step stands for, if the front end knows one.
     pub instance: Option<GlobalRef>,
+    /// The scenario's (or test's) class: code from where it was loaded is the user's.
+    pub scenario_class: Option<GlobalRef>,
 }
 
 impl PathStart {
+    /// Where the scenario's class was loaded from (see [`crate::jvmti::Frame::code_source`]).
+    pub fn scenario_code_source(&self) -> Result<Option<String>, JvmError> {
+        let Some(class) = &self.scenario_class else {
+            return Ok(None);
+        };
+        self.java
+            .with_env(|env| Ok(self.java.code_source(env, class.as_obj())))
+    }
+
     /// Follows `steps` (kind, owner, name, target, from the root group down) through the
-    /// scenario's live objects.
-    pub fn follow_path(&self, steps: &[[&str; 4]]) -> Result<LiveNode, JvmError> {
+    /// scenario's live objects. A `LOCAL` step (a local variable of a thread's frame) needs
+    /// `agent`, which finds what the frames hold.
+    pub fn follow_path(
+        &self,
+        steps: &[[&str; 4]],
+        agent: Option<LiveAgent>,
+    ) -> Result<LiveNode, JvmError> {
         let session = self.java.with_env(|env| {
             let flat: Vec<&str> = steps.iter().flatten().copied().collect();
             let array = string_array_of(env, &flat)?;
             let none = JObject::null();
             let instance = self.instance.as_ref().map_or(&none, |i| i.as_obj());
+            let locals = match (steps, agent) {
+                ([root, local, ..], Some(agent))
+                    if local[0] == "LOCAL" && agent.capabilities.tag_objects =>
+                {
+                    self.stack_locals(env, agent.jvmti, root[3], local[1], local[2])?
+                }
+                _ => JObjectArray::from(JObject::null()),
+            };
             let result = env.call_static_method(
                 as_class(&self.java.live_attribution),
                 "open",
-                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;)Ldev/heapgrowth/attribution/LiveAttribution;",
+                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;[Ljava/lang/Object;)Ldev/heapgrowth/attribution/LiveAttribution;",
                 &[
                     JValue::Object(self.loader.as_obj()),
                     JValue::Object(self.thread.as_obj()),
                     JValue::Object(instance),
                     JValue::Object(&array),
+                    JValue::Object(&locals),
                 ],
             );
             let session = self.java.unexpected(env, "following the path for attribution", result)?.l()?;
@@ -75,14 +104,52 @@ impl PathStart {
             java: Arc::clone(&self.java),
         })
     }
+
+    /// What the frames of `class.method` hold in their local variables, on the threads of the
+    /// root group named `pattern` (the thread the loops run on when it is empty).
+    fn stack_locals<'local>(
+        &self,
+        env: &mut JNIEnv<'local>,
+        jvmti: &JvmtiEnv,
+        pattern: &str,
+        class: &str,
+        method: &str,
+    ) -> Result<JObjectArray<'local>, JvmError> {
+        let pattern = env.new_string(pattern)?;
+        let result = env.call_static_method(
+            as_class(&self.java.live_attribution),
+            "threadsOf",
+            "(Ljava/lang/String;Ljava/lang/Thread;)[Ljava/lang/Thread;",
+            &[
+                JValue::Object(&pattern),
+                JValue::Object(self.thread.as_obj()),
+            ],
+        );
+        let threads = JObjectArray::from(
+            self.java
+                .unexpected(env, "finding the threads of a stack local", result)?
+                .l()?,
+        );
+        let length = env.get_array_length(&threads)?;
+        let mut list = Vec::with_capacity(length as usize);
+        for i in 0..length {
+            list.push(env.get_object_array_element(&threads, i)?);
+        }
+        let locals = jvmti.stack_locals(env, &list, class, method)?;
+        let array =
+            env.new_object_array(locals.len() as i32, "java/lang/Object", JObject::null())?;
+        for (i, local) in locals.into_iter().enumerate() {
+            env.set_object_array_element(&array, i as i32, &local)?;
+            env.delete_local_ref(local)?;
+        }
+        Ok(array)
+    }
 }
 
-/// The recorder the Java side chose for a node.
+/// The JVMTI recorder the Java side chose for a node (a recording proxy, the last resort, is
+/// asked for separately: [`LiveNode::proxy_fit`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Recorder {
-    /// A recording proxy in the node's field (an interface-typed, non-final field holding a
-    /// Collection or Map).
-    Proxy,
     /// A field-modification watch on the node's own field (`Owner.field`).
     FieldWrites {
         /// `SimpleOwner.field`, for the report.
@@ -93,13 +160,12 @@ pub enum Recorder {
         /// The container class's simple name.
         label: String,
     },
-    /// Only the allocation stacks of the node's new objects are left (JVMTI sampled
-    /// allocation events).
+    /// No watch fits: allocation sampling (JVMTI sampled allocation events) is next.
     Allocations {
-        /// Why no other recorder fits.
+        /// Why no watch fits.
         reason: String,
     },
-    /// Nothing applies.
+    /// The path cannot be followed.
     None {
         /// Why, for the user.
         reason: String,
@@ -138,17 +204,11 @@ impl LiveNode {
         })
     }
 
-    /// The names of the classes of the node's objects, each once.
-    pub fn target_class_names(&self) -> Result<Vec<String>, JvmError> {
-        self.strings("naming the node's classes", "targetClassNames")
-    }
-
     /// The recorder that fits the node.
     pub fn recorder(&self) -> Result<Recorder, JvmError> {
         let plan = self.strings("choosing a recorder", "plan")?;
         let get = |i: usize| plan.get(i).cloned().unwrap_or_default();
         Ok(match get(0).as_str() {
-            "proxy" => Recorder::Proxy,
             "field" => Recorder::FieldWrites { label: get(5) },
             "container" => Recorder::ContainerWrites { label: get(5) },
             "allocations" => Recorder::Allocations { reason: get(1) },
@@ -156,11 +216,31 @@ impl LiveNode {
         })
     }
 
-    /// Switches to the container watch after the proxy failed (the scenario casts the field
-    /// to its concrete class): [`Recorder::ContainerWrites`] or [`Recorder::None`].
-    pub fn without_proxy(&self) -> Result<Recorder, JvmError> {
-        self.strings("choosing a recorder without proxy", "withoutProxy")?;
-        self.recorder()
+    /// `None` if a recording proxy can stand in the node's field, else why not.
+    pub fn proxy_fit(&self) -> Result<Option<String>, JvmError> {
+        self.call(
+            "checking for a proxy",
+            "proxyFit",
+            "()Ljava/lang/String;",
+            |env, value| Ok(string(env, &JString::from(value.l()?))?),
+        )
+    }
+
+    /// Follows the path again: the node's objects may have been replaced (an array copied on
+    /// every add). `Some(reason)` if it cannot be followed any more.
+    pub fn refresh(&self) -> Result<Option<String>, JvmError> {
+        self.call(
+            "following the path again",
+            "refresh",
+            "()Ljava/lang/String;",
+            |env, value| Ok(string(env, &JString::from(value.l()?))?),
+        )
+    }
+
+    /// After the proxies were removed and a full collection ran: how the scenario could see
+    /// them (it kept one, it replaced the field).
+    pub fn proxy_leaks(&self) -> Result<Vec<String>, JvmError> {
+        self.strings("checking where the proxies went", "proxyLeaks")
     }
 
     /// Swaps recording proxies into the node's field in every owner: `Err(reason)` if the field
@@ -185,14 +265,14 @@ impl LiveNode {
     }
 
     /// The calls the proxies recorded: the method name, then the caller's frames.
-    pub fn proxy_calls(&self) -> Result<Vec<(String, Vec<String>)>, JvmError> {
+    pub fn proxy_calls(&self) -> Result<Vec<(String, Vec<Frame>)>, JvmError> {
         let stacks = self.strings("reading recorded calls", "proxyStacks")?;
         Ok(stacks
             .into_iter()
             .map(|stack| {
-                let mut lines = stack.lines().map(str::to_owned);
-                let method = lines.next().unwrap_or_default();
-                (method, lines.collect())
+                let mut lines = stack.lines();
+                let method = lines.next().unwrap_or_default().to_owned();
+                (method, lines.filter_map(proxy_frame).collect())
             })
             .collect())
     }
@@ -252,15 +332,16 @@ impl LiveNode {
     pub fn sample_allocations<'j>(
         &self,
         jvmti: &'j JvmtiEnv,
-        class_names: &[&str],
+        growing_children: &[&str],
+        own_only: bool,
     ) -> Result<ActiveSampling<'j>, JvmError> {
         let sampling = self.java.with_env(|env| {
-            let names = string_array_of(env, class_names)?;
+            let names = string_array_of(env, growing_children)?;
             let result = env.call_method(
                 &self.session,
-                "classesNamed",
-                "([Ljava/lang/String;)[Ljava/lang/Class;",
-                &[JValue::Object(&names)],
+                "samplingClasses",
+                "([Ljava/lang/String;Z)[Ljava/lang/Class;",
+                &[JValue::Object(&names), JValue::Bool(own_only.into())],
             );
             let classes = JObjectArray::from(
                 self.java
@@ -289,19 +370,14 @@ pub struct ActiveSampling<'j> {
 }
 
 impl ActiveSampling<'_> {
-    /// Switches sampling off and returns the allocation stacks of the objects now under the
-    /// node through `child_steps` (kind, owner, name, target each).
-    pub fn stop(self, live: &LiveNode, child_steps: &[[&str; 4]]) -> Result<WatchRecord, JvmError> {
+    /// Switches sampling off and returns the allocation stacks of the objects sampled while it
+    /// ran that are now the node's objects (a root group's threads: `below` false) or below
+    /// them (`below` true). `live` must have been refreshed ([`LiveNode::refresh`]).
+    pub fn stop(self, live: &LiveNode, below: bool) -> Result<WatchRecord, JvmError> {
         let ActiveSampling { sampling, java } = self;
         java.with_env(|env| {
-            let flat: Vec<&str> = child_steps.iter().flatten().copied().collect();
-            let steps = string_array_of(env, &flat)?;
-            let result = env.call_method(
-                &live.session,
-                "childObjects",
-                "([Ljava/lang/String;)[Ljava/lang/Object;",
-                &[JValue::Object(&steps)],
-            );
+            let result =
+                env.call_method(&live.session, "nodeObjects", "()[Ljava/lang/Object;", &[]);
             let objects = match java.unexpected(env, "finding the node's objects", result) {
                 Ok(value) => JObjectArray::from(value.l()?),
                 // Sampling is switched off by the drop of `sampling` on this path.
@@ -313,9 +389,37 @@ impl ActiveSampling<'_> {
             for i in 0..length {
                 retained.push(env.get_object_array_element(&objects, i)?);
             }
-            Ok(sampling.stop(env, &retained)?)
+            Ok(sampling.stop(env, &retained, below, &mut |env, class| {
+                java.code_source(env, class)
+            })?)
         })
     }
+}
+
+/// One frame as `RecordingHandler.callerFrames` writes it: class, method, file, line and code
+/// source, separated by tabs (empty where unknown, line -1).
+fn proxy_frame(line: &str) -> Option<Frame> {
+    let mut fields = line.split('\t');
+    let mut next = || {
+        fields
+            .next()
+            .filter(|field| !field.is_empty())
+            .map(str::to_owned)
+    };
+    let class = next()?;
+    let method = next()?;
+    let file = next();
+    let line = next()
+        .and_then(|line| line.parse().ok())
+        .filter(|&line: &i32| line >= 0);
+    let code_source = next();
+    Some(Frame {
+        class,
+        method,
+        file,
+        line,
+        code_source,
+    })
 }
 
 /// A Java `String[]` of `parts`.
@@ -350,7 +454,7 @@ impl ActiveWatch<'_> {
     /// Switches the watch off and returns the recorded stacks.
     pub fn stop(self) -> Result<WatchRecord, JvmError> {
         let ActiveWatch { watch, java } = self;
-        java.with_env(|env| Ok(watch.stop(env)?))
+        java.with_env(|env| Ok(watch.stop(env, &mut |env, class| java.code_source(env, class))?))
     }
 }
 
@@ -359,17 +463,22 @@ impl LiveScenario for Scenario {
         let Some(host) = &self.host else {
             return Err(JvmError::Jni("scenario already closed".into()));
         };
-        let (loader, thread) = self.runtime.with_env(|env, glue| {
+        let (loader, thread, class) = self.runtime.with_env(|env, glue| {
             let mut get = |method: &str, signature: &str| -> Result<GlobalRef, JvmError> {
                 let result = env.call_method(host, method, signature, &[]);
                 let value = glue
-                    .unexpected(env, "finding the scenario's loader and thread", result)?
+                    .unexpected(
+                        env,
+                        "finding the scenario's loader, thread and class",
+                        result,
+                    )?
                     .l()?;
                 Ok(env.new_global_ref(value)?)
             };
             Ok((
                 get("classLoader", "()Ljava/lang/ClassLoader;")?,
                 get("scenarioThread", "()Ljava/lang/Thread;")?,
+                get("scenarioClass", "()Ljava/lang/Class;")?,
             ))
         })?;
         Ok(PathStart {
@@ -377,10 +486,19 @@ impl LiveScenario for Scenario {
             loader,
             thread,
             instance: None,
+            scenario_class: Some(class),
         })
     }
 
     fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
         Scenario::run_loops(self, count)
+    }
+
+    fn settle(&mut self) -> Result<(), JvmError> {
+        Scenario::settle(self)
+    }
+
+    fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        Scenario::collect_garbage(self)
     }
 }

@@ -64,6 +64,9 @@ pub struct JvmOptions {
     /// heapgrowth's glue, for code that finds classes through the system class loader, such as
     /// j4rs. Default: none.
     pub system_classpath: Vec<PathBuf>,
+    /// Start the JVM without heapgrowth's JVMTI agent (`--no-agent`): attribution then has only
+    /// recording proxies, as in a test JVM started without `-agentpath:`.
+    pub without_agent: bool,
 }
 
 /// Whether this process already tried to create its one JVM.
@@ -97,16 +100,23 @@ impl Runtime {
     }
 }
 
-/// The JVM running in this process, with heapgrowth's glue and JVMTI agent loaded.
+/// The JVM running in this process, with heapgrowth's glue and (unless
+/// [`JvmOptions::without_agent`]) its JVMTI agent loaded.
 #[derive(Debug)]
 pub struct Jvm {
     runtime: Arc<Runtime>,
     jdk: Jdk,
     java_version: String,
+    agent: Option<Agent>,
+    classpath: Vec<PathBuf>,
+}
+
+/// heapgrowth's JVMTI agent in the JVM.
+#[derive(Debug)]
+struct Agent {
     jvmti: JvmtiEnv,
     capabilities: AgentCapabilities,
-    classpath: Vec<PathBuf>,
-    _agent: AgentLibrary,
+    _library: AgentLibrary,
 }
 
 impl Jvm {
@@ -136,20 +146,26 @@ impl Jvm {
                 "cannot extract heapgrowth's JVM glue into a private temporary directory: {e}"
             ),
         })?;
-        let agent = AgentLibrary::load(&extracted.agent_library)?;
-        let args = InitArgsBuilder::new()
+        let agent_library = if options.without_agent {
+            None
+        } else {
+            Some(AgentLibrary::load(&extracted.agent_library)?)
+        };
+        let mut args = InitArgsBuilder::new()
             .version(JNIVersion::V8)
             // Only the glue: scenario classes go to a class loader of their own per scenario.
             .option(format!(
                 "-Djava.class.path={}",
                 system_classpath(&extracted.glue_jar, &options.system_classpath)?
             ))
-            .option(format!("-agentpath:{}", utf8(&extracted.agent_library)?))
             // No JVM handlers for SIGINT/SIGTERM: ours must delete the heap dumps on Ctrl-C.
             .option("-Xrs")
             // No --add-opens: attribution reads fields through JNI, which module access checks
             // don't apply to, as in a test JVM that nobody opened for us.
             .ignore_unrecognized(false);
+        if agent_library.is_some() {
+            args = args.option(format!("-agentpath:{}", utf8(&extracted.agent_library)?));
+        }
         let args = options
             .jvm_args
             .iter()
@@ -187,8 +203,17 @@ impl Jvm {
                 result
             })?
         };
-        let jvmti = agent.jvmti_env(&vm)?;
-        let capabilities = jvmti.capabilities()?;
+        let agent = match agent_library {
+            Some(library) => {
+                let jvmti = library.jvmti_env(&vm)?;
+                Some(Agent {
+                    capabilities: jvmti.capabilities()?,
+                    jvmti,
+                    _library: library,
+                })
+            }
+            None => None,
+        };
         // The JVM has mapped the agent and opened the glue jar (Glue::load loaded every glue
         // class; an open jar stays readable after its file is deleted), so delete the extracted
         // files now instead of when `Jvm` drops, which may be never (a `Jvm` in a static).
@@ -197,10 +222,8 @@ impl Jvm {
             runtime: Arc::new(Runtime { glue }),
             jdk,
             java_version,
-            jvmti,
-            capabilities,
+            agent,
             classpath: options.classpath.clone(),
-            _agent: agent,
         })
     }
 
@@ -214,23 +237,26 @@ impl Jvm {
         &self.jdk
     }
 
-    /// The JVMTI capabilities heapgrowth's agent obtained. `field_modification_events` is only
-    /// there because the agent was loaded with `-agentpath:` at JVM start.
+    /// The JVMTI capabilities heapgrowth's agent obtained (none without the agent).
+    /// `field_modification_events` is only there because the agent was loaded with
+    /// `-agentpath:` at JVM start.
     pub fn capabilities(&self) -> AgentCapabilities {
-        self.capabilities
+        self.agent
+            .as_ref()
+            .map_or_else(AgentCapabilities::default, |agent| agent.capabilities)
     }
 
-    /// The agent's JVMTI environment.
-    pub fn jvmti(&self) -> &JvmtiEnv {
-        &self.jvmti
+    /// The agent's JVMTI environment, unless the JVM was started without it.
+    pub fn jvmti(&self) -> Option<&JvmtiEnv> {
+        self.agent.as_ref().map(|agent| &agent.jvmti)
     }
 
-    /// The agent as attribution uses it.
-    pub fn live_agent(&self) -> attribution::LiveAgent<'_> {
-        attribution::LiveAgent {
-            jvmti: &self.jvmti,
-            capabilities: self.capabilities,
-        }
+    /// The agent as attribution uses it, unless the JVM was started without it.
+    pub fn live_agent(&self) -> Option<attribution::LiveAgent<'_>> {
+        self.agent.as_ref().map(|agent| attribution::LiveAgent {
+            jvmti: &agent.jvmti,
+            capabilities: agent.capabilities,
+        })
     }
 
     /// Opens scenario `class_name` from [`JvmOptions::classpath`] (see [`Jvm::open_scenario_in`]).

@@ -10,7 +10,7 @@ mod sys;
 /// Raw JNI field id, as JNI's GetFieldID returns it.
 pub use jni::sys::jfieldID;
 pub use sampling::AllocationSampling;
-pub use watch::{FieldWatch, Frame, WatchRecord, WatchedField};
+pub use watch::{CodeSourceOf, FieldWatch, Frame, WatchRecord, WatchedField, MAX_FRAMES};
 
 use std::fmt;
 use std::ptr::NonNull;
@@ -28,6 +28,7 @@ macro_rules! jvmti {
     };
 }
 
+mod heap;
 mod sampling;
 mod watch;
 

@@ -7,7 +7,7 @@
 //! hands over the objects now under the node: their tags pick their stacks. Every tag set here
 //! is reset to 0 before [`AllocationSampling::stop`] returns.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
@@ -15,7 +15,7 @@ use jni::objects::{GlobalRef, JClass, JObject};
 use jni::JNIEnv;
 
 use super::sys;
-use super::watch::{current_stack, RawStack, MAX_EVENTS};
+use super::watch::{current_stack, CodeSourceOf, RawStack, MAX_EVENTS};
 use super::{JvmtiEnv, JvmtiError, WatchRecord};
 
 /// Tag of the watched classes' class objects.
@@ -88,74 +88,48 @@ impl JvmtiEnv {
 }
 
 impl AllocationSampling<'_> {
-    /// Switches sampling off and returns the allocation stacks of those of `retained` that were
-    /// allocated while it ran. Resets every tag it set. `jni` must be the current thread's
-    /// environment, inside a local frame.
+    /// Switches sampling off and returns the allocation stacks of the objects sampled while it
+    /// ran that are among `node_objects` or (with `below`) reachable from them through fields
+    /// and array elements: the new objects now under a growing node, wherever below it they
+    /// are. Resets every tag it set. `jni` must be the current thread's environment, inside a
+    /// local frame.
     pub fn stop(
         mut self,
         jni: &mut JNIEnv,
-        retained: &[JObject],
+        node_objects: &[JObject],
+        below: bool,
+        code_source: &mut CodeSourceOf,
     ) -> Result<WatchRecord, JvmtiError> {
         self.switch_off()?;
         let Some(sampling) = SAMPLING.lock().unwrap_or_else(|p| p.into_inner()).take() else {
             return Ok(WatchRecord::default());
         };
-        let mut kept = Vec::new();
-        for object in retained {
-            let mut tag: sys::jlong = 0;
-            // Safety: a live local reference from the caller.
-            unsafe { jvmti!(self.env, GetTag(object.as_raw(), &mut tag)) }?;
-            if let Some(stack) = sampling.stacks.get(&tag) {
-                kept.push(stack.clone());
-                // Safety: as above.
-                unsafe { jvmti!(self.env, SetTag(object.as_raw(), 0)) }?;
-            }
-        }
-        self.untag_the_rest(jni, sampling.stacks.keys().copied().collect())?;
-        let stacks = self.env.resolve(jni, &kept)?;
+        let sampled: HashSet<sys::jlong> = sampling.stacks.keys().copied().collect();
+        let found = if below {
+            self.env.tags_reachable_from(node_objects, &sampled)
+        } else {
+            self.env.tags_of(node_objects).map(|tags| {
+                tags.into_iter()
+                    .filter(|tag| sampled.contains(tag))
+                    .collect()
+            })
+        };
+        // Every sampled object still alive gets tag 0 again, found or not, error or not.
+        let tags: Vec<sys::jlong> = sampled.iter().copied().collect();
+        let untagged = self.env.objects_with_tags(jni, &tags, |_| false);
+        let found = found?;
+        untagged?;
+        let mut kept_tags: Vec<sys::jlong> = found.into_iter().collect();
+        kept_tags.sort_unstable();
+        let kept: Vec<RawStack> = kept_tags
+            .iter()
+            .map(|tag| sampling.stacks[tag].clone())
+            .collect();
+        let stacks = self.env.resolve(jni, &kept, code_source)?;
         Ok(WatchRecord {
             stacks,
             dropped: sampling.dropped,
         })
-    }
-
-    /// Objects sampled but not retained by the node and still alive keep a tag: find them by
-    /// tag and reset it.
-    fn untag_the_rest(&self, jni: &mut JNIEnv, tags: Vec<sys::jlong>) -> Result<(), JvmtiError> {
-        if tags.is_empty() {
-            return Ok(());
-        }
-        let mut count: sys::jint = 0;
-        let mut objects: *mut sys::jobject = std::ptr::null_mut();
-        // Safety: `tags` holds `len` tags; JVMTI allocates the result array; NULL for the tag
-        // results we don't need.
-        unsafe {
-            jvmti!(
-                self.env,
-                GetObjectsWithTags(
-                    tags.len() as sys::jint,
-                    tags.as_ptr(),
-                    &mut count,
-                    &mut objects,
-                    std::ptr::null_mut()
-                )
-            )
-        }?;
-        if objects.is_null() {
-            return Ok(());
-        }
-        // Safety: JVMTI returned `count` local references at `objects`.
-        let found = unsafe { std::slice::from_raw_parts(objects, count.max(0) as usize) }.to_vec();
-        let mut result = Ok(());
-        for raw in found {
-            // Safety: a live local reference just returned.
-            result = result.and(unsafe { jvmti!(self.env, SetTag(raw, 0)) });
-            // Safety: a local reference of this thread, deleted once.
-            let _ = jni.delete_local_ref(unsafe { JObject::from_raw(raw) });
-        }
-        // Safety: allocated by JVMTI, freed once.
-        let _ = unsafe { jvmti!(self.env, Deallocate(objects.cast())) };
-        result
     }
 
     fn switch_off(&mut self) -> Result<(), JvmtiError> {

@@ -213,7 +213,75 @@ pub unsafe fn SetEventNotificationMode(
     }
 }
 
+/// `jvmtiHeapReferenceKind` values heapgrowth looks at.
+pub const JVMTI_HEAP_REFERENCE_FIELD: u32 = 2;
+/// See [`JVMTI_HEAP_REFERENCE_FIELD`].
+pub const JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT: u32 = 3;
+/// See [`JVMTI_HEAP_REFERENCE_FIELD`].
+pub const JVMTI_HEAP_REFERENCE_STACK_LOCAL: u32 = 24;
+/// See [`JVMTI_HEAP_REFERENCE_FIELD`].
+pub const JVMTI_HEAP_REFERENCE_JNI_LOCAL: u32 = 25;
+/// A heap reference callback's answer: visit the referree's own references.
+pub const JVMTI_VISIT_OBJECTS: jint = 0x100;
+/// A heap reference callback's answer: stop the whole walk.
+pub const JVMTI_VISIT_ABORT: jint = 0x8000;
+
+/// `jvmtiHeapReferenceInfoStackLocal`; `jvmtiHeapReferenceInfoJniLocal` is its first four
+/// fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct jvmtiHeapReferenceInfoStackLocal {
+    /// Tag of the thread whose stack holds the reference.
+    pub thread_tag: jlong,
+    /// Its thread id.
+    pub thread_id: jlong,
+    /// Frame depth.
+    pub depth: jint,
+    /// The frame's method.
+    pub method: jmethodID,
+    /// Bytecode index (stack locals only).
+    pub location: jlocation,
+    /// Local slot (stack locals only).
+    pub slot: jint,
+}
+
+/// `jvmtiHeapReferenceInfo`, a union whose largest member is eight `jlong`s.
+#[repr(C)]
+pub union jvmtiHeapReferenceInfo {
+    /// For `JVMTI_HEAP_REFERENCE_STACK_LOCAL` and `_JNI_LOCAL`.
+    pub stack_local: jvmtiHeapReferenceInfoStackLocal,
+    /// Other kinds' members, for size.
+    pub other: [jlong; 8],
+}
+
+/// `jvmtiHeapReferenceCallback`.
+pub type HeapReferenceCallback = unsafe extern "system" fn(
+    reference_kind: u32,
+    reference_info: *const jvmtiHeapReferenceInfo,
+    class_tag: jlong,
+    referrer_class_tag: jlong,
+    size: jlong,
+    tag_ptr: *mut jlong,
+    referrer_tag_ptr: *mut jlong,
+    length: jint,
+    user_data: *mut std::ffi::c_void,
+) -> jint;
+
+/// `jvmtiHeapCallbacks`: the heap iteration callback, the reference callback, three value
+/// callbacks, then eleven reserved slots.
+#[repr(C)]
+pub struct jvmtiHeapCallbacks {
+    /// `heap_iteration_callback` (unused).
+    pub heap_iteration_callback: Option<AnyFn>,
+    /// `heap_reference_callback`.
+    pub heap_reference_callback: Option<HeapReferenceCallback>,
+    /// The value callbacks and reserved slots, all NULL.
+    pub rest: [Option<AnyFn>; 14],
+}
+
 jvmti_functions! {
+    /// `FollowReferences` (115).
+    115 => fn FollowReferences(heap_filter: jint, klass: jclass, initial_object: jobject, callbacks: *const jvmtiHeapCallbacks, user_data: *const std::ffi::c_void);
     /// `SetFieldModificationWatch` (43).
     43 => fn SetFieldModificationWatch(klass: jclass, field: jfieldID);
     /// `ClearFieldModificationWatch` (44).

@@ -19,8 +19,9 @@ use super::{JvmtiEnv, JvmtiError};
 /// The tag heapgrowth puts on watched objects ("HG" and a marker); nothing else in the JVM
 /// tags objects through this environment.
 const WATCH_TAG: sys::jlong = 0x4847_5741_5443_4801;
-/// Frames kept per recorded write: enough to pass the JDK's own frames and reach the caller's.
-const MAX_FRAMES: usize = 32;
+/// Frames kept per recorded event: enough to pass the JDK's and a library's own frames and
+/// reach the caller's.
+pub const MAX_FRAMES: usize = 64;
 /// Writes recorded at most per watch, so a hot field cannot exhaust memory.
 pub(super) const MAX_EVENTS: usize = 20_000;
 
@@ -45,7 +46,15 @@ pub struct Frame {
     pub file: Option<String>,
     /// Source line, if the method has a line number table.
     pub line: Option<i32>,
+    /// Where the class was loaded from, its code source's URL (`file:/app/classes/`,
+    /// `file:/repo/guava.jar`); `None` for the JDK's own classes.
+    pub code_source: Option<String>,
 }
+
+/// Finds a class's code source (see [`Frame::code_source`]) for [`FieldWatch::stop`] and
+/// [`super::AllocationSampling::stop`]: heapgrowth's Java helper, which recording proxies use
+/// too, so both name code sources alike.
+pub type CodeSourceOf<'a> = dyn FnMut(&mut JNIEnv, &JObject) -> Option<String> + 'a;
 
 impl std::fmt::Display for Frame {
     /// `pkg.Class.method(File.java:LINE)`, as Java prints stack frames.
@@ -167,13 +176,17 @@ impl FieldWatch<'_> {
     /// Switches the watch off, untags the owners, and resolves the recorded stacks to names.
     /// `jni` must be the current thread's environment, inside a local frame (resolution
     /// creates a local reference per distinct method's class).
-    pub fn stop(mut self, jni: &mut JNIEnv) -> Result<WatchRecord, JvmtiError> {
+    pub fn stop(
+        mut self,
+        jni: &mut JNIEnv,
+        code_source: &mut CodeSourceOf,
+    ) -> Result<WatchRecord, JvmtiError> {
         self.switch_off()?;
         let recording = ACTIVE.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some(recording) = recording else {
             return Ok(WatchRecord::default());
         };
-        let stacks = self.env.resolve(jni, &recording.stacks)?;
+        let stacks = self.env.resolve(jni, &recording.stacks, code_source)?;
         Ok(WatchRecord {
             stacks,
             dropped: recording.dropped,
@@ -215,13 +228,14 @@ impl Drop for FieldWatch<'_> {
     }
 }
 
-/// Class, method, source file, line table.
-type MethodNames = (
-    String,
-    String,
-    Option<String>,
-    Vec<sys::jvmtiLineNumberEntry>,
-);
+/// What a frame needs of its method, looked up once per method.
+pub(super) struct MethodNames {
+    pub(super) class: String,
+    pub(super) method: String,
+    file: Option<String>,
+    lines: Vec<sys::jvmtiLineNumberEntry>,
+    code_source: Option<String>,
+}
 
 /// Raw frames as `GetStackTrace` gave them: method id (as an address) and bytecode index.
 pub(super) type RawStack = Vec<(usize, sys::jlocation)>;
@@ -261,6 +275,7 @@ impl JvmtiEnv {
         &self,
         jni: &mut JNIEnv,
         raw: &[RawStack],
+        code_source: &mut CodeSourceOf,
     ) -> Result<Vec<Vec<Frame>>, JvmtiError> {
         let mut names: HashMap<usize, MethodNames> = HashMap::new();
         let mut stacks = Vec::with_capacity(raw.len());
@@ -268,19 +283,21 @@ impl JvmtiEnv {
             let mut frames = Vec::with_capacity(raw.len());
             for &(method, location) in raw {
                 if let std::collections::hash_map::Entry::Vacant(slot) = names.entry(method) {
-                    slot.insert(self.method_names(jni, method as sys::jmethodID)?);
+                    slot.insert(self.method_names(jni, method as sys::jmethodID, code_source)?);
                 }
-                let (class, name, file, lines) = &names[&method];
-                let line = lines
+                let names = &names[&method];
+                let line = names
+                    .lines
                     .iter()
                     .filter(|entry| entry.start_location <= location)
                     .max_by_key(|entry| entry.start_location)
                     .map(|entry| entry.line_number);
                 frames.push(Frame {
-                    class: class.clone(),
-                    method: name.clone(),
-                    file: file.clone(),
+                    class: names.class.clone(),
+                    method: names.method.clone(),
+                    file: names.file.clone(),
                     line,
+                    code_source: names.code_source.clone(),
                 });
             }
             stacks.push(frames);
@@ -288,20 +305,13 @@ impl JvmtiEnv {
         Ok(stacks)
     }
 
-    /// Class name, method name, source file and line table of `method`.
-    fn method_names(
+    /// Class name, method name, source file, line table and code source of `method`.
+    pub(super) fn method_names(
         &self,
         jni: &mut JNIEnv,
         method: sys::jmethodID,
-    ) -> Result<
-        (
-            String,
-            String,
-            Option<String>,
-            Vec<sys::jvmtiLineNumberEntry>,
-        ),
-        JvmtiError,
-    > {
+        code_source: &mut CodeSourceOf,
+    ) -> Result<MethodNames, JvmtiError> {
         let mut class: sys::jclass = std::ptr::null_mut();
         // Safety: `method` was reported by GetStackTrace while its class was loaded; classes
         // with a live method on a recorded stack are not unloaded while the scenario's loader
@@ -356,8 +366,15 @@ impl JvmtiEnv {
                 }
                 _ => Vec::new(),
             };
+        let code_source = code_source(jni, &class);
         let _ = jni.delete_local_ref(class);
-        Ok((class_name(&signature), name, file, lines))
+        Ok(MethodNames {
+            class: class_name(&signature),
+            method: name,
+            file,
+            lines,
+            code_source,
+        })
     }
 
     /// Copies and frees a string JVMTI allocated; empty for NULL.
@@ -492,6 +509,7 @@ mod tests {
             method: "run".into(),
             file: Some("B.java".into()),
             line: Some(12),
+            code_source: None,
         };
         assert_eq!(frame.to_string(), "a.B.run(B.java:12)");
         let native = Frame {

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::ScenarioReport;
-use crate::attribution::Attribution;
+use crate::attribution::{Attribution, Origin};
 use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind};
 
 #[derive(Serialize)]
@@ -129,6 +129,7 @@ enum JsonAttribution {
     Attributed {
         kind: String,
         stacks: Vec<JsonStack>,
+        caveats: Vec<String>,
     },
     NotAttributed {
         reason: String,
@@ -138,18 +139,56 @@ enum JsonAttribution {
 #[derive(Serialize)]
 struct JsonStack {
     count: u64,
+    /// `pkg.Class.method(File.java:LINE)`, innermost first.
     frames: Vec<String>,
+    /// The same frames as objects.
+    frame_details: Vec<JsonFrame>,
+    /// The index of the frame to look at (see `attribution::place_to_look`), or null.
+    place_to_look: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct JsonFrame {
+    class: String,
+    method: String,
+    file: Option<String>,
+    line: Option<i32>,
+    /// `jdk`, `library` or `user`.
+    origin: &'static str,
+    /// The library's jar, for `origin: "library"`.
+    library: Option<String>,
 }
 
 fn attribution(attribution: &Attribution) -> JsonAttribution {
     match attribution {
-        Attribution::Attributed { kind, stacks } => JsonAttribution::Attributed {
+        Attribution::Attributed {
+            kind,
+            stacks,
+            caveats,
+        } => JsonAttribution::Attributed {
             kind: kind.label(),
+            caveats: caveats.clone(),
             stacks: stacks
                 .iter()
                 .map(|s| JsonStack {
                     count: s.count,
-                    frames: s.frames.clone(),
+                    frames: s.frames.iter().map(ToString::to_string).collect(),
+                    frame_details: s
+                        .frames
+                        .iter()
+                        .map(|f| JsonFrame {
+                            class: f.frame.class.clone(),
+                            method: f.frame.method.clone(),
+                            file: f.frame.file.clone(),
+                            line: f.frame.line,
+                            origin: f.origin.label(),
+                            library: match &f.origin {
+                                Origin::Library(jar) => Some(jar.clone()),
+                                _ => None,
+                            },
+                        })
+                        .collect(),
+                    place_to_look: s.place_to_look(),
                 })
                 .collect(),
         },

@@ -6,7 +6,7 @@ mod text;
 
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
-pub use text::{render_scenario, render_text};
+pub use text::{render_scenario, render_text, StackDepth};
 
 use crate::attribution::Attribution;
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome};

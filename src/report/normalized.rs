@@ -60,12 +60,14 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
     }
     match attribution {
         None => {}
-        // The kind and the innermost frame of each stack: what the user fixes. Counts and
-        // deeper frames are left out (they depend on the loop count and on callers).
-        Some(Attribution::Attributed { kind, stacks }) => {
+        // The kind and the frame to look at of each stack (the innermost if there is none):
+        // what the user fixes. Counts and other frames are left out (they depend on the loop
+        // count, on callers, and on the version of a library the growth happens in).
+        Some(Attribution::Attributed { kind, stacks, .. }) => {
             let _ = writeln!(out, "    attribution: {}", kind.label());
             for stack in stacks {
-                if let Some(frame) = stack.frames.first() {
+                let shown = stack.place_to_look().unwrap_or(0);
+                if let Some(frame) = stack.frames.get(shown) {
                     let _ = writeln!(out, "        at {frame}");
                 }
             }

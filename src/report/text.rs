@@ -16,21 +16,32 @@
 use std::fmt::Write;
 
 use super::ScenarioReport;
-use crate::attribution::{Attribution, TEXT_FRAMES};
+use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
 use crate::growth::{GrowingNode, GrowthKind, PathStep};
 
+/// How much of each recorded stack the text report shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StackDepth {
+    /// Up to and including the frame to look at (the user's line), the JDK's and libraries'
+    /// frames before it summed up when there are many; the rest is in the JSON report.
+    #[default]
+    ToThePlaceToLook,
+    /// Every frame (`--full-stacks`).
+    Full,
+}
+
 /// All scenarios, one after the other.
-pub fn render_text(reports: &[ScenarioReport]) -> String {
+pub fn render_text(reports: &[ScenarioReport], depth: StackDepth) -> String {
     reports
         .iter()
-        .map(render_scenario)
+        .map(|report| render_scenario(report, depth))
         .collect::<Vec<_>>()
         .join("\n")
 }
 
 /// One scenario: a header line, then each growing node as a tree, then what leveled off and
 /// what ignore rules kept out.
-pub fn render_scenario(report: &ScenarioReport) -> String {
+pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
     let mut out = String::new();
     match &report.result {
         Err(error) => {
@@ -49,7 +60,7 @@ pub fn render_scenario(report: &ScenarioReport) -> String {
             );
             for (node, attribution) in report.growing() {
                 out.push('\n');
-                render_node(&mut out, node, attribution);
+                render_node(&mut out, node, attribution, depth);
             }
             for leveled in &outcome.leveled_off {
                 let _ = writeln!(
@@ -81,7 +92,12 @@ fn kinds(kinds: &[GrowthKind]) -> String {
     labels.join(", ")
 }
 
-fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attribution>) {
+fn render_node(
+    out: &mut String,
+    node: &GrowingNode,
+    attribution: Option<&Attribution>,
+    depth: StackDepth,
+) {
     out.push_str("┬───\n");
     let last = node.path.len().saturating_sub(1);
     for (depth, step) in node.path.iter().enumerate() {
@@ -152,7 +168,7 @@ fn render_node(out: &mut String, node: &GrowingNode, attribution: Option<&Attrib
         let _ = writeln!(out, "    ... and {hidden} unchanged children");
     }
     if let Some(attribution) = attribution {
-        render_attribution(out, attribution);
+        render_attribution(out, attribution, depth);
     }
 }
 
@@ -196,23 +212,89 @@ fn render_growth(out: &mut String, node: &GrowingNode) {
     }
 }
 
-/// After the children: each recorded stack, most frequent first, a few frames deep.
-fn render_attribution(out: &mut String, attribution: &Attribution) {
+/// After the children: each recorded stack, most frequent first.
+fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackDepth) {
     match attribution {
-        Attribution::Attributed { kind, stacks } => {
+        Attribution::Attributed {
+            kind,
+            stacks,
+            caveats,
+        } => {
             for stack in stacks {
                 let _ = writeln!(out, "\n    {}", stack.headline(kind));
-                for frame in stack.frames.iter().take(TEXT_FRAMES) {
-                    let _ = writeln!(out, "        at {frame}");
-                }
-                if stack.frames.len() > TEXT_FRAMES {
-                    let _ = writeln!(out, "        ...");
-                }
+                render_stack(out, stack, depth);
+            }
+            for caveat in caveats {
+                let _ = writeln!(out, "\n    Note: {caveat}");
             }
         }
         Attribution::NotAttributed { reason } => {
             let _ = writeln!(out, "\n    Not attributed: {reason}");
         }
+    }
+}
+
+/// Frames between the growing call and the place to look shown one by one; more are summed up.
+const MAX_FRAMES_BEFORE_THE_PLACE_TO_LOOK: usize = 3;
+
+/// The growing call, then (at [`StackDepth::ToThePlaceToLook`]) the frames up to the one to
+/// look at, marked: `at corpus.libs.GuavaCacheLeak.run(GuavaCacheLeak.java:42)   ← look here`.
+fn render_stack(out: &mut String, stack: &StackCount, depth: StackDepth) {
+    let frames = &stack.frames;
+    let mark = stack.place_to_look();
+    let shown = match (depth, mark) {
+        (StackDepth::Full, _) => frames.len(),
+        (StackDepth::ToThePlaceToLook, Some(mark)) => mark + 1,
+        (StackDepth::ToThePlaceToLook, None) => frames.len().min(TEXT_FRAMES),
+    };
+    let mut i = 0;
+    while i < shown {
+        if let (StackDepth::ToThePlaceToLook, Some(mark), 1) = (depth, mark, i) {
+            if mark - 1 > MAX_FRAMES_BEFORE_THE_PLACE_TO_LOOK {
+                let _ = writeln!(
+                    out,
+                    "        ... {} frames in {}",
+                    mark - 1,
+                    code_of(&frames[1..mark])
+                );
+                i = mark;
+                continue;
+            }
+        }
+        let marker = if Some(i) == mark {
+            "   ← look here"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "        at {}{marker}", frames[i]);
+        i += 1;
+    }
+    if shown < frames.len() {
+        let _ = writeln!(
+            out,
+            "        ... {} more frames (--full-stacks, or the JSON report)",
+            frames.len() - shown
+        );
+    }
+}
+
+/// Where `frames` come from, for a summary line: `guava-33.8.0-jre.jar and the JDK`.
+fn code_of(frames: &[StackFrame]) -> String {
+    let mut places: Vec<&str> = Vec::new();
+    for frame in frames {
+        let place = match &frame.origin {
+            Origin::Jdk => "the JDK",
+            Origin::Library(jar) => jar.as_str(),
+            Origin::User => "your code",
+        };
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    match places.split_last() {
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

@@ -1,5 +1,7 @@
-//! Attribution: each growing node names the code that grows it, by the recorder that fits
-//! (recording proxy, field-write watch, container watch); fields are restored; the phase can be
+//! Attribution: each growing node names the code that grows it, by the recorder that fits:
+//! with the agent, those the scenario cannot see (container watch, field-write watch,
+//! allocation sampling); without it (`--no-agent`, a test JVM without `-agentpath:`), recording
+//! proxies, whose fields are restored and whose leaks out are reported; the phase can be
 //! switched off.
 
 use std::path::Path;
@@ -61,16 +63,36 @@ fn assert_attributed(attribution: &serde_json::Value, kind: &str, frame_at: &str
 }
 
 fn only(scenario: &str) -> serde_json::Value {
-    let mut all = attributions(scenario, &[]);
+    only_with(scenario, &[])
+}
+
+fn only_with(scenario: &str, extra: &[&str]) -> serde_json::Value {
+    let mut all = attributions(scenario, extra);
     assert_eq!(all.len(), 1, "{all:?}");
     all.remove(0)
 }
 
-// 1. Recording proxies.
+/// Without the agent: recording proxies only.
+const NO_AGENT: &[&str] = &["--no-agent"];
+
+/// Checks that a proxy-recorded attribution says so.
+fn assert_recorded_by_a_proxy(attribution: &serde_json::Value) {
+    let caveats = attribution["caveats"].as_array().unwrap();
+    assert!(
+        caveats[0]
+            .as_str()
+            .unwrap()
+            .starts_with("recorded by a proxy in the field"),
+        "{attribution}"
+    );
+}
+
+// 1. Recording proxies, without the agent.
 
 #[test]
 fn proxy_in_a_static_interface_field() {
-    let attribution = only("corpus.leaks.StaticListLeak");
+    let attribution = only_with("corpus.leaks.StaticListLeak", NO_AGENT);
+    assert_recorded_by_a_proxy(&attribution);
     assert_attributed(
         &attribution,
         "calls to add()",
@@ -86,7 +108,8 @@ fn proxy_in_a_static_interface_field() {
 #[test]
 fn proxy_in_an_instance_field_whose_owner_is_found_through_the_path() {
     // Cart is reached from the scenario thread: ScenarioThread.scenario -> InstanceFieldLeak.cart.
-    let attribution = only("corpus.leaks.InstanceFieldLeak");
+    let attribution = only_with("corpus.leaks.InstanceFieldLeak", NO_AGENT);
+    assert_recorded_by_a_proxy(&attribution);
     assert_attributed(
         &attribution,
         "calls to put()",
@@ -103,7 +126,7 @@ fn proxy_in_an_instance_field_whose_owner_is_found_through_the_path() {
 #[test]
 fn proxies_in_every_owner_of_one_path() {
     // Three Registry objects share the path; one call per registry per loop, 4 loops.
-    let attribution = only("corpus.leaks.SeveralOwnersLeak");
+    let attribution = only_with("corpus.leaks.SeveralOwnersLeak", NO_AGENT);
     assert_attributed(
         &attribution,
         "calls to add()",
@@ -114,7 +137,7 @@ fn proxies_in_every_owner_of_one_path() {
 
 #[test]
 fn proxy_behind_a_static_final_singleton() {
-    let attribution = only("corpus.leaks.ListenerLeak");
+    let attribution = only_with("corpus.leaks.ListenerLeak", NO_AGENT);
     assert_attributed(
         &attribution,
         "calls to add()",
@@ -128,7 +151,7 @@ fn fields_come_back_with_every_object_also_when_the_scenario_throws() {
     // The scenario throws on its second loop with a proxy in a field, and throws on every later
     // loop if a field it saw proxied does not hold its original list with every item: so the
     // second node is attributed only if the first field came back whole.
-    let all = attributions("corpus.attribution.RestoreAfterThrow", &[]);
+    let all = attributions("corpus.attribution.RestoreAfterThrow", NO_AGENT);
     assert_eq!(all.len(), 2, "{all:?}");
     let (threw, attributed) = if all[0]["status"] == "not_attributed" {
         (&all[0], &all[1])
@@ -155,8 +178,20 @@ fn fields_come_back_with_every_object_also_when_the_scenario_throws() {
 }
 
 #[test]
-fn a_cast_of_the_proxied_field_falls_back_to_the_container_watch() {
+fn a_cast_of_the_proxied_field_throws_and_the_reason_says_so() {
     // The scenario casts its List field to ArrayList: the cast fails while the proxy is in it.
+    let attribution = only_with("corpus.attribution.CastsItsFieldLeak", NO_AGENT);
+    assert_eq!(attribution["status"], "not_attributed", "{attribution}");
+    let reason = attribution["reason"].as_str().unwrap();
+    assert!(reason.contains("java.lang.ClassCastException"), "{reason}");
+    assert!(
+        reason.contains("load heapgrowth's JVMTI agent for recorders the code cannot see"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn with_the_agent_a_field_the_code_casts_is_watched_without_a_proxy() {
     let attribution = only("corpus.attribution.CastsItsFieldLeak");
     assert_attributed(
         &attribution,
@@ -164,6 +199,35 @@ fn a_cast_of_the_proxied_field_falls_back_to_the_container_watch() {
         &grows("corpus/attribution/CastsItsFieldLeak.java", 0),
         4,
     );
+    assert_eq!(attribution["caveats"], serde_json::json!([]));
+}
+
+#[test]
+fn with_the_agent_interface_fields_get_a_watch_not_a_proxy() {
+    for (scenario, kind, source, count) in [
+        (
+            "corpus.leaks.StaticListLeak",
+            "calls to add()",
+            "corpus/leaks/StaticListLeak.java",
+            4,
+        ),
+        (
+            "corpus.leaks.InstanceFieldLeak",
+            "calls to put()",
+            "corpus/app/Cart.java",
+            4,
+        ),
+        (
+            "corpus.leaks.SeveralOwnersLeak",
+            "calls to add()",
+            "corpus/app/Registry.java",
+            12,
+        ),
+    ] {
+        let attribution = only(scenario);
+        assert_attributed(&attribution, kind, &grows(source, 0), count);
+        assert_eq!(attribution["caveats"], serde_json::json!([]), "{scenario}");
+    }
 }
 
 // 2. Field-modification watch on the node's own field.

@@ -82,11 +82,13 @@ final class LoopCallback {
 
     /**
      * Where attribution starts following a growing path: the test class's loader (static-field
-     * roots), the thread the loops run on, and the test instance (null for a static method).
-     * Called by the engine.
+     * roots), the thread the loops run on, the test instance (null for a static method), and
+     * the test class (whose code source is the user's code). Called by the engine.
      */
     Object[] pathStart() {
-        return new Object[] {method.getDeclaringClass().getClassLoader(), Thread.currentThread(), target};
+        return new Object[] {
+            method.getDeclaringClass().getClassLoader(), Thread.currentThread(), target, method.getDeclaringClass()
+        };
     }
 
     /** Writes a live heap dump (after a full GC) to {@code path}. Called by the engine. */

@@ -1,10 +1,15 @@
 package dev.heapgrowth.attribution;
 
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.security.CodeSource;
+import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -15,9 +20,10 @@ import java.util.Set;
 
 /**
  * The live side of attribution for one growing node: follows the node's path from its GC root
- * through the running scenario's objects, picks a recorder, and installs and removes recording
- * proxies. The JVMTI recorders (field-modification watches) are driven from Rust; this class
- * only names what they must watch.
+ * through the running scenario's objects, says which field a JVMTI watch fits, and installs
+ * and removes recording proxies. The JVMTI recorders (field watches, allocation sampling, the
+ * stack locals of a thread's frame) are driven from Rust; this class only names what they must
+ * watch.
  *
  * <p>All the reflection of attribution lives here. Fields are found by reflection but read and
  * written through JNI ({@link #readField}, {@link #writeField}, native methods heapgrowth
@@ -47,12 +53,30 @@ public final class LiveAttribution {
         {"java.util.Hashtable", "count"},
         {"java.util.WeakHashMap", "size"},
         {"java.util.concurrent.CopyOnWriteArrayList", "array"},
+        {"java.util.concurrent.ArrayBlockingQueue", "count"},
+        {"java.util.concurrent.LinkedBlockingDeque", "count"},
+        {"java.util.concurrent.LinkedBlockingQueue", "last"},
+        {"java.util.concurrent.PriorityBlockingQueue", "size"},
+        {"java.lang.AbstractStringBuilder", "count"},
+    };
+
+    /** Containers that keep their elements in a container of {@link #CONTAINER_FIELDS}: class, field. */
+    private static final String[][] WRAPPING_CONTAINERS = {
+        {"java.util.HashSet", "map"},
+        {"java.util.TreeSet", "m"},
+        {"java.util.concurrent.CopyOnWriteArraySet", "al"},
+        {"java.util.Collections$SynchronizedCollection", "c"},
+        {"java.util.Collections$SynchronizedMap", "m"},
     };
 
     private final ClassLoader loader;
     private final Thread scenarioThread;
     /** The object a {@code LOCAL} root step stands for (the JUnit test instance), or null. */
     private final Object instance;
+    /** The path, 4 strings per step. */
+    private final String[] steps;
+    /** What the {@code LOCAL} step below the root holds (found by JVMTI), or null. */
+    private final Object[] locals;
     /** Objects at the step before the growing node (the owners of its field). */
     private List<Object> owners = List.of();
     /** Objects of the growing node itself. */
@@ -64,19 +88,27 @@ public final class LiveAttribution {
     private String[] plan;
     /** The name pattern of the node, when it is a root group of threads, or null. */
     private String threadGroup;
-    /** Watched container field (kind "container"). */
+    /** Watched container field (kind "container"), and the containers it is watched in. */
     private Field containerField;
+    private List<Object> containerObjects = List.of();
 
     // Proxy recording state.
     private final List<Object> proxiedOwners = new ArrayList<>();
     private final List<Object> originals = new ArrayList<>();
     private final List<Object> proxies = new ArrayList<>();
     private final List<String> stacks = Collections.synchronizedList(new ArrayList<>());
+    /** Every proxy installed, to tell afterwards whether the scenario kept one somewhere. */
+    private final List<WeakReference<Object>> removedProxies = new ArrayList<>();
+    /** Fields the scenario set to something else while our proxy was in them. */
+    private int replacedWhileProxied;
 
-    private LiveAttribution(ClassLoader loader, Thread scenarioThread, Object instance) {
+    private LiveAttribution(
+            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals) {
         this.loader = loader;
         this.scenarioThread = scenarioThread;
         this.instance = instance;
+        this.steps = steps;
+        this.locals = locals;
     }
 
     /**
@@ -87,22 +119,57 @@ public final class LiveAttribution {
      * @param scenarioThread the thread the loops run on (thread-object roots)
      * @param instance the object a {@code LOCAL} step right below the root stands for (the
      *     JUnit test instance), or null
+     * @param locals the objects the frames of the {@code LOCAL} step right below the root hold
+     *     in their local variables (JVMTI finds them), or null when they could not be found
      */
-    public static LiveAttribution open(ClassLoader loader, Thread scenarioThread, Object instance, String[] steps) {
-        LiveAttribution attribution = new LiveAttribution(loader, scenarioThread, instance);
-        try {
-            attribution.walk(steps);
-        } catch (RuntimeException | LinkageError e) {
-            attribution.failure = "cannot follow the path in the running JVM: " + e;
-        }
+    public static LiveAttribution open(
+            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals) {
+        LiveAttribution attribution = new LiveAttribution(loader, scenarioThread, instance, steps, locals);
+        attribution.walkOrSayWhy();
         return attribution;
     }
 
-    private void walk(String[] steps) {
+    /**
+     * Follows the path again, for the objects that are the node now (an array replaced on every
+     * add, a map rehashed). Returns null, or why the path cannot be followed any more (the
+     * objects of the last walk are kept then).
+     */
+    public String refresh() {
+        List<Object> oldOwners = owners;
+        List<Object> oldTargets = targets;
+        String oldFailure = failure;
+        walkOrSayWhy();
+        String now = failure;
+        if (now != null) {
+            owners = oldOwners;
+            targets = oldTargets;
+            failure = oldFailure;
+        }
+        return now;
+    }
+
+    /** The node's objects, as of the last walk. */
+    public Object[] nodeObjects() {
+        return targets.toArray();
+    }
+
+    private void walkOrSayWhy() {
+        failure = null;
+        try {
+            walk();
+        } catch (RuntimeException | LinkageError e) {
+            failure = "cannot follow the path in the running JVM: " + e;
+        }
+    }
+
+    private void walk() {
         if (steps.length == 4 && steps[2].equals("ThreadObject") && !steps[3].isEmpty()) {
             // A group of threads that grows: its own objects are what to attribute.
             threadGroup = steps[3];
-            targets = threadsNamed(threadGroup);
+            targets = threadsNamed(threadGroup, scenarioThread);
+            if (targets.isEmpty()) {
+                failure = "no live thread is named like \"" + threadGroup + "\" any more";
+            }
             return;
         }
         if (steps.length < 8 || steps.length % 4 != 0) {
@@ -112,7 +179,6 @@ public final class LiveAttribution {
         String root = steps[2];
         List<Object> current;
         boolean classRoot = false;
-        boolean threadRoot = false;
         switch (root) {
             case "Class":
             case "StickyClass":
@@ -120,8 +186,11 @@ public final class LiveAttribution {
                 current = List.of();
                 break;
             case "ThreadObject":
-                current = threadsNamed(steps[3]);
-                threadRoot = true;
+                current = threadsNamed(steps[3], scenarioThread);
+                if (current.isEmpty()) {
+                    failure = "no live thread is named like \"" + steps[3] + "\", the root of the path, any more";
+                    return;
+                }
                 break;
             default:
                 if (instance != null && steps[4].equals("LOCAL")) {
@@ -171,12 +240,6 @@ public final class LiveAttribution {
                         f = found;
                         next.add(get(found, object));
                     }
-                    if (f == null && threadRoot && i == 4 && current.size() == 1) {
-                        // A thread-object root other than the scenario thread: try them all.
-                        current = new ArrayList<>(Thread.getAllStackTraces().keySet());
-                        i -= 4;
-                        continue;
-                    }
                     if (last) {
                         field = f;
                     }
@@ -190,13 +253,18 @@ public final class LiveAttribution {
                     next = classesDefinedBy(current, name);
                     break;
                 case "LOCAL":
+                    if (i == 4 && locals != null) {
+                        next = filter(Arrays.asList(locals), target);
+                        break;
+                    }
                     if (i == 4 && instance != null && instance.getClass().getName().equals(target)) {
                         // A stack local of the loop's caller holding the test instance.
                         next = List.of(instance);
                         break;
                     }
-                    failure = "the node is held by a local variable of a running method (LOCAL "
-                            + owner + "); heapgrowth watches fields and containers, not stack frames";
+                    failure = "the node is held by a local variable of " + owner + "." + name
+                            + " on thread " + describeThreads(current)
+                            + ", which only heapgrowth's JVMTI agent can read (load it with -agentpath:)";
                     return;
                 default:
                     failure = "unknown path step kind " + kind;
@@ -218,12 +286,25 @@ public final class LiveAttribution {
         targets = current;
     }
 
+    /** The threads a thread root group stands for (see {@link #threadsNamed}), for JVMTI. */
+    public static Thread[] threadsOf(String pattern, Thread scenarioThread) {
+        return threadsNamed(pattern, scenarioThread).toArray(new Thread[0]);
+    }
+
+    private static String describeThreads(List<Object> threads) {
+        Set<String> names = new LinkedHashSet<>();
+        for (Object thread : threads) {
+            names.add("\"" + ((Thread) thread).getName() + "\"");
+        }
+        return String.join(", ", names);
+    }
+
     /**
      * The threads a thread root group stands for: those whose name matches {@code pattern}
      * (digit runs written {@code *}, as the path tree groups them), or the scenario's thread
      * when the dump had no name.
      */
-    private List<Object> threadsNamed(String pattern) {
+    private static List<Object> threadsNamed(String pattern, Thread scenarioThread) {
         if (pattern.isEmpty()) {
             return List.of(scenarioThread);
         }
@@ -407,10 +488,11 @@ public final class LiveAttribution {
     }
 
     /**
-     * The recorder for this node: {@code {"proxy", label}}, {@code {"field", class, field,
-     * descriptor, static ("1"/"0"), label}} for a watch on the node's own field, {@code
-     * {"container", class, field, descriptor, "0", label}} for a watch on the containers'
-     * size field, or {@code {"none", reason}}.
+     * The JVMTI recorder for this node: {@code {"field", class, field, descriptor, static
+     * ("1"/"0"), label}} for a watch on the node's own field, {@code {"container", class, field,
+     * descriptor, "0", label}} for a watch on the containers' internal size field, {@code
+     * {"allocations", reason}} when only allocation sampling fits (and why nothing else), or
+     * {@code {"none", reason}}.
      */
     public String[] plan() {
         if (plan == null) {
@@ -426,67 +508,90 @@ public final class LiveAttribution {
         if (threadGroup != null) {
             return new String[] {"allocations", "the node is a group of threads (\"" + threadGroup + "\")"};
         }
-        Object sample = targets.get(0);
-        boolean isContainer = sample instanceof Collection || sample instanceof Map;
-        if (field != null && isContainer) {
-            int modifiers = field.getModifiers();
-            Class<?> declared = field.getType();
-            boolean collectionInterface = declared.isInterface()
-                    && (Collection.class.isAssignableFrom(declared) || Map.class.isAssignableFrom(declared));
-            if (collectionInterface && !Modifier.isFinal(modifiers)) {
-                return new String[] {"proxy", field.getName()};
-            }
-        }
-        if (isContainer) {
-            String[] container = containerPlan();
-            if (container != null) {
-                return container;
-            }
-            return fieldPlanOr("the node holds a " + sample.getClass().getName()
-                    + " (or containers of several classes), whose internal state heapgrowth does not know how to watch");
-        }
-        return fieldPlanOr("the node is reached through "
-                + (field == null ? "an array or collection entry" : "a final field")
-                + " and is neither a Collection nor a Map");
-    }
-
-    /** The watch on the containers' size field, or null if they are not all of one known kind. */
-    private String[] containerPlan() {
-        Field watched = containerFieldOf(targets.get(0).getClass());
-        if (watched == null) {
-            return null;
-        }
-        for (Object target : targets) {
-            if (!watched.equals(containerFieldOf(target.getClass()))) {
-                return null;
-            }
-        }
-        containerField = watched;
-        return new String[] {"container", watched.getDeclaringClass().getName(), watched.getName(),
-            descriptor(watched.getType()), "0", simpleName(watched.getDeclaringClass().getName())};
-    }
-
-    /**
-     * After the proxy failed because the scenario casts the field to its concrete class: the
-     * container watch instead, which changes nothing the scenario sees. Returns the new plan.
-     */
-    public String[] withoutProxy() {
         String[] container = containerPlan();
-        plan = container != null ? container
-                : new String[] {"none", "the code casts the field to its concrete class, which fails while a recording "
-                        + "proxy is in it, and heapgrowth cannot watch a " + targets.get(0).getClass().getName()};
-        return plan;
-    }
-
-    private String[] fieldPlanOr(String reason) {
+        if (container != null) {
+            return container;
+        }
+        Object sample = targets.get(0);
+        String what = sample instanceof Collection || sample instanceof Map || sample.getClass().isArray()
+                ? "a " + sample.getClass().getName() + ", which changes without a field write heapgrowth can watch"
+                : "a " + sample.getClass().getName();
         if (field == null || Modifier.isFinal(field.getModifiers())) {
-            // Nothing to watch: the allocation stacks of the node's new objects are what is left.
-            return new String[] {"allocations", reason};
+            return new String[] {"allocations", "the node is " + what + " reached through "
+                    + (field == null ? "an array or collection entry" : "a final field")};
         }
         boolean isStatic = Modifier.isStatic(field.getModifiers());
         String owner = field.getDeclaringClass().getName();
         return new String[] {"field", owner, field.getName(), descriptor(field.getType()), isStatic ? "1" : "0",
             simpleName(owner) + "." + field.getName()};
+    }
+
+    /**
+     * Whether a recording proxy can stand in the node's field: null if so, else why not. A proxy
+     * is visible to the scenario (another class and identity in the field), so it is the last
+     * resort.
+     */
+    public String proxyFit() {
+        if (failure != null) {
+            return failure;
+        }
+        if (field == null) {
+            return "a proxy needs a field, and the node is reached through "
+                    + (threadGroup != null ? "a thread" : "an array or collection entry");
+        }
+        Class<?> declared = field.getType();
+        boolean collectionInterface = declared.isInterface()
+                && (Collection.class.isAssignableFrom(declared) || Map.class.isAssignableFrom(declared));
+        if (!collectionInterface) {
+            return "a proxy needs a field declared as a Collection or Map interface, and "
+                    + simpleName(field.getDeclaringClass().getName()) + "." + field.getName() + " is a "
+                    + declared.getName();
+        }
+        if (Modifier.isFinal(field.getModifiers())) {
+            return "a proxy cannot go into the final field "
+                    + simpleName(field.getDeclaringClass().getName()) + "." + field.getName();
+        }
+        return null;
+    }
+
+    /** The watch on the containers' size field, or null if they are not all of one known kind. */
+    private String[] containerPlan() {
+        List<Object> containers = new ArrayList<>();
+        Field watched = null;
+        for (Object target : targets) {
+            Object container = watchedContainer(target);
+            Field field = container == null ? null : containerFieldOf(container.getClass());
+            if (field == null || (watched != null && !watched.equals(field))) {
+                return null;
+            }
+            watched = field;
+            containers.add(container);
+        }
+        containerField = watched;
+        containerObjects = containers;
+        return new String[] {"container", watched.getDeclaringClass().getName(), watched.getName(),
+            descriptor(watched.getType()), "0", simpleName(watched.getDeclaringClass().getName())};
+    }
+
+    /**
+     * The container whose size field tells when {@code target} grows: itself, or the one a
+     * wrapper keeps its elements in ({@code HashSet.map}, a synchronized list's list); null if
+     * there is none heapgrowth knows.
+     */
+    private static Object watchedContainer(Object target) {
+        if (containerFieldOf(target.getClass()) != null) {
+            return target;
+        }
+        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
+            for (String[] rule : WRAPPING_CONTAINERS) {
+                if (c.getName().equals(rule[0])) {
+                    Field inner = findField(c, rule[0], rule[1]);
+                    Object container = inner == null ? null : get(inner, target);
+                    return container != null && containerFieldOf(container.getClass()) != null ? container : null;
+                }
+            }
+        }
+        return null;
     }
 
     private static Field containerFieldOf(Class<?> type) {
@@ -542,7 +647,7 @@ public final class LiveAttribution {
     public Object[] watchObjects() {
         String[] p = plan();
         if (p[0].equals("container")) {
-            return targets.toArray();
+            return containerObjects.toArray();
         }
         if (p[0].equals("field") && p[4].equals("0")) {
             return owners.toArray();
@@ -555,8 +660,9 @@ public final class LiveAttribution {
      * why not (nothing is swapped then).
      */
     public String installProxies() {
-        if (!"proxy".equals(plan()[0])) {
-            return "no proxy plan";
+        String unfit = proxyFit();
+        if (unfit != null) {
+            return unfit;
         }
         boolean isStatic = Modifier.isStatic(field.getModifiers());
         List<Object> fieldOwners = isStatic ? Collections.singletonList(null) : owners;
@@ -573,6 +679,7 @@ public final class LiveAttribution {
                 proxiedOwners.add(owner);
                 originals.add(original);
                 proxies.add(proxy);
+                removedProxies.add(new WeakReference<>(proxy));
             }
         } catch (RuntimeException e) {
             restore();
@@ -609,6 +716,8 @@ public final class LiveAttribution {
             Object owner = proxiedOwners.get(i);
             if (get(field, owner) == proxies.get(i)) {
                 set(field, owner, originals.get(i));
+            } else {
+                replacedWhileProxied++;
             }
         }
         proxiedOwners.clear();
@@ -617,47 +726,62 @@ public final class LiveAttribution {
     }
 
     /**
-     * The objects now under the node through its children's steps (4 strings per step: kind,
-     * owner, name, target): the objects whose allocation stacks the allocation recorder keeps.
+     * After the proxies were removed and a full collection ran: each way the scenario could see
+     * them, as the report says it (none when it could not).
      */
-    public Object[] childObjects(String[] childSteps) {
-        List<Object> out = new ArrayList<>();
-        for (int i = 0; i + 3 < childSteps.length; i += 4) {
-            String kind = childSteps[i];
-            String owner = childSteps[i + 1];
-            String name = childSteps[i + 2];
-            String target = childSteps[i + 3];
-            List<Object> found = new ArrayList<>();
-            if (kind.equals("GC_ROOT")) {
-                // The node's own objects: the threads of a thread group, as they are now.
-                out.addAll(threadsNamed(target));
-                continue;
-            } else if (kind.equals("ARRAY_ENTRY")) {
-                found = elements(targets, owner, name);
-            } else if (kind.equals("INSTANCE_FIELD")) {
-                for (Object object : targets) {
-                    Field f = findField(object.getClass(), owner, name);
-                    if (f != null) {
-                        found.add(get(f, object));
-                    }
-                }
+    public String[] proxyLeaks() {
+        List<String> out = new ArrayList<>();
+        int alive = 0;
+        for (WeakReference<Object> proxy : removedProxies) {
+            if (proxy.get() != null) {
+                alive++;
             }
-            out.addAll(filter(found, target));
         }
-        return out.toArray();
+        if (alive > 0) {
+            out.add("the scenario kept " + alive + " of the recording proxies after they were taken out of "
+                    + simpleName(field.getDeclaringClass().getName()) + "." + field.getName()
+                    + " (it stored the field's value elsewhere during the attribution loops); that reference now"
+                    + " holds the proxy, which forwards to the original but is not the same object");
+        }
+        if (replacedWhileProxied > 0) {
+            out.add("the scenario replaced " + simpleName(field.getDeclaringClass().getName()) + "." + field.getName()
+                    + " while a recording proxy was in it; calls through the new value were not recorded");
+        }
+        return out.toArray(new String[0]);
     }
 
-    /** The names of the classes of the node's objects, each once. */
-    public String[] targetClassNames() {
-        Set<String> names = new LinkedHashSet<>();
-        for (Object target : targets) {
-            names.add(target.getClass().getName());
+    /** Classes of what the node's objects hold that allocation sampling looks for, at most. */
+    private static final int MAX_REFERENCED_CLASSES = 16;
+
+    /**
+     * The classes allocation sampling looks for: those of {@code growingChildren} (the node's
+     * growing children's classes, as reports name them), else (a node that grows in references
+     * only, whose children are reached first through another path, or a thread group) the
+     * node's own classes, since an array copied on every add is new each time, and unless
+     * {@code ownOnly} the classes of the objects the node's objects hold, which may be new.
+     */
+    public Class<?>[] samplingClasses(String[] growingChildren, boolean ownOnly) {
+        Set<Class<?>> out = new LinkedHashSet<>(Arrays.asList(classesNamed(growingChildren)));
+        if (!out.isEmpty()) {
+            return out.toArray(new Class<?>[0]);
         }
-        return names.toArray(new String[0]);
+        for (Object target : targets) {
+            out.add(target.getClass());
+        }
+        if (!ownOnly) {
+            List<Object> held = new ArrayList<>(elements(targets, "", "[x]"));
+            held.addAll(elements(targets, "", "[key]"));
+            for (Object object : held) {
+                if (object != null && out.size() < targets.size() + MAX_REFERENCED_CLASSES) {
+                    out.add(object.getClass());
+                }
+            }
+        }
+        return out.toArray(new Class<?>[0]);
     }
 
     /** The classes named (as reports name them), loaded through the scenario's loader; unknown names are skipped. */
-    public Class<?>[] classesNamed(String[] names) {
+    private Class<?>[] classesNamed(String[] names) {
         List<Class<?>> out = new ArrayList<>();
         for (String name : names) {
             String binary = name;
@@ -684,6 +808,17 @@ public final class LiveAttribution {
     private static final Map<String, Class<?>> PRIMITIVES = Map.of(
             "boolean", boolean.class, "byte", byte.class, "char", char.class, "short", short.class,
             "int", int.class, "long", long.class, "float", float.class, "double", double.class);
+
+    /**
+     * Where {@code type} was loaded from: its code source's URL ({@code file:/app/classes/},
+     * {@code file:/repo/guava-33.8.0-jre.jar}), or null for the JDK's own classes.
+     */
+    public static String codeSource(Class<?> type) {
+        ProtectionDomain domain = type.getProtectionDomain();
+        CodeSource source = domain == null ? null : domain.getCodeSource();
+        URL location = source == null ? null : source.getLocation();
+        return location == null ? null : location.toString();
+    }
 
     /** Recorded proxy calls: each is the method name, then the frames, separated by newlines. */
     public String[] proxyStacks() {

@@ -39,37 +39,33 @@ final class RecordingHandler implements InvocationHandler {
     }
 
     /**
-     * The caller's frames as {@code pkg.Class.method(File.java:LINE)}, one per line: without
-     * getStackTrace, this handler and the proxy class above, and without heapgrowth's scenario
-     * thread below.
+     * The caller's frames, one per line as {@code class TAB method TAB file TAB line TAB code
+     * source} (empty for what is unknown, line -1): without this handler and the proxy class
+     * above, and without heapgrowth's scenario thread below.
      */
     static String callerFrames() {
-        StackTraceElement[] frames = Thread.currentThread().getStackTrace();
+        List<StackWalker.StackFrame> frames = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                .walk(stream -> stream.collect(java.util.stream.Collectors.toList()));
+        // This handler's frames, then the proxy's (which a StackWalker may hide as reflection).
         int start = 0;
-        for (int i = 0; i < frames.length; i++) {
-            if (isProxyClass(frames[i].getClassName())) {
-                start = i + 1;
-            }
+        while (start < frames.size() && (frames.get(start).getDeclaringClass() == RecordingHandler.class
+                || isProxyClass(frames.get(start).getClassName()))) {
+            start++;
         }
         StringBuilder out = new StringBuilder();
-        for (int i = start; i < frames.length; i++) {
-            StackTraceElement frame = frames[i];
+        for (int i = start; i < frames.size(); i++) {
+            StackWalker.StackFrame frame = frames.get(i);
             if (frame.getClassName().startsWith("dev.heapgrowth.")) {
                 break;
             }
             if (out.length() > 0) {
                 out.append('\n');
             }
-            out.append(frame.getClassName()).append('.').append(frame.getMethodName()).append('(');
-            if (frame.getFileName() != null) {
-                out.append(frame.getFileName());
-                if (frame.getLineNumber() >= 0) {
-                    out.append(':').append(frame.getLineNumber());
-                }
-            } else {
-                out.append("Unknown Source");
-            }
-            out.append(')');
+            String file = frame.getFileName();
+            String source = LiveAttribution.codeSource(frame.getDeclaringClass());
+            out.append(frame.getClassName()).append('\t').append(frame.getMethodName()).append('\t')
+                    .append(file == null ? "" : file).append('\t').append(frame.getLineNumber()).append('\t')
+                    .append(source == null ? "" : source);
         }
         return out.toString();
     }

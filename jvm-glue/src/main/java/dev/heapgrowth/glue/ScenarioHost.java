@@ -128,6 +128,11 @@ public final class ScenarioHost {
         return thread;
     }
 
+    /** The scenario's class; null once closed. For attribution, which tells the user's code by it. */
+    public Class<?> scenarioClass() throws ClassNotFoundException {
+        return loader == null ? null : Class.forName(className, false, loader);
+    }
+
     /** The scenario class's name. */
     public String className() {
         return className;
