@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 javac --release 17 -nowarn -d "$work/corpus" $(find tests/corpus/src -name '*.java')
-scenarios=$(cd tests/corpus/src && find corpus/leaks corpus/clean -name '*.java' | sort | sed 's/\.java$//; s|/|.|g')
+scenarios=$(cd tests/corpus/src && find corpus/leaks corpus/clean corpus/attribution -name '*.java' | sort | sed 's/\.java$//; s|/|.|g')
 classpath=$work/corpus
 if compgen -G "target/corpus-libs/*.jar" >/dev/null; then
     jars=$(ls target/corpus-libs/*.jar | paste -sd:)

@@ -3,7 +3,8 @@
 # (scripts/package-java.sh: the plugin is compiled against Gradle 4.4.1 and Gradle 8.10's API),
 # runs the plugin's ProjectBuilder unit tests under Debian's Gradle 4.4.1, the Maven Surefire
 # sample and the Gradle 4.4.1 sample (both offline from the extension's point of view: a
-# leaking test must fail with the tree report, a clean one pass, and the baseline gate hold).
+# leaking test must fail with the tree report, a clean one pass, and the baseline gate hold), and
+# JUnit tests leaking through real libraries under the plugin's agent (each marks its own line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/package-java.sh
@@ -13,3 +14,4 @@ trap 'rm -rf "$home" gradle-plugin/build gradle-plugin/.gradle' EXIT
 (cd gradle-plugin && GRADLE_USER_HOME=$home gradle --offline --no-daemon -q test)
 tests/junit/run-maven-sample.sh
 gradle-plugin/run-gradle-sample.sh
+tests/junit/run-gradle-libraries.sh

@@ -236,6 +236,8 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
 
 /// Frames between the growing call and the place to look shown one by one; more are summed up.
 const MAX_FRAMES_BEFORE_THE_PLACE_TO_LOOK: usize = 3;
+/// The user's own callers shown after the place to look.
+const MAX_CALLERS_AFTER_THE_PLACE_TO_LOOK: usize = 2;
 
 /// The growing call, then (at [`StackDepth::ToThePlaceToLook`]) the frames up to the one to
 /// look at, marked: `at corpus.libs.GuavaCacheLeak.run(GuavaCacheLeak.java:42)   ← look here`.
@@ -244,13 +246,18 @@ fn render_stack(out: &mut String, stack: &StackCount, depth: StackDepth) {
     let mark = stack.place_to_look();
     let shown = match (depth, mark) {
         (StackDepth::Full, _) => frames.len(),
-        (StackDepth::ToThePlaceToLook, Some(mark)) => mark + 1,
+        // And the user's own callers right after it, which tell one call site from another.
+        (StackDepth::ToThePlaceToLook, Some(mark)) => (mark + 1..frames.len())
+            .take(MAX_CALLERS_AFTER_THE_PLACE_TO_LOOK)
+            .take_while(|&i| frames[i].origin == Origin::User)
+            .last()
+            .map_or(mark + 1, |i| i + 1),
         (StackDepth::ToThePlaceToLook, None) => frames.len().min(TEXT_FRAMES),
     };
     let mut i = 0;
     while i < shown {
         if let (StackDepth::ToThePlaceToLook, Some(mark), 1) = (depth, mark, i) {
-            if mark - 1 > MAX_FRAMES_BEFORE_THE_PLACE_TO_LOOK {
+            if mark > MAX_FRAMES_BEFORE_THE_PLACE_TO_LOOK + 1 {
                 let _ = writeln!(
                     out,
                     "        ... {} frames in {}",
@@ -269,11 +276,12 @@ fn render_stack(out: &mut String, stack: &StackCount, depth: StackDepth) {
         let _ = writeln!(out, "        at {}{marker}", frames[i]);
         i += 1;
     }
-    if shown < frames.len() {
+    let hidden = frames.len() - shown;
+    if hidden > 0 {
+        let frames = if hidden == 1 { "frame" } else { "frames" };
         let _ = writeln!(
             out,
-            "        ... {} more frames (--full-stacks, or the JSON report)",
-            frames.len() - shown
+            "        ... {hidden} more {frames} (--full-stacks, or the JSON report)"
         );
     }
 }
@@ -326,6 +334,102 @@ fn format_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::attribution::Frame;
+
+    /// A stack of `frames`: `jdk:`, `lib:` or `app:` then `Class.method:line`.
+    fn stack(frames: &[&str]) -> StackCount {
+        let frames = frames
+            .iter()
+            .map(|text| {
+                let (origin, call) = text.split_once(':').unwrap();
+                let (call, line) = call.split_once(':').unwrap();
+                let (class, method) = call.rsplit_once('.').unwrap();
+                let origin = match origin {
+                    "jdk" => Origin::Jdk,
+                    "lib" => Origin::Library("lib-1.0.jar".into()),
+                    _ => Origin::User,
+                };
+                let file = format!("{}.java", class.rsplit('.').next().unwrap());
+                StackFrame {
+                    frame: Frame {
+                        class: class.into(),
+                        method: method.into(),
+                        file: Some(file),
+                        line: line.parse().ok(),
+                        code_source: None,
+                    },
+                    origin,
+                }
+            })
+            .collect();
+        StackCount {
+            count: 4,
+            operation: "put".into(),
+            frames,
+        }
+    }
+
+    fn rendered(stack: &StackCount, depth: StackDepth) -> String {
+        let mut out = String::new();
+        render_stack(&mut out, stack, depth);
+        out
+    }
+
+    #[test]
+    fn a_stack_is_shown_down_to_the_place_to_look_then_the_users_callers() {
+        let growing = stack(&[
+            "jdk:java.util.HashMap.put:610",
+            "lib:lib.Segment.put:30",
+            "lib:lib.Segment.lockedPut:31",
+            "lib:lib.Cache.put:12",
+            "lib:lib.Cache$Manual.put:13",
+            "app:app.Prices.update:42",
+            "app:app.PricesTest.updates:9",
+            "app:app.PricesTest.lambda:10",
+            "app:app.PricesTest.all:11",
+            "jdk:java.lang.Thread.run:840",
+        ]);
+        assert_eq!(
+            rendered(&growing, StackDepth::ToThePlaceToLook),
+            "        at java.util.HashMap.put(HashMap.java:610)
+        ... 4 frames in lib-1.0.jar
+        at app.Prices.update(Prices.java:42)   ← look here
+        at app.PricesTest.updates(PricesTest.java:9)
+        at app.PricesTest.lambda(PricesTest.java:10)
+        ... 2 more frames (--full-stacks, or the JSON report)
+"
+        );
+        let full = rendered(&growing, StackDepth::Full);
+        assert_eq!(full.lines().count(), 10, "{full}");
+        assert!(
+            full.contains("at lib.Segment.lockedPut(Segment.java:31)\n"),
+            "{full}"
+        );
+    }
+
+    #[test]
+    fn a_place_to_look_first_in_the_stack_and_no_place_at_all() {
+        let first = stack(&["app:app.Cart.add:17", "app:app.Run.run:11"]);
+        assert_eq!(
+            rendered(&first, StackDepth::ToThePlaceToLook),
+            "        at app.Cart.add(Cart.java:17)   ← look here\n        at app.Run.run(Run.java:11)\n"
+        );
+        let library_only = stack(&[
+            "jdk:java.util.ArrayList.add:455",
+            "lib:lib.A.a:1",
+            "lib:lib.B.b:2",
+            "lib:lib.C.c:3",
+            "lib:lib.D.d:4",
+            "lib:lib.E.e:5",
+        ]);
+        let text = rendered(&library_only, StackDepth::ToThePlaceToLook);
+        assert!(!text.contains("look here"), "{text}");
+        assert!(
+            text.ends_with("at lib.D.d(D.java:4)\n        ... 1 more frame (--full-stacks, or the JSON report)\n"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn bytes_are_shown_in_binary_units() {

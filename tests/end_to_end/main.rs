@@ -2,6 +2,7 @@
 //! runs the binary in its own process, because a process can start only one JVM.
 
 mod attribution;
+mod attribution_lines;
 mod bad_input;
 mod cleanup;
 mod corpus;

@@ -24,7 +24,7 @@ public class SearchTree {
 
     /** Adds {@code key} (keys are distinct in the corpus; an existing key is left as it is). */
     public void put(int key, Item value) {
-        Node node = new Node(key, value);
+        Node node = new Node(key, value); // ALLOCATED
         if (root == null) {
             root = node; // GROWS
             size++;

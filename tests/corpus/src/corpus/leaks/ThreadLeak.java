@@ -66,7 +66,7 @@ public class ThreadLeak implements Runnable {
     @Override
     public void run() {
         loop++;
-        Thread worker = new Thread(null, new Watcher(shutdown), "worker-" + loop, STACK_SIZE);
+        Thread worker = new Thread(null, new Watcher(shutdown), "worker-" + loop, STACK_SIZE); // ALLOCATED
         worker.setDaemon(true);
         worker.start(); // GROWS
         Threads.awaitWaiting(worker);

@@ -84,7 +84,7 @@ public class TimerTaskLeak implements Runnable {
     @Override
     public void run() {
         loop++;
-        TimerTask expiry = new Expiry(new Item("session-" + loop, loop));
+        TimerTask expiry = new Expiry(new Item("session-" + loop, loop)); // ALLOCATED
         timer.schedule(expiry, ONE_HOUR_MS); // GROWS
         // Bug: the session ends here, but expiry.cancel() is never called.
     }

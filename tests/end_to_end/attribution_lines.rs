@@ -1,0 +1,445 @@
+//! Attribution on code we did not write (issue 10): each leak names the user's line as the place
+//! to look: the `// GROWS` line, or the `// ALLOCATED` line where only allocation sampling can
+//! see the growth. Through JDK packages no module opens, on other threads, in a running
+//! thread's local variables, in containers that change without a field write to watch, and past
+//! the frames of real libraries. The clean twins are clean; a scenario that watches its own
+//! field sees nothing while attribution runs.
+
+use std::path::Path;
+
+use super::growth_classes::clean_on;
+use super::support::{corpus_classes, heapgrowth_on, json, library_classpath};
+
+/// `File.java:N` of each line of `source` (under `tests/corpus/`) that ends with `marker`.
+fn marked(source: &str, marker: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(source);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{source}: {e}"));
+    let file = path.file_name().unwrap().to_str().unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.contains(marker))
+        .map(|(i, _)| format!("{file}:{}", i + 1))
+        .collect();
+    assert!(!lines.is_empty(), "{source} has no {marker} line");
+    lines
+}
+
+/// Runs the leaking `scenario` with attribution: exit 1, and every growing node attributed,
+/// its most frequent stack's place to look at a `marker` line of `source`. Returns the nodes.
+fn names_the_line(
+    classpath: &str,
+    scenario: &str,
+    source: &str,
+    marker: &str,
+) -> serde_json::Value {
+    let output = heapgrowth_on(classpath, &[scenario], &["--format", "json"]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{scenario} leaks: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = marked(source, marker);
+    let nodes = json(&output)["scenarios"][0]["growing"].clone();
+    for node in nodes.as_array().unwrap() {
+        let attribution = &node["attribution"];
+        assert_eq!(
+            attribution["status"], "attributed",
+            "{scenario}: {attribution}"
+        );
+        let stack = &attribution["stacks"][0];
+        let look = stack["place_to_look"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{scenario}: no place to look in {stack}"));
+        let frame = stack["frames"][look as usize].as_str().unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|line| frame.ends_with(&format!("({line})"))),
+            "{scenario}: looks at {frame}, not at {marker} {lines:?}: {attribution}"
+        );
+        assert_eq!(
+            stack["frame_details"][look as usize]["origin"], "user",
+            "{scenario}: {stack}"
+        );
+    }
+    nodes
+}
+
+fn jdk(scenario: &str, source: &str, marker: &str) -> serde_json::Value {
+    names_the_line(
+        corpus_classes().to_str().unwrap(),
+        scenario,
+        &format!("src/corpus/{source}"),
+        marker,
+    )
+}
+
+fn library(scenario: &str, source: &str, marker: &str) -> serde_json::Value {
+    names_the_line(
+        library_classpath(),
+        scenario,
+        &format!("libs/src/corpus/libs/{source}"),
+        marker,
+    )
+}
+
+fn jdk_clean(scenario: &str) {
+    clean_on(corpus_classes().to_str().unwrap(), scenario);
+}
+
+fn library_clean(scenario: &str) {
+    clean_on(library_classpath(), scenario);
+}
+
+const GROWS: &str = "// GROWS";
+const ALLOCATED: &str = "// ALLOCATED";
+
+// 1. Paths through JDK packages that no module opens to heapgrowth: fields read through JNI.
+
+#[test]
+fn through_java_util_logging() {
+    jdk(
+        "corpus.leaks.JulHandlerLeak",
+        "leaks/JulHandlerLeak.java",
+        GROWS,
+    );
+    jdk(
+        "corpus.attribution.JulConfigListenerLeak",
+        "attribution/JulConfigListenerLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.JulConfigListenerRemoved");
+}
+
+#[test]
+fn through_java_beans() {
+    jdk(
+        "corpus.leaks.PropertyChangeLeak",
+        "app/ThemeSettings.java",
+        GROWS,
+    );
+    jdk(
+        "corpus.attribution.BeanListenerLeak",
+        "attribution/BeanListenerLeak.java",
+        ALLOCATED,
+    );
+    jdk_clean("corpus.attribution.BeanListenerRemoved");
+}
+
+#[test]
+fn through_java_util_concurrent_atomic() {
+    jdk(
+        "corpus.attribution.AtomicReferenceLeak",
+        "attribution/AtomicReferenceLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.AtomicReferenceFlushed");
+    library("corpus.libs.GuavaCacheLeak", "GuavaCacheLeak.java", GROWS);
+    library(
+        "corpus.libs.GuavaInternerLeak",
+        "GuavaInternerLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.GuavaInternerBounded");
+}
+
+// 2. Roots on other threads: a pool worker's thread local, threads started per loop.
+
+#[test]
+fn a_thread_local_on_a_pool_worker() {
+    let nodes = jdk(
+        "corpus.attribution.PoolThreadLocalLeak",
+        "attribution/PoolThreadLocalLeak.java",
+        GROWS,
+    );
+    assert_eq!(nodes[0]["path"][0]["threads"], "pool-*-thread-*", "{nodes}");
+    jdk_clean("corpus.attribution.PoolThreadLocalCleaned");
+}
+
+#[test]
+fn threads_started_per_loop_are_attributed_where_they_are_created() {
+    jdk(
+        "corpus.leaks.ThreadLeak",
+        "leaks/ThreadLeak.java",
+        ALLOCATED,
+    );
+    jdk(
+        "corpus.leaks.AsyncExecutorLeak",
+        "leaks/AsyncExecutorLeak.java",
+        GROWS,
+    );
+}
+
+#[test]
+fn an_executor_per_loop_is_attributed_at_the_call_not_in_its_thread_factory() {
+    // The threads are allocated in the scenario's thread factory, which the pool calls back:
+    // the place to look is the scenario's call that starts the pool.
+    jdk(
+        "corpus.leaks.ExecutorLeak",
+        "leaks/ExecutorLeak.java",
+        GROWS,
+    );
+}
+
+// 3. Structures held only by a local variable of a running thread.
+
+#[test]
+fn a_running_threads_local_variables() {
+    let nodes = jdk(
+        "corpus.leaks.WorkerBatchLeak",
+        "leaks/WorkerBatchLeak.java",
+        GROWS,
+    );
+    let local = &nodes[0]["path"][1];
+    assert_eq!(local["kind"], "LOCAL", "{nodes}");
+    assert_eq!(local["name"], "run", "{nodes}");
+    jdk(
+        "corpus.attribution.LocalQueueLeak",
+        "attribution/LocalQueueLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.LocalQueueDrained");
+}
+
+#[test]
+fn a_local_variable_several_frames_deep() {
+    jdk(
+        "corpus.attribution.DeepLocalLeak",
+        "attribution/DeepLocalLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.DeepLocalShipped");
+}
+
+// 4. Containers that change without a field write heapgrowth can watch.
+
+#[test]
+fn concurrent_maps() {
+    jdk(
+        "corpus.attribution.ConcurrentMapLeak",
+        "attribution/ConcurrentMapLeak.java",
+        GROWS,
+    );
+    jdk(
+        "corpus.attribution.FinalConcurrentMapLeak",
+        "attribution/FinalConcurrentMapLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.ConcurrentMapClean");
+    jdk_clean("corpus.attribution.FinalConcurrentMapClean");
+}
+
+#[test]
+fn copy_on_write_containers_and_arrays_replaced_on_every_add() {
+    jdk(
+        "corpus.attribution.CopyOnWriteSetLeak",
+        "attribution/CopyOnWriteSetLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.CopyOnWriteSetUnsubscribed");
+    jdk(
+        "corpus.attribution.ReplacedArrayLeak",
+        "attribution/ReplacedArrayLeak.java",
+        ALLOCATED,
+    );
+    jdk_clean("corpus.attribution.ReplacedArrayRemoved");
+}
+
+#[test]
+fn lock_free_queues_and_timer_queues() {
+    jdk(
+        "corpus.attribution.ConcurrentLinkedQueueLeak",
+        "attribution/ConcurrentLinkedQueueLeak.java",
+        ALLOCATED,
+    );
+    jdk_clean("corpus.attribution.ConcurrentLinkedQueuePolled");
+    jdk(
+        "corpus.leaks.TimerTaskLeak",
+        "leaks/TimerTaskLeak.java",
+        ALLOCATED,
+    );
+}
+
+#[test]
+fn growth_deep_in_a_tree() {
+    jdk("corpus.leaks.TreeLeak", "app/SearchTree.java", ALLOCATED);
+}
+
+// 6. Growth inside real libraries: past their frames to the user's call.
+
+#[test]
+fn caffeine() {
+    library(
+        "corpus.libs.CaffeineUnboundedLeak",
+        "CaffeineUnboundedLeak.java",
+        GROWS,
+    );
+    library(
+        "corpus.libs.CaffeineWeakKeysLeak",
+        "CaffeineWeakKeysLeak.java",
+        GROWS,
+    );
+    library(
+        "corpus.libs.CaffeineAsyncCacheLeak",
+        "CaffeineAsyncCacheLeak.java",
+        ALLOCATED,
+    );
+    library_clean("corpus.libs.CaffeineAsyncCacheInvalidated");
+}
+
+#[test]
+fn guava() {
+    library(
+        "corpus.libs.GuavaEventBusLeak",
+        "GuavaEventBusLeak.java",
+        GROWS,
+    );
+    library(
+        "corpus.libs.GuavaMultimapLeak",
+        "GuavaMultimapLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.GuavaMultimapShipped");
+}
+
+#[test]
+fn logback() {
+    library(
+        "corpus.libs.LogbackLoggerPerRequestLeak",
+        "LogbackLoggerPerRequestLeak.java",
+        GROWS,
+    );
+    // The user's line is the ninth frame, below logback's appender chain.
+    library(
+        "corpus.libs.LogbackListAppenderLeak",
+        "LogbackListAppenderLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.LogbackListAppenderCleared");
+}
+
+#[test]
+fn micrometer() {
+    // Three growing maps, one of them a ConcurrentHashMap of meters reached first elsewhere.
+    let nodes = library(
+        "corpus.libs.MicrometerTagCardinalityLeak",
+        "MicrometerTagCardinalityLeak.java",
+        GROWS,
+    );
+    assert_eq!(nodes.as_array().unwrap().len(), 3, "{nodes}");
+    library(
+        "corpus.libs.MicrometerTimerPerUriLeak",
+        "MicrometerTimerPerUriLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.MicrometerTimerPerRouteClean");
+}
+
+#[test]
+fn commons_pool() {
+    // The pool calls the scenario's factory back: past it to the borrow.
+    library("corpus.libs.PoolBorrowLeak", "PoolBorrowLeak.java", GROWS);
+    library(
+        "corpus.libs.KeyedPoolPerRequestLeak",
+        "KeyedPoolPerRequestLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.KeyedPoolPerTenantClean");
+}
+
+#[test]
+fn the_text_report_shows_each_stack_down_to_the_users_line_and_marks_it() {
+    let output = heapgrowth_on(library_classpath(), &["corpus.libs.GuavaCacheLeak"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = &marked("libs/src/corpus/libs/GuavaCacheLeak.java", GROWS)[0];
+    assert!(
+        stdout.contains(&format!(
+            "        at corpus.libs.GuavaCacheLeak.run({line})   ← look here\n"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" frames in guava-33.8.0-jre.jar\n"),
+        "library frames are summed up: {stdout}"
+    );
+    // --full-stacks shows every frame, the library's too.
+    let full = heapgrowth_on(
+        library_classpath(),
+        &["corpus.libs.GuavaCacheLeak"],
+        &["--full-stacks"],
+    );
+    let full = String::from_utf8_lossy(&full.stdout);
+    assert!(!full.contains(" frames in guava"), "{full}");
+    assert!(
+        full.contains("at com.google.common.cache.LocalCache.put("),
+        "{full}"
+    );
+    assert!(full.contains("   ← look here\n"), "{full}");
+}
+
+// 7. A scenario that checks its own field (identity, class, lock, a cast, a copy published
+// elsewhere) sees nothing with the agent's recorders; a proxy (without the agent) it sees, and
+// the report says so.
+
+#[test]
+fn a_scenario_that_watches_its_own_field_sees_nothing_with_the_agent() {
+    let classes = corpus_classes().to_str().unwrap();
+    let plain = heapgrowth_on(
+        classes,
+        &["corpus.attribution.ObservesItsFieldLeak"],
+        &["--no-attribution"],
+    );
+    assert_eq!(plain.status.code(), Some(1));
+    // The scenario throws on the loop after it saw a change: attributed means it saw none.
+    jdk(
+        "corpus.attribution.ObservesItsFieldLeak",
+        "attribution/ObservesItsFieldLeak.java",
+        GROWS,
+    );
+    jdk_clean("corpus.attribution.ObservesItsFieldClean");
+
+    let proxied = heapgrowth_on(
+        classes,
+        &["corpus.attribution.ObservesItsFieldLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    let attribution = &json(&proxied)["scenarios"][0]["growing"][0]["attribution"];
+    // Its cast is the first thing that breaks; the report says what it threw and why.
+    let reason = attribution["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("the scenario threw during the attribution loops")
+            && reason.contains("java.lang.ClassCastException")
+            && reason.contains("the code casts the field to its concrete class"),
+        "with a proxy the scenario sees it, and the report says what it threw: {attribution}"
+    );
+}
+
+#[test]
+fn a_proxy_the_scenario_kept_elsewhere_is_reported() {
+    let nodes = names_the_line(
+        corpus_classes().to_str().unwrap(),
+        "corpus.attribution.PublishesItsFieldLeak",
+        "src/corpus/attribution/PublishesItsFieldLeak.java",
+        GROWS,
+    );
+    assert_eq!(nodes[0]["attribution"]["caveats"], serde_json::json!([]));
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.attribution.PublishesItsFieldLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    let attribution = &json(&output)["scenarios"][0]["growing"][0]["attribution"];
+    assert_eq!(attribution["kind"], "calls to add()", "{attribution}");
+    let caveats = attribution["caveats"].as_array().unwrap();
+    assert!(
+        caveats.iter().any(|caveat| caveat
+            .as_str()
+            .unwrap()
+            .starts_with("the scenario kept 1 of the recording proxies after they were taken out of PublishesItsFieldLeak.items")),
+        "{attribution}"
+    );
+}
