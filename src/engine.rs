@@ -206,7 +206,7 @@ pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
     let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
     let jvm = Jvm::start(&options.jvm)?;
-    let dumps = PrivateTempDir::new("heapgrowth-dumps")?;
+    let dumps = PrivateTempDir::new("dumps")?;
     let reports = options
         .scenarios
         .iter()

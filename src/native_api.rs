@@ -107,7 +107,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             (_, Err(reason)) => (None, None, Some(reason)),
         };
         let settings = search_settings(numbers, &rules, ignore_file.as_deref())?;
-        let dumps = PrivateTempDir::new("heapgrowth-dumps")
+        let dumps = PrivateTempDir::new("dumps")
             .map_err(|e| format!("cannot create a private directory for heap dumps: {e}"))?;
         let mut driver = JavaTestMethod {
             env: &mut *env,

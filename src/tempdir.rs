@@ -8,6 +8,10 @@
 //! Every live [`PrivateTempDir`] is recorded in a process-wide registry so that the handler
 //! installed by [`install_interrupt_cleanup`] can delete them all before the process exits on
 //! Ctrl-C. (The JVM is started with `-Xrs`, so it leaves SIGINT and SIGTERM to us.)
+//!
+//! A process killed outright (SIGKILL, the OOM killer, a JVM crash) deletes nothing, so each
+//! name carries its creator's pid and start time, and the first directory a process creates
+//! removes the directories of creators that are gone (see [`remove_leftovers_of_ended_runs`]).
 
 use std::fs;
 use std::io;
@@ -49,11 +53,19 @@ pub struct PrivateTempDir {
 }
 
 impl PrivateTempDir {
-    /// Creates `heapgrowth-<purpose>-<32 random hex digits>` under `$TMPDIR` (or `/tmp`).
+    /// Creates `heapgrowth-<purpose>-<pid>-<start time>-<32 random hex digits>` under
+    /// `$TMPDIR` (or `/tmp`). The first call in a process also removes what runs that ended
+    /// without cleaning up left there ([`remove_leftovers_of_ended_runs`]).
     ///
     /// `purpose` only makes the directory recognisable (for example `"jvm"` or `"dumps"`).
     pub fn new(purpose: &str) -> io::Result<PrivateTempDir> {
-        Self::new_in(&std::env::temp_dir(), purpose)
+        let parent = std::env::temp_dir();
+        static SWEPT: OnceLock<()> = OnceLock::new();
+        SWEPT.get_or_init(|| {
+            // Best effort: a leftover we cannot remove is no reason to fail this run.
+            let _ = remove_leftovers_of_ended_runs(&parent);
+        });
+        Self::new_in(&parent, purpose)
     }
 
     /// Like [`PrivateTempDir::new`], under `parent` instead of the system temporary directory.
@@ -63,7 +75,11 @@ impl PrivateTempDir {
         let mut registry = registry();
         let mut last_error = None;
         for _ in 0..MAX_CREATE_ATTEMPTS {
-            let path = parent.join(format!("heapgrowth-{purpose}-{}", random_hex()?));
+            let (pid, started) = this_process();
+            let path = parent.join(format!(
+                "heapgrowth-{purpose}-{pid}-{started}-{}",
+                random_hex()?
+            ));
             // `mkdir` fails with EEXIST instead of reusing an existing entry (directory or
             // symlink): the O_EXCL guarantee for directories.
             match fs::DirBuilder::new().mode(0o700).create(&path) {
@@ -167,6 +183,74 @@ fn random_hex() -> io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// This process's pid and start time (clock ticks after boot, field 22 of `/proc/<pid>/stat`):
+/// together they name a process once, even after its pid is reused.
+fn this_process() -> (u32, u64) {
+    static THIS: OnceLock<(u32, u64)> = OnceLock::new();
+    *THIS.get_or_init(|| {
+        let pid = std::process::id();
+        (pid, process_start_time(pid).unwrap_or(0))
+    })
+}
+
+/// The start time of process `pid`, or `None` when there is no such process.
+fn process_start_time(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may contain spaces and ')'.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// The creator `(pid, start time)` that a directory name made by [`PrivateTempDir::new_in`]
+/// carries, or `None` for any other name.
+fn creator_of(name: &str) -> Option<(u32, u64)> {
+    let rest = name.strip_prefix("heapgrowth-")?;
+    let mut parts = rest.rsplitn(4, '-');
+    let random = parts.next()?;
+    let started = parts.next()?.parse().ok()?;
+    let pid = parts.next()?.parse().ok()?;
+    let _purpose = parts.next()?;
+    (random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit())).then_some((pid, started))
+}
+
+/// Removes the directories under `parent` that a heapgrowth process which no longer runs
+/// created and could not delete (it was killed with SIGKILL, by the OOM killer, or its JVM
+/// crashed), and returns them. Only directories owned by this user, with a name this module
+/// makes, whose creator (pid and start time) is gone, are touched; those of runs still going
+/// stay.
+pub fn remove_leftovers_of_ended_runs(parent: &Path) -> io::Result<Vec<PathBuf>> {
+    // Safety: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(parent)?.flatten() {
+        let name = entry.file_name();
+        let Some((pid, started)) = name.to_str().and_then(creator_of) else {
+            continue;
+        };
+        // symlink_metadata: a symlink with such a name is not ours to follow.
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != me {
+            continue;
+        }
+        if process_start_time(pid) == Some(started) {
+            continue;
+        }
+        if remove_dir_all_retrying(&entry.path()).is_ok() {
+            removed.push(entry.path());
+        }
+    }
+    Ok(removed)
+}
+
+/// Deletes every live [`PrivateTempDir`] now, for a front end whose process is about to end
+/// without running destructors (the JVM exiting under it, a test JVM's shutdown hook). Later
+/// drops of those directories find them gone, which is fine.
+pub fn delete_all_now() {
+    drop(delete_all_live());
+}
+
 /// Deletes every live [`PrivateTempDir`] and returns the registry lock still held, so no new
 /// directory can appear before the caller exits.
 fn delete_all_live() -> MutexGuard<'static, Registry> {
@@ -225,9 +309,61 @@ mod tests {
         let b = PrivateTempDir::new("test").unwrap();
         assert_ne!(a.path(), b.path());
         let name = a.path().file_name().unwrap().to_str().unwrap();
-        let suffix = name.strip_prefix("heapgrowth-test-").unwrap();
+        let (pid, _started) = creator_of(name).unwrap();
+        assert_eq!(pid, std::process::id());
+        let suffix = name.rsplit('-').next().unwrap();
         assert_eq!(suffix.len(), 32);
         assert!(suffix.chars().all(|c| c.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn names_carry_the_creator() {
+        let hex = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            creator_of(&format!("heapgrowth-jvm-12-345-{hex}")),
+            Some((12, 345))
+        );
+        assert_eq!(
+            creator_of(&format!("heapgrowth-two-words-12-345-{hex}")),
+            Some((12, 345))
+        );
+        // Names of older versions (no creator) and of other programs are never touched.
+        assert_eq!(creator_of(&format!("heapgrowth-jvm-{hex}")), None);
+        assert_eq!(creator_of(&format!("other-jvm-12-345-{hex}")), None);
+        assert_eq!(creator_of("heapgrowth-jvm-12-345-xyz"), None);
+    }
+
+    #[test]
+    fn leftovers_of_ended_runs_are_removed_and_live_ones_kept() {
+        let parent = PrivateTempDir::new("test").unwrap();
+        let hex = "0123456789abcdef0123456789abcdef";
+        let (pid, started) = this_process();
+        // A process that ended: this pid with another start time (the pid was reused).
+        let ended = parent
+            .path()
+            .join(format!("heapgrowth-dumps-{pid}-{}-{hex}", started + 1));
+        fs::create_dir(&ended).unwrap();
+        fs::write(ended.join("snapshot-1.hprof"), b"secret").unwrap();
+        // This very process: still running.
+        let live = parent
+            .path()
+            .join(format!("heapgrowth-dumps-{pid}-{started}-{hex}"));
+        fs::create_dir(&live).unwrap();
+        // Not a name of ours.
+        let foreign = parent.path().join("heapgrowth-notes");
+        fs::create_dir(&foreign).unwrap();
+        // A symlink with our name pattern is left alone (and what it points at too).
+        let link = parent
+            .path()
+            .join(format!("heapgrowth-x-{pid}-{}-{hex}", started + 2));
+        std::os::unix::fs::symlink(&foreign, &link).unwrap();
+
+        let removed = remove_leftovers_of_ended_runs(parent.path()).unwrap();
+        assert_eq!(removed, vec![ended.clone()]);
+        assert!(!ended.exists());
+        assert!(live.is_dir());
+        assert!(foreign.is_dir());
+        assert!(link.symlink_metadata().is_ok());
     }
 
     #[test]

@@ -108,6 +108,33 @@ pub(crate) struct Containers {
     set_over_map: Vec<bool>,
 }
 
+/// For every class, `value(class, its super class's value)`, super classes first. The reader
+/// refuses super class cycles, so every chain ends.
+fn inherited<T>(graph: &HeapGraph, value: impl Fn(ClassIndex, Option<&T>) -> T) -> Vec<T> {
+    let class_count = graph.class_count();
+    let mut values: Vec<Option<T>> = (0..class_count).map(|_| None).collect();
+    let mut chain = Vec::new();
+    for start in 0..class_count as ClassIndex {
+        // Up to the first class already done (or the top), then back down.
+        let mut current = Some(start);
+        while let Some(c) = current.filter(|&c| values[c as usize].is_none()) {
+            chain.push(c);
+            current = graph.class(c).super_class;
+        }
+        while let Some(c) = chain.pop() {
+            let parent = graph
+                .class(c)
+                .super_class
+                .and_then(|s| values[s as usize].as_ref());
+            values[c as usize] = Some(value(c, parent));
+        }
+    }
+    values
+        .into_iter()
+        .map(|v| v.expect("every class was computed"))
+        .collect()
+}
+
 impl Containers {
     pub(crate) fn new(graph: &HeapGraph) -> Containers {
         let class_count = graph.class_count();
@@ -133,36 +160,25 @@ impl Containers {
                 None => false,
             };
         }
-        let set_over_map = (0..class_count as ClassIndex)
-            .map(|class| {
-                let mut current = Some(class);
-                while let Some(c) = current {
-                    if SETS_OVER_MAPS.contains(&graph.class(c).name.as_str()) {
-                        return true;
+        // Both are inherited: each class's answer is its own part and its super class's answer,
+        // computed super classes first, so a deep hierarchy costs its number of classes (walking
+        // every class's whole chain cost its depth squared: seconds for a crafted dump).
+        let set_over_map = inherited(graph, |class, parent: Option<&bool>| {
+            SETS_OVER_MAPS.contains(&graph.class(class).name.as_str())
+                || parent.copied().unwrap_or(false)
+        });
+        let entry_fields = inherited(graph, |class, parent: Option<&Vec<(ClassIndex, u16)>>| {
+            let mut fields = Vec::new();
+            if let Some(names) = direct_rule[class as usize] {
+                for (index, field) in graph.class(class).instance_fields.iter().enumerate() {
+                    if names.contains(&field.name.as_str()) {
+                        fields.push((class, index as u16));
                     }
-                    current = graph.class(c).super_class;
                 }
-                false
-            })
-            .collect();
-        let entry_fields = (0..class_count as ClassIndex)
-            .map(|class| {
-                let mut fields = Vec::new();
-                let mut current = Some(class);
-                while let Some(c) = current {
-                    if let Some(names) = direct_rule[c as usize] {
-                        let info = graph.class(c);
-                        for (index, field) in info.instance_fields.iter().enumerate() {
-                            if names.contains(&field.name.as_str()) {
-                                fields.push((c, index as u16));
-                            }
-                        }
-                    }
-                    current = graph.class(c).super_class;
-                }
-                fields
-            })
-            .collect();
+            }
+            fields.extend(parent.into_iter().flatten().copied());
+            fields
+        });
         Containers {
             entry_fields,
             internal,
@@ -186,5 +202,60 @@ impl Containers {
 
     pub(crate) fn is_internal_class(&self, class: ClassIndex) -> bool {
         self.internal[class as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heap::builder::HeapBuilder;
+    use crate::heap::FieldType;
+
+    /// A class 20,000 levels below `java.util.HashMap` (and a `HashSet` below that) still
+    /// finds the map's `table` and counts as a set over a map; computing it for every class
+    /// costs the number of classes, not the depth squared (7 s for this heap before).
+    #[test]
+    fn a_deep_hierarchy_inherits_entry_fields_and_set_over_map() {
+        const DEPTH: usize = 20_000;
+        let mut h = HeapBuilder::new();
+        let object = h.class_named("java.lang.Object");
+        let map = h.class(
+            "java.util.HashMap",
+            Some(object),
+            &[("table", FieldType::Object)],
+        );
+        let set = h.class(
+            "java.util.HashSet",
+            Some(object),
+            &[("map", FieldType::Object)],
+        );
+        let mut deepest_map = map;
+        let mut deepest_set = set;
+        for level in 0..DEPTH {
+            deepest_map = h.class(
+                &format!("com.example.Map{level}"),
+                Some(deepest_map),
+                &[("own", FieldType::Object)],
+            );
+            deepest_set = h.class(&format!("com.example.Set{level}"), Some(deepest_set), &[]);
+        }
+        h.class("com.example.Holder", Some(object), &[]);
+        let graph = h.build();
+        let index = |name: &str| {
+            (0..graph.class_count() as ClassIndex)
+                .find(|&c| graph.class(c).name == name)
+                .unwrap()
+        };
+        let containers = Containers::new(&graph);
+        let map_index = index("java.util.HashMap");
+        let deep_map = index(&format!("com.example.Map{}", DEPTH - 1));
+        assert_eq!(containers.entry_fields(deep_map), &[(map_index, 0)]);
+        assert_eq!(containers.entry_fields(map_index), &[(map_index, 0)]);
+        assert!(containers
+            .entry_fields(index("com.example.Holder"))
+            .is_empty());
+        let deep_set = index(&format!("com.example.Set{}", DEPTH - 1));
+        assert!(containers.set_over_map[deep_set as usize]);
+        assert!(!containers.set_over_map[deep_map as usize]);
     }
 }

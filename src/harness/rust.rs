@@ -64,7 +64,7 @@ pub(super) fn scenario_report(
             jdk.home.display()
         ));
     }
-    let dumps = PrivateTempDir::new("heapgrowth-dumps")
+    let dumps = PrivateTempDir::new("dumps")
         .map_err(|e| format!("cannot create a private directory for heap dumps: {e}"))?;
     thread::scope(|scope| {
         let (requests, worker_requests) = channel();

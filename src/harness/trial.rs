@@ -43,7 +43,7 @@ impl Spawner {
 
     /// Runs trial `name` in a child process and waits for it.
     pub(super) fn run(&self, name: &str) -> Result<(), Failed> {
-        let dir = PrivateTempDir::new("heapgrowth-trial")
+        let dir = PrivateTempDir::new("trial")
             .map_err(|e| format!("cannot create a private directory for the trial: {e}"))?;
         let result_path = dir.path().join("result");
         let mut command = Command::new(&self.exe);
