@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
-plugin=$here/../target/java/heapgrowth-gradle-plugin.jar
+plugin=${CARGO_TARGET_DIR:-$here/../target}/java/heapgrowth-gradle-plugin.jar
 [ -f "$plugin" ] || { echo "run-gradle-sample: $plugin missing; run scripts/package-java.sh" >&2; exit 1; }
 command -v gradle >/dev/null || { echo "run-gradle-sample: no gradle (apt-get install gradle)" >&2; exit 1; }
 check() { python3 "$here/../tests/junit/check_results.py" "$@"; }

@@ -6,13 +6,16 @@
 #   heapgrowth-gradle-plugin.jar   the Gradle plugin `dev.heapgrowth` (when gradle-plugin/ has
 #                          its compile classpath: Debian's Gradle 4.4.1 in /usr/share/gradle)
 # Needs: cargo, a JDK 17+, Debian's junit5 package (or JUNIT_API_JARS=jar:jar:...).
+# With CARGO_TARGET_DIR set, the build and the jars go there (CARGO_TARGET_DIR/java), so a second
+# checkout or engineer can build beside target/ without waiting on its lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=target/java
+target=${CARGO_TARGET_DIR:-target}
+out=$target/java
 mkdir -p "$out"
 
 cargo build --release --lib --locked
-agent=$(ls -t target/release/build/heapgrowth-*/out/libheapgrowth_agent.so | head -n1)
+agent=$(ls -t "$target"/release/build/heapgrowth-*/out/libheapgrowth_agent.so | head -n1)
 
 junit_api=${JUNIT_API_JARS:-/usr/share/java/junit-jupiter-api.jar:/usr/share/java/apiguardian-api.jar:/usr/share/java/junit-platform-commons.jar:/usr/share/java/opentest4j.jar}
 work=$(mktemp -d)
@@ -26,7 +29,7 @@ javac --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$work/classes" -cp "$j
         jvm-glue/src/main/java/dev/heapgrowth/settle -name '*.java') \
     jvm-glue/src/main/java/dev/heapgrowth/glue/Throwables.java
 # The debug info (profile.release has debug = 1) would make the jar 20 MB.
-objcopy --strip-debug target/release/libheapgrowth.so "$work/classes/META-INF/native/linux-x86_64/libheapgrowth.so"
+objcopy --strip-debug "$target/release/libheapgrowth.so" "$work/classes/META-INF/native/linux-x86_64/libheapgrowth.so"
 cp "$agent" "$work/classes/META-INF/native/linux-x86_64/libheapgrowth_agent.so"
 rm -f "$out/heapgrowth-junit.jar"
 jar --create --file "$out/heapgrowth-junit.jar" -C "$work/classes" .

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
-plugin=$here/../../target/java/heapgrowth-gradle-plugin.jar
+plugin=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-gradle-plugin.jar
 libs=$here/../../target/corpus-libs
 [ -f "$plugin" ] || { echo "run-gradle-libraries: $plugin missing; run scripts/package-java.sh" >&2; exit 1; }
 [ -f "$libs/.fetched" ] || { echo "run-gradle-libraries: $libs missing; run scripts/setup.sh" >&2; exit 1; }

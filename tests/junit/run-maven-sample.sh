@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
-jar=$here/../../target/java/heapgrowth-junit.jar
+jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
 [ -f "$jar" ] || { echo "run-maven-sample: $jar missing; run scripts/package-java.sh" >&2; exit 1; }
 check() { python3 "$here/check_results.py" "$@"; }
 fail() { echo "run-maven-sample: $*" >&2; exit 1; }
