@@ -16,7 +16,7 @@
 //! turns a panic or an error into a pending Java exception.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use jni::objects::{JClass, JIntArray, JObject, JObjectArray, JString, JValue};
@@ -242,8 +242,7 @@ fn search_settings(
         settings.time_budget = std::time::Duration::from_secs(time_budget as u64);
     }
     if let Some(file) = ignore_file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read the ignore file {file}: {e}"))?;
+        let text = read_settings_file("ignore file", Path::new(file)).map_err(|e| e.to_string())?;
         settings
             .ignore_rules
             .extend(IgnoreRule::parse_file(&text, file)?);
@@ -257,6 +256,53 @@ fn search_settings(
     }
     settings.validate().map_err(|e| e.to_string())?;
     Ok(settings)
+}
+
+/// A file a setting names (`heapgrowth.ignoreFile`) that cannot be used; each message is one
+/// line naming the file and what is wrong, as the failed test shows it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+enum SettingsFileError {
+    /// The path is a directory.
+    #[error("{what} {} is a directory", path.display())]
+    Directory { what: &'static str, path: PathBuf },
+    /// The file is not UTF-8 from byte `offset` (counted from 0) on.
+    #[error("{what} {} is not UTF-8 at byte {offset}", path.display())]
+    NotUtf8 {
+        what: &'static str,
+        path: PathBuf,
+        offset: usize,
+    },
+    /// Missing, not readable.
+    #[error("cannot read the {what} {}: {source}", path.display())]
+    Unreadable {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The text of the `what` file at `path`.
+fn read_settings_file(what: &'static str, path: &Path) -> Result<String, SettingsFileError> {
+    let unreadable = |source| SettingsFileError::Unreadable {
+        what,
+        path: path.to_path_buf(),
+        source,
+    };
+    // Asked first: reading a directory fails with an error that does not say what it is on
+    // every Rust version this crate supports (io::ErrorKind::IsADirectory is from 1.83).
+    if std::fs::metadata(path).map_err(unreadable)?.is_dir() {
+        return Err(SettingsFileError::Directory {
+            what,
+            path: path.to_path_buf(),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(unreadable)?;
+    String::from_utf8(bytes).map_err(|e| SettingsFileError::NotUtf8 {
+        what,
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
 }
 
 /// Where the rules of a test's `@HeapGrowthTest(ignore = ...)` come from, as reports say.
@@ -649,7 +695,7 @@ mod agent {
     use crate::jvmti::{AgentCapabilities, JvmtiEnv};
     use std::ffi::{c_void, CStr, CString};
     use std::os::unix::ffi::OsStrExt;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     /// The function heapgrowth's agent exports (agent/heapgrowth_agent.c).
     const ENV_FUNCTION: &CStr = c"heapgrowth_agent_jvmti_env";
@@ -753,6 +799,24 @@ mod tests {
         );
         let missing = search_settings([-1; 5], &[], Some("/nonexistent/ignore.txt")).unwrap_err();
         assert!(missing.contains("/nonexistent/ignore.txt"), "{missing}");
+    }
+
+    // Issue 11: these errors said neither the file nor where it went wrong.
+    #[test]
+    fn an_ignore_file_that_is_a_directory_or_not_utf8_is_one_line_naming_it() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        let path = dir.path().display().to_string();
+        assert_eq!(
+            search_settings([-1; 5], &[], Some(&path)).unwrap_err(),
+            format!("ignore file {path} is a directory")
+        );
+        let latin1 = dir.path().join("ignore.txt");
+        std::fs::write(&latin1, b"com.example.A.b caf\xe9\n").unwrap();
+        let latin1 = latin1.display().to_string();
+        assert_eq!(
+            search_settings([-1; 5], &[], Some(&latin1)).unwrap_err(),
+            format!("ignore file {latin1} is not UTF-8 at byte 19")
+        );
     }
 
     fn growing(field: &str) -> GrowingNode {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks JUnit XML results (Surefire's or Gradle's): each expectation is
-TEST=pass, TEST=fail or TEST=fail:TEXT (the failure message must contain TEXT).
+TEST=pass, TEST=fail, TEST=fail:TEXT (the failure's message or stack trace must contain TEXT)
+or TEST=message:TEXT (the failure's message must be exactly TEXT: one line, nothing else).
 
 usage: check_results.py RESULTS_DIR TEST=EXPECTATION...
 """
@@ -11,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 def main():
     results_dir, expectations = sys.argv[1], sys.argv[2:]
-    cases = {}
+    cases, messages = {}, {}
     for path in glob.glob(f"{results_dir}/TEST-*.xml"):
         for case in ET.parse(path).getroot().iter("testcase"):
             name = case.get("name").split("(")[0]
@@ -20,6 +21,7 @@ def main():
                 failure = case.find("error")
             text = None if failure is None else (failure.get("message") or "") + (failure.text or "")
             cases[name] = text
+            messages[name] = None if failure is None else failure.get("message") or ""
     problems = []
     for expectation in expectations:
         test, want = expectation.split("=", 1)
@@ -34,6 +36,11 @@ def main():
                 problems.append(f"{test}: expected to fail, passed")
             elif ":" in want and want.split(":", 1)[1] not in failure:
                 problems.append(f"{test}: failure lacks {want.split(':', 1)[1]!r}:\n{failure}")
+        elif want.startswith("message:"):
+            if failure is None:
+                problems.append(f"{test}: expected to fail, passed")
+            elif messages[test] != want.split(":", 1)[1]:
+                problems.append(f"{test}: message is not {want.split(':', 1)[1]!r}:\n{messages[test]!r}")
     for problem in problems:
         print(f"check_results: {problem}", file=sys.stderr)
     sys.exit(1 if problems else 0)

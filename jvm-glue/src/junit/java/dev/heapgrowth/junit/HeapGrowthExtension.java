@@ -2,9 +2,15 @@ package dev.heapgrowth.junit;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -54,7 +60,9 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         NativeEngine.load();
         Path baselineFile = pathProperty("heapgrowth.baseline");
         boolean update = Boolean.getBoolean("heapgrowth.updateBaseline");
-        String accepted = baselineFile == null || update ? null : BaselineFile.section(baselineFile, name);
+        // Read before the search in both modes: a baseline that cannot be used fails at once.
+        String baselineText = baselineFile == null ? null : BaselineFile.read(baselineFile);
+        String accepted = baselineText == null || update ? null : BaselineFile.section(baselineText, name);
         int[] numbers = {
             setting(settings.warmup(), "heapgrowth.warmup"),
             setting(settings.loopsPerSnapshot(), "heapgrowth.loopsPerSnapshot"),
@@ -133,14 +141,31 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
     static final class BaselineFile {
         private BaselineFile() {}
 
-        /** The blocks of test {@code name}, or "" when the file or the section is missing. */
-        static String section(Path file, String name) throws IOException {
+        /**
+         * The text of the baseline file, or "" when it does not exist. A directory, a file that
+         * is not UTF-8 or cannot be read is an error of one line naming it.
+         */
+        static String read(Path file) throws SettingsFileException {
+            if (Files.isDirectory(file)) {
+                throw new SettingsFileException("baseline file " + file + " is a directory");
+            }
             if (!Files.exists(file)) {
                 return "";
             }
+            try {
+                return decode(file, Files.readAllBytes(file));
+            } catch (SettingsFileException e) {
+                throw e;
+            } catch (IOException e) {
+                throw unreadable(file, e);
+            }
+        }
+
+        /** The blocks of test {@code name} in the baseline {@code text}, or "" when it has no section. */
+        static String section(String text, String name) {
             StringBuilder out = new StringBuilder();
             boolean inside = false;
-            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            for (String line : text.split("\\R", -1)) {
                 if (line.startsWith(SECTION_PREFIX)) {
                     inside = line.substring(SECTION_PREFIX.length()).trim().equals(name);
                 } else if (inside) {
@@ -150,8 +175,37 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
             return out.toString();
         }
 
+        /**
+         * {@code bytes} as UTF-8, strictly: a lenient decoding would turn a Latin-1 baseline's
+         * bytes into U+FFFD, and a rewrite would save that over the other tests' sections.
+         */
+        static String decode(Path file, byte[] bytes) throws SettingsFileException {
+            CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT);
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            // UTF-8 never decodes to more chars than it has bytes.
+            CharBuffer out = CharBuffer.allocate(bytes.length);
+            CoderResult result = decoder.decode(in, out, true);
+            if (result.isError()) {
+                throw new SettingsFileException("baseline file " + file + " is not UTF-8 at byte " + in.position());
+            }
+            decoder.flush(out);
+            return out.flip().toString();
+        }
+
+        private static SettingsFileException unreadable(Path file, IOException e) {
+            String reason = e instanceof FileSystemException && ((FileSystemException) e).getReason() != null
+                    ? ((FileSystemException) e).getReason()
+                    : e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            return new SettingsFileException("cannot read the baseline file " + file + ": " + reason);
+        }
+
         /** Replaces (or adds) test {@code name}'s section; removes it when {@code blocks} is empty. */
         static void replaceSection(Path file, String name, String blocks) throws IOException {
+            if (Files.isDirectory(file)) {
+                throw new SettingsFileException("baseline file " + file + " is a directory");
+            }
             Path parent = file.toAbsolutePath().getParent();
             if (parent != null) {
                 Files.createDirectories(parent);
@@ -161,11 +215,12 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
                     StandardOpenOption.WRITE); FileLock lock = channel.lock()) {
                 // Read through the locked channel: opening and closing another descriptor of
                 // the file would drop the (POSIX) lock.
-                java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate((int) channel.size());
+                ByteBuffer buffer = ByteBuffer.allocate((int) channel.size());
                 while (buffer.hasRemaining() && channel.read(buffer, buffer.position()) > 0) {
                     // keep reading
                 }
-                String old = new String(buffer.array(), 0, buffer.position(), StandardCharsets.UTF_8);
+                // Checked again under the lock: another JVM may have written the file since.
+                String old = decode(file, java.util.Arrays.copyOf(buffer.array(), buffer.position()));
                 assert lock.isValid();
                 StringBuilder out = new StringBuilder();
                 boolean inside = false;
@@ -186,7 +241,7 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
                 }
                 byte[] bytes = kept.getBytes(StandardCharsets.UTF_8);
                 channel.truncate(0);
-                channel.write(java.nio.ByteBuffer.wrap(bytes), 0);
+                channel.write(ByteBuffer.wrap(bytes), 0);
             }
         }
     }
