@@ -4,7 +4,9 @@
 # runs the plugin's ProjectBuilder unit tests under Debian's Gradle 4.4.1, the Maven Surefire
 # sample and the Gradle 4.4.1 sample (both offline from the extension's point of view: a
 # leaking test must fail with the tree report, a clean one pass, and the baseline gate hold), and
-# JUnit tests leaking through real libraries under the plugin's agent (each marks its own line).
+# JUnit tests leaking through real libraries under the plugin's agent (each marks its own line),
+# and plain test JVMs under the console launcher (unusable settings files, parallel execution,
+# SIGTERM and SIGHUP during a heap dump).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/package-java.sh
@@ -15,3 +17,4 @@ trap 'rm -rf "$home" gradle-plugin/build gradle-plugin/.gradle' EXIT
 tests/junit/run-maven-sample.sh
 gradle-plugin/run-gradle-sample.sh
 tests/junit/run-gradle-libraries.sh
+tests/junit/run-launcher.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks JUnit XML results (Surefire's or Gradle's): each expectation is
 TEST=pass, TEST=fail, TEST=fail:TEXT (the failure's message or stack trace must contain TEXT)
-or TEST=message:TEXT (the failure's message must be exactly TEXT: one line, nothing else).
+or TEST=message:TEXT (the failure's message must be exactly TEXT: one line, nothing else)
+or TEST=lacks:TEXT (the test ran, and its failure, if any, does not contain TEXT).
 
 usage: check_results.py RESULTS_DIR TEST=EXPECTATION...
 """
@@ -36,6 +37,9 @@ def main():
                 problems.append(f"{test}: expected to fail, passed")
             elif ":" in want and want.split(":", 1)[1] not in failure:
                 problems.append(f"{test}: failure lacks {want.split(':', 1)[1]!r}:\n{failure}")
+        elif want.startswith("lacks:"):
+            if failure is not None and want.split(":", 1)[1] in failure:
+                problems.append(f"{test}: failure contains {want.split(':', 1)[1]!r}:\n{failure}")
         elif want.startswith("message:"):
             if failure is None:
                 problems.append(f"{test}: expected to fail, passed")

@@ -4,7 +4,11 @@
 #   files     a baseline or ignore file that is a directory or not UTF-8 fails the test with
 #             exactly one line naming the file and what is wrong; a rewrite leaves such a file
 #             as it was
-# usage: run-launcher.sh [files]...   (default: all)
+#   parallel  under junit.jupiter.execution.parallel (mode concurrent), a leak, a clean test
+#             and a busy neighbour that holds more and more memory: the clean test passes, the
+#             leak fails with its own line marked and nothing of the neighbour's
+# usage: run-launcher.sh [files|parallel]...   (default: both)
+#        ROUNDS=N runs parallel N times (default 1)
 # JUNIT_CONSOLE_JAR: the launcher (default Maven Central's junit-platform-console-standalone
 # 1.14.1, the JUnit of the Maven sample, fetched into the local Maven repository if missing).
 set -euo pipefail
@@ -13,8 +17,9 @@ here=$PWD
 jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
 [ -f "$jar" ] || { echo "run-launcher: $jar missing; run scripts/package-java.sh" >&2; exit 1; }
 fail() { echo "run-launcher: $*" >&2; exit 1; }
+rounds=${ROUNDS:-1}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(files)
+[ ${#sections[@]} -gt 0 ] || sections=(files parallel)
 
 CONSOLE_VERSION=1.14.1
 launcher=${JUNIT_CONSOLE_JAR:-$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$CONSOLE_VERSION/junit-platform-console-standalone-$CONSOLE_VERSION.jar}
@@ -26,6 +31,10 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 javac --release 17 -encoding UTF-8 -g -d "$work/classes" -cp "$launcher:$jar" $(find launcher/src -name '*.java')
+# The engine and the agent as the Gradle plugin passes them (-Dheapgrowth.library, -agentpath:).
+(cd "$work" && unzip -q "$jar" 'META-INF/native/linux-x86_64/*')
+native=$work/META-INF/native/linux-x86_64
+
 # run_tests LOG REPORTS CLASSPATH_EXTRA JVM_OPTION... -- LAUNCHER_OPTION...: one test JVM; its
 # status is not checked (failing tests are expected), the JUnit XML in REPORTS is.
 run_tests() {
@@ -65,10 +74,28 @@ files() {
     run_one -Dheapgrowth.ignoreFile="$bad"
 }
 
+parallel() {
+    local leak_line reports=$work/parallel-reports round
+    leak_line=$(grep -n '// GROWS' launcher/src/com/example/parallel/LeakTest.java | cut -d: -f1)
+    for round in $(seq 1 "$rounds"); do
+        echo "run-launcher: parallel ($round/$rounds): a leak and a clean test next to a busy neighbour"
+        run_tests "$work/parallel.log" "$reports" ":$here/launcher/parallel-config" \
+            -agentpath:"$native/libheapgrowth_agent.so" -Dheapgrowth.library="$native/libheapgrowth.so" \
+            -Dheapgrowth.reportDir="$work/parallel-reports/heapgrowth" \
+            -- --select-package com.example.parallel
+        # The neighbour's growth would show as its list (BusyNeighbourTest.HELD) in the reports.
+        check "$reports" "forgetsEveryRequest=pass" "holdsMoreAndMoreMemory=pass" \
+            "keepsEveryRequest=fail:at com.example.parallel.LeakTest.keepsEveryRequest(LeakTest.java:$leak_line)   ← look here" \
+            "keepsEveryRequest=lacks:BusyNeighbour" \
+            || { cat "$work/parallel.log" >&2; fail "parallel: unexpected results"; }
+        ! grep -l BusyNeighbour "$reports"/heapgrowth/*.txt >&2 || fail "parallel: a report names the neighbour's memory"
+    done
+}
+
 for section in "${sections[@]}"; do
     case $section in
-        files) "$section" ;;
-        *) fail "unknown section $section (files)" ;;
+        files | parallel) "$section" ;;
+        *) fail "unknown section $section (files, parallel)" ;;
     esac
 done
 echo "run-launcher: ok (${sections[*]})"

@@ -8,6 +8,9 @@ import java.lang.annotation.Target;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 
 /**
  * A test whose method body is one loop of a heap-growth scenario: heapgrowth runs it in loops,
@@ -20,12 +23,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code heapgrowth.timeBudget}, else the default of {@code heapgrowth run} (3, 4, 5, 1000,
  * 60). Ignore rules add to heapgrowth's built-in rules for known JDK growth and to those of the
  * file {@code heapgrowth.ignoreFile}.
+ *
+ * <p>A heap-growth test runs alone, also under {@code junit.jupiter.execution.parallel.enabled}:
+ * its heap dumps see the whole JVM, so a test running at the same time would show its own
+ * growth in this test's report. The read-write lock on {@link Resources#GLOBAL} (which every
+ * other test holds for reading) keeps every other test of the JVM from running beside it.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Test
 @ExtendWith(HeapGrowthExtension.class)
+@ResourceLock(value = Resources.GLOBAL, mode = ResourceAccessMode.READ_WRITE)
 public @interface HeapGrowthTest {
     /** Loops before the first snapshot; negative: system property, then default. */
     int warmup() default -1;
