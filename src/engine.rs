@@ -7,16 +7,19 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::attribution::{attribution_loops, Attribution};
 use crate::growth::{
     ConfirmationCut, GrowingNode, GrowthSearch, IgnoreRule, NextStep, SearchConfig, SearchOutcome,
-    DEFAULT_WARMUP_LOOPS,
+    DEFAULT_WARMUP_LOOPS, MAX_SNAPSHOTS_PER_SEARCH,
 };
 use crate::heap::HeapGraph;
 use crate::hprof::HprofError;
-use crate::jvm::{Jvm, JvmError, JvmOptions, Scenario};
+use crate::jvm::{on_jvm_end, Jvm, JvmEnd, JvmError, JvmOptions, Scenario, START_FAILED_REASON};
+use crate::line::escape_line;
 use crate::report::{ScenarioReport, Timings};
 use crate::tempdir::PrivateTempDir;
 
@@ -25,6 +28,18 @@ use crate::tempdir::PrivateTempDir;
 /// ms reach the confirmation loops; a slower one is reported as confirmed over fewer loops,
 /// and the report says so.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(60);
+
+/// Numbers the heap dumps of this process.
+static NEXT_DUMP: AtomicU64 = AtomicU64::new(1);
+
+/// How long one scenario may run (constructor, loops, snapshots, attribution) before it is
+/// given up as blocked: five times the default time budget, room for slow CI machines and
+/// attribution, and still an end to a deadlock inside a CI job's own limit.
+pub const DEFAULT_SCENARIO_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The most `--loops-per-snapshot` may ask for: the gap doubles with each detection snapshot,
+/// and a scenario's loops must stay in Java's `int` range.
+pub const MAX_LOOPS_PER_SNAPSHOT: u32 = 1000;
 
 /// The most `--confirm-loops` may ask for: confirmation runs up to four times more loops
 /// than the last gap, and the total must stay in a `u32`.
@@ -59,10 +74,22 @@ impl Default for SearchSettings {
 impl SearchSettings {
     /// Checks settings that cannot work.
     pub fn validate(&self) -> Result<(), EngineError> {
-        if self.search.loops_per_snapshot == 0 || self.search.max_snapshots < 2 {
-            return Err(EngineError::InvalidOptions(
-                "--loops-per-snapshot must be at least 1 and --max-snapshots at least 2".into(),
-            ));
+        let search = &self.search;
+        if !(1..=MAX_LOOPS_PER_SNAPSHOT).contains(&search.loops_per_snapshot) {
+            return Err(EngineError::InvalidOptions(format!(
+                "--loops-per-snapshot must be between 1 and {MAX_LOOPS_PER_SNAPSHOT} (the gap \
+                 between snapshots doubles from there)"
+            )));
+        }
+        if !(2..=MAX_SNAPSHOTS_PER_SEARCH).contains(&search.max_snapshots) {
+            return Err(EngineError::InvalidOptions(format!(
+                "--max-snapshots must be between 2 and {MAX_SNAPSHOTS_PER_SEARCH}"
+            )));
+        }
+        if self.warmup > MAX_CONFIRM_LOOPS {
+            return Err(EngineError::InvalidOptions(format!(
+                "--warmup must be at most {MAX_CONFIRM_LOOPS}"
+            )));
         }
         if self.search.confirm_loops > MAX_CONFIRM_LOOPS {
             return Err(EngineError::InvalidOptions(format!(
@@ -170,10 +197,17 @@ struct JavaScenario<'j> {
     scenario: Scenario,
     /// Whether to run the attribution phase (`--no-attribution` switches it off).
     attribution: bool,
+    /// Where the run is, for the report when the JVM ends the process.
+    state: &'j Mutex<RunState>,
 }
 
 impl Driver for JavaScenario<'_> {
     fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        let first = self.scenario.loops_run() + 1;
+        lock(self.state).activity = Activity::Loops {
+            first,
+            last: first.saturating_add(count.saturating_sub(1)),
+        };
         self.scenario.run_loops(count)
     }
     fn loops_run(&self) -> u32 {
@@ -186,6 +220,9 @@ impl Driver for JavaScenario<'_> {
         self.scenario.collect_garbage()
     }
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
+        lock(self.state).activity = Activity::Dump {
+            after_loop: self.scenario.loops_run(),
+        };
         self.jvm.dump_heap(path)
     }
     fn attribute(&mut self, node: &GrowingNode, loops: u32) -> Option<Attribution> {
@@ -200,37 +237,130 @@ impl Driver for JavaScenario<'_> {
     }
 }
 
+/// Where a run is: kept up to date for the moment the JVM ends the process under it (scenario
+/// code calling `System.exit`, a crash), when the reports so far must still be written.
+#[derive(Default)]
+struct RunState {
+    finished: Vec<ScenarioReport>,
+    /// The scenario running now (or the last one, once [`Activity::Finished`]).
+    current: Option<String>,
+    activity: Activity,
+}
+
+/// What the current scenario is doing.
+#[derive(Clone, Copy, Default)]
+enum Activity {
+    #[default]
+    Opening,
+    Loops {
+        first: u32,
+        last: u32,
+    },
+    Dump {
+        after_loop: u32,
+    },
+    /// Its report is done; a thread it started may still run.
+    Finished,
+}
+
+/// Never held across a call into the JVM: the exit hook, which runs while Java threads are
+/// stopped, takes it too.
+fn lock(state: &Mutex<RunState>) -> MutexGuard<'_, RunState> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl RunState {
+    /// The finished reports and the current scenario's, failed with how the JVM ended.
+    fn reports_at_end(&self, how: &JvmEnd) -> Vec<ScenarioReport> {
+        let mut reports = self.finished.clone();
+        if let Some(scenario) = &self.current {
+            let loop_number = match how {
+                JvmEnd::Exited {
+                    call: Some(call), ..
+                } if call.loop_number > 0 => Some(call.loop_number),
+                _ => None,
+            };
+            let during = match (loop_number, self.activity) {
+                (Some(number), _) => format!("in loop {number}"),
+                (None, Activity::Opening) => "while it was being opened".into(),
+                (None, Activity::Loops { first, last }) if first == last => {
+                    format!("in loop {first}")
+                }
+                (None, Activity::Loops { first, last }) => {
+                    format!("during loops {first} to {last}")
+                }
+                (None, Activity::Dump { after_loop }) => {
+                    format!("during the heap dump after loop {after_loop}")
+                }
+                (None, Activity::Finished) => "after the end".into(),
+            };
+            let message = format!(
+                "the JVM ended the run {during} of {}: {}; nothing after it ran",
+                escape_line(scenario),
+                how.describe()
+            );
+            reports.push(ScenarioReport::failed(scenario, message));
+        }
+        reports
+    }
+}
+
 /// Starts the JVM and runs every scenario of `options`.
-pub fn run(options: &RunOptions) -> Result<Vec<ScenarioReport>, EngineError> {
+///
+/// When the JVM ends the process under the run (scenario code calling `System.exit` or
+/// `Runtime.halt`, a JVM that fails during start-up or crashes), `on_jvm_end` gets what the
+/// run would have returned: the reports so far, the current scenario's failed with how the JVM
+/// ended (or the start-up error). It runs on a JVM thread that cannot call Java; the process
+/// then deletes every private temporary directory and exits with status 2.
+pub fn run(
+    options: &RunOptions,
+    on_jvm_end_do: impl Fn(Result<Vec<ScenarioReport>, EngineError>) + Send + Sync + 'static,
+) -> Result<Vec<ScenarioReport>, EngineError> {
     options.settings.validate()?;
+    let state = Arc::new(Mutex::new(RunState::default()));
+    let shared = Arc::clone(&state);
+    on_jvm_end(move |how| {
+        on_jvm_end_do(match how {
+            JvmEnd::StartFailed => Err(EngineError::Jvm(JvmError::StartFailed {
+                reason: START_FAILED_REASON.into(),
+            })),
+            _ => Ok(lock(&shared).reports_at_end(how)),
+        })
+    });
     let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
     let jvm = Jvm::start(&options.jvm)?;
     let dumps = PrivateTempDir::new("dumps")?;
-    let reports = options
-        .scenarios
-        .iter()
-        .map(|class_name| {
-            progress.show(format_args!("{class_name}: opening"));
-            match jvm.open_scenario(class_name) {
-                Ok(scenario) => search(
-                    &mut JavaScenario {
-                        jvm: &jvm,
-                        scenario,
-                        attribution: options.attribution,
-                    },
-                    class_name,
-                    &options.settings,
-                    dumps.path(),
-                    &progress,
-                ),
-                Err(error) => {
-                    ScenarioReport::failed(class_name, describe(ScenarioError::Jvm(error)))
-                }
-            }
-        })
-        .collect();
+    for class_name in &options.scenarios {
+        {
+            let mut state = lock(&state);
+            state.current = Some(class_name.clone());
+            state.activity = Activity::Opening;
+        }
+        progress.show(format_args!("{class_name}: opening"));
+        let report = match jvm.open_scenario(class_name) {
+            Ok(scenario) => search(
+                &mut JavaScenario {
+                    jvm: &jvm,
+                    scenario,
+                    attribution: options.attribution,
+                    state: &state,
+                },
+                class_name,
+                &options.settings,
+                dumps.path(),
+                &progress,
+            ),
+            Err(error) => ScenarioReport::failed(class_name, describe(ScenarioError::Jvm(error))),
+        };
+        let mut state = lock(&state);
+        state.activity = Activity::Finished;
+        state.finished.push(report);
+    }
     progress.clear();
+    let reports = std::mem::take(&mut lock(&state).finished);
     Ok(reports)
 }
 
@@ -303,7 +433,11 @@ fn search_inner(
         GrowthSearch::with_ignore_rules(settings.search, settings.ignore_rules.clone());
     for snapshot in 1.. {
         let loops = driver.loops_run();
-        let path = dumps.join(format!("snapshot-{snapshot}.hprof"));
+        // Unique in the process: a file a failed dump could not remove does not stop the next.
+        let path = dumps.join(format!(
+            "snapshot-{}.hprof",
+            NEXT_DUMP.fetch_add(1, Ordering::Relaxed)
+        ));
         let snapshot_started = Instant::now();
         progress.show(format_args!(
             "{name}: loop {loops}, snapshot {snapshot}: settling"
@@ -313,7 +447,11 @@ fn search_inner(
             "{name}: loop {loops}, snapshot {snapshot}: dumping"
         ));
         let started = Instant::now();
-        driver.dump_heap(&path)?;
+        if let Err(error) = driver.dump_heap(&path) {
+            // A dump that failed half way (a full disk) holds secrets too.
+            let _ = std::fs::remove_file(&path);
+            return Err(error.into());
+        }
         timings.dump.push(elapsed_ms(started));
 
         progress.show(format_args!(
@@ -430,7 +568,8 @@ impl Budget {
 
 /// The error's one-line message, then the Java stack when there is one.
 fn describe(error: ScenarioError) -> String {
-    let mut text = error.to_string();
+    // One line, whatever the names in it hold (a class name may contain a newline).
+    let mut text = escape_line(&error.to_string());
     if let ScenarioError::Jvm(jvm_error) = &error {
         if let Some(exception) = jvm_error.java_exception() {
             text.push('\n');

@@ -14,6 +14,7 @@ pub mod heap;
 pub mod hprof;
 pub mod jvm;
 pub mod jvmti;
+pub mod line;
 pub mod native_api;
 mod parallel;
 pub mod report;

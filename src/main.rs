@@ -1,16 +1,20 @@
 //! The `heapgrowth` command line.
 
-use std::path::PathBuf;
+use std::io::Write;
+use std::os::fd::FromRawFd;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use heapgrowth::engine::{self, RunOptions, SearchSettings};
+use heapgrowth::engine::{self, EngineError, RunOptions, SearchSettings};
 use heapgrowth::growth::{
     IgnoreRule, RuleOrigin, SearchConfig, DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT,
     DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
 };
 use heapgrowth::jvm::JvmOptions;
-use heapgrowth::report::{self, StackDepth};
+use heapgrowth::line::escape_line;
+use heapgrowth::report::{self, ScenarioReport, StackDepth};
 
 /// Exit status when nothing grows.
 const EXIT_NO_GROWTH: u8 = 0;
@@ -84,6 +88,13 @@ struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Write the report to FILE instead of stdout (replacing it once the run is done).
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Seconds one scenario may run (its loops, snapshots and attribution) before it is stopped
+    /// as blocked: its thread's stack is reported and the next scenario runs.
+    #[arg(long, default_value_t = engine::DEFAULT_SCENARIO_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    scenario_timeout: u64,
     /// Skip attribution (the loops run again with recorders to find the code that grows each
     /// node); the report's attribution is then null.
     #[arg(long)]
@@ -107,7 +118,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(error) = heapgrowth::tempdir::install_interrupt_cleanup() {
         // Not fatal: dumps are still deleted on every exit but Ctrl-C.
-        eprintln!("heapgrowth: warning: cannot install the Ctrl-C handler that deletes heap dumps: {error}");
+        say(format_args!(
+            "warning: cannot install the Ctrl-C handler that deletes heap dumps: {error}"
+        ));
     }
     match cli.command {
         Command::Run(args) => run(args),
@@ -115,10 +128,17 @@ fn main() -> ExitCode {
 }
 
 fn run(args: RunArgs) -> ExitCode {
+    let reporting = match Reporting::new(&args) {
+        Ok(reporting) => Arc::new(reporting),
+        Err(error) => {
+            say(format_args!("{error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
     let ignore_rules = match ignore_rules(&args) {
         Ok(rules) => rules,
         Err(error) => {
-            eprintln!("heapgrowth: {error}");
+            say(format_args!("{error}"));
             return ExitCode::from(EXIT_ERROR);
         }
     };
@@ -140,48 +160,174 @@ fn run(args: RunArgs) -> ExitCode {
                 classpath: args.classpath,
                 jvm_args: args.jvm_args,
                 without_agent: args.no_agent,
+                scenario_timeout: Some(std::time::Duration::from_secs(args.scenario_timeout)),
                 ..JvmOptions::default()
             },
             args.scenario,
         )
     };
-    let reports = match engine::run(&options) {
-        Ok(reports) => reports,
-        Err(error) => {
-            eprintln!("heapgrowth: {error}");
-            return ExitCode::from(EXIT_ERROR);
-        }
-    };
-    match args.format {
-        Format::Text => {
-            let depth = if args.full_stacks {
+    // The JVM can end the process under the run (System.exit in a scenario, a crash): the
+    // reports so far are then written the same way, from the JVM's exit hook.
+    let at_jvm_end = Arc::clone(&reporting);
+    let result = engine::run(&options, move |result| {
+        at_jvm_end.finish(result);
+    });
+    ExitCode::from(reporting.finish(result))
+}
+
+/// How and where the report is written, and the exit status it gives.
+struct Reporting {
+    format: Format,
+    depth: StackDepth,
+    sink: ReportSink,
+}
+
+impl Reporting {
+    fn new(args: &RunArgs) -> Result<Reporting, String> {
+        Ok(Reporting {
+            format: args.format,
+            depth: if args.full_stacks {
                 StackDepth::Full
             } else {
                 StackDepth::ToThePlaceToLook
-            };
-            print!("{}", report::render_text(&reports, depth))
+            },
+            sink: ReportSink::new(args.output.as_deref())?,
+        })
+    }
+
+    /// Writes the report (or the run's error), the warnings and the error line; returns the exit
+    /// status.
+    fn finish(&self, result: Result<Vec<ScenarioReport>, EngineError>) -> u8 {
+        let reports = match result {
+            Ok(reports) => reports,
+            Err(error) => {
+                say(format_args!("{}", escape_line(&error.to_string())));
+                return EXIT_ERROR;
+            }
+        };
+        let text = match self.format {
+            Format::Text => report::render_text(&reports, self.depth),
+            Format::Json => format!("{}\n", report::to_json(&reports)),
+        };
+        if let Err(error) = self.sink.write(&text) {
+            say(format_args!("{error}"));
+            return EXIT_ERROR;
         }
-        Format::Json => println!("{}", report::to_json(&reports)),
+        for rule in report::unmatched_rules(&reports) {
+            say(format_args!(
+                "warning: {}",
+                report::unmatched_rule_warning(rule)
+            ));
+        }
+        if let Some(failed) = reports.iter().find_map(|r| r.result.as_ref().err()) {
+            // The first line is the error; the rest is a Java stack.
+            say(format_args!(
+                "{}",
+                failed.lines().next().unwrap_or_default()
+            ));
+            return EXIT_ERROR;
+        }
+        if reports.iter().any(|r| r.has_growth()) {
+            EXIT_GROWTH
+        } else {
+            EXIT_NO_GROWTH
+        }
     }
-    for rule in report::unmatched_rules(&reports) {
-        eprintln!(
-            "heapgrowth: warning: {}",
-            report::unmatched_rule_warning(rule)
-        );
+}
+
+/// One `heapgrowth: ...` line on stderr. A stderr that cannot be written to (closed, full) is
+/// no reason to panic or to change the exit status.
+fn say(message: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr().lock(), "heapgrowth: {message}");
+}
+
+/// Where the report goes: `--output FILE`, or the process's stdout. Either way stdout holds the
+/// report alone: file descriptor 1 is pointed at stderr when the run starts, so what the JVM
+/// and the scenarios print there (a library logging to `System.out`) goes to stderr, and the
+/// report is written to a copy of the original stdout.
+struct ReportSink {
+    target: Target,
+}
+
+enum Target {
+    Stdout(Mutex<std::fs::File>),
+    /// There was no stdout (closed file descriptor 1): like a closed pipe.
+    NoStdout,
+    File(PathBuf),
+}
+
+impl ReportSink {
+    fn new(output: Option<&Path>) -> Result<ReportSink, String> {
+        if let Some(path) = output {
+            check_output_path(path)?;
+        }
+        // Safety: fcntl and dup2 on the process's standard descriptors; the duplicate is a new
+        // descriptor that this process owns from here on, and is close-on-exec. Descriptor 1
+        // is pointed at stderr even when it was closed: else the next file the JVM opens would
+        // get number 1, and System.out would write into it.
+        let saved = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
+        unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) };
+        let target = match output {
+            Some(path) => Target::File(path.to_path_buf()),
+            // Safety: `saved` is an open descriptor that nothing else owns.
+            None if saved >= 0 => {
+                Target::Stdout(Mutex::new(unsafe { std::fs::File::from_raw_fd(saved) }))
+            }
+            None => Target::NoStdout,
+        };
+        Ok(ReportSink { target })
     }
-    if let Some(failed) = reports
-        .iter()
-        .find_map(|r| r.result.as_ref().err().map(|e| (&r.scenario, e)))
-    {
-        let first_line = failed.1.lines().next().unwrap_or_default();
-        eprintln!("heapgrowth: {first_line}");
-        return ExitCode::from(EXIT_ERROR);
+
+    /// Writes `text`. A closed pipe (`heapgrowth run ... | head -1`) is not an error: the
+    /// reader has what it wanted, as with any Unix tool.
+    fn write(&self, text: &str) -> Result<(), String> {
+        match &self.target {
+            Target::NoStdout => Ok(()),
+            Target::Stdout(file) => {
+                let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                match file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    Err(e) => Err(format!("cannot write the report to stdout: {e}")),
+                    Ok(()) => Ok(()),
+                }
+            }
+            Target::File(path) => write_file_atomically(path, text)
+                .map_err(|e| format!("cannot write the report to {}: {e}", path.display())),
+        }
     }
-    if reports.iter().any(|r| r.has_growth()) {
-        ExitCode::from(EXIT_GROWTH)
-    } else {
-        ExitCode::from(EXIT_NO_GROWTH)
+}
+
+/// `--output` must name a file in an existing directory; checked before the JVM starts, so a
+/// typo does not cost a whole run.
+fn check_output_path(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!("--output {} is a directory", path.display()));
     }
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!(
+            "--output {}: directory {} does not exist",
+            path.display(),
+            parent.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Writes a temporary file beside `path` and renames it over `path`: a reader never sees half
+/// a report, and a failed write leaves an earlier report as it was.
+fn write_file_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".heapgrowth-{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(name);
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// The built-in rules (unless --no-jdk-ignores), then --ignore-file's, then --ignore's.

@@ -63,6 +63,7 @@ fn scenario_report(
         java_home: harness.java_home.clone(),
         classpath: harness.resolved_classpath(),
         jvm_args: jvm_args(harness, trial_dir),
+        scenario_timeout: Some(crate::engine::DEFAULT_SCENARIO_TIMEOUT),
         ..JvmOptions::default()
     };
     #[cfg(feature = "j4rs")]
@@ -79,8 +80,20 @@ fn scenario_report(
     let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
     options.settings = harness.settings.clone();
     options.progress = false;
-    let mut reports =
-        run_engine(&options).map_err(|e| format!("cannot run scenario {name}: {e}"))?;
+    // When the scenario ends the JVM (System.exit, a crash), the verdict is still written.
+    let verdict_path = result_path.to_path_buf();
+    let trial = name.to_owned();
+    let mut reports = run_engine(&options, move |ended| {
+        let message = match ended {
+            Ok(reports) => reports
+                .iter()
+                .find_map(|r| r.result.as_ref().err().cloned())
+                .unwrap_or_else(|| "the JVM ended the process".into()),
+            Err(e) => format!("cannot run scenario {trial}: {e}"),
+        };
+        let _ = std::fs::write(&verdict_path, format!("fail\n{message}"));
+    })
+    .map_err(|e| format!("cannot run scenario {name}: {e}"))?;
     reports
         .pop()
         .ok_or_else(|| format!("the engine returned no report for {name}"))

@@ -105,6 +105,36 @@ pub enum JvmError {
         /// What it threw.
         exception: JavaException,
     },
+    /// The scenario did not finish its loops (or its constructor, loop 0) within its time limit
+    /// (`--scenario-timeout`); it was given up, blocked or too slow.
+    #[error(
+        "scenario {class} did not finish {} within the time limit of {seconds} s \
+         (--scenario-timeout): {}",
+        if *loop_number == 0 { "its constructor".to_string() } else { format!("loop {loop_number}") },
+        stack.message.as_deref().unwrap_or("it is blocked or too slow; its thread's stack follows")
+    )]
+    ScenarioTimedOut {
+        /// The class name.
+        class: String,
+        /// The loop that did not finish, counted from 1; 0 for the constructor.
+        loop_number: u32,
+        /// The time limit.
+        seconds: u64,
+        /// The scenario thread's stack when the limit was reached; its message names the
+        /// deadlock the JVM sees, if any.
+        stack: JavaException,
+    },
+    /// A scenario's loops would pass Java's `int` range over its life.
+    #[error(
+        "scenario {class} would run {loops} loops, more than Java's int range; lower \
+         --warmup, --loops-per-snapshot or --confirm-loops"
+    )]
+    TooManyLoops {
+        /// The class name.
+        class: String,
+        /// The loops it would have run.
+        loops: u64,
+    },
     /// A Rust-written scenario (`Harness::rust_scenario`) returned an error or panicked.
     #[error("Rust scenario {name} failed in loop {loop_number}: {message}")]
     RustScenarioFailed {
@@ -154,7 +184,10 @@ impl JvmError {
             JvmError::ClassLoadFailed { exception, .. }
             | JvmError::ConstructorThrew { exception, .. }
             | JvmError::ScenarioThrew { exception, .. }
-            | JvmError::GlueFailed { exception, .. } => Some(exception),
+            | JvmError::GlueFailed { exception, .. }
+            | JvmError::ScenarioTimedOut {
+                stack: exception, ..
+            } => Some(exception),
             _ => None,
         }
     }

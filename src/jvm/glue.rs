@@ -3,6 +3,7 @@
 //! Java exception out of the thread; the callers then map it to a typed [`JvmError`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JThrowable, JValue};
 use jni::JNIEnv;
@@ -13,10 +14,12 @@ use super::{JavaException, JvmError};
 const SCENARIO_HOST: &str = "dev/heapgrowth/glue/ScenarioHost";
 const SCENARIO_THREAD: &str = "dev/heapgrowth/glue/ScenarioThread";
 const SCENARIO_FAILURE: &str = "dev/heapgrowth/glue/ScenarioFailure";
+const SCENARIO_TIMEOUT: &str = "dev/heapgrowth/glue/ScenarioTimeout";
 const SETUP_EXCEPTION: &str = "dev/heapgrowth/glue/ScenarioSetupException";
 const HEAP_DUMPER: &str = "dev/heapgrowth/glue/HeapDumper";
 const SETTLER: &str = "dev/heapgrowth/settle/Settler";
 const RECORDING_HANDLER: &str = "dev/heapgrowth/attribution/RecordingHandler";
+const EXIT_WATCH: &str = "dev/heapgrowth/glue/ExitWatch";
 
 /// How a JNI call that can run Java code failed.
 pub(super) enum CallError<'local> {
@@ -52,6 +55,7 @@ pub(super) fn catch<'local, T>(
 pub(crate) struct Glue {
     scenario_host: GlobalRef,
     scenario_failure: GlobalRef,
+    scenario_timeout: GlobalRef,
     setup_exception: GlobalRef,
     heap_dumper: GlobalRef,
     settler: GlobalRef,
@@ -70,6 +74,7 @@ impl Glue {
         let glue = Glue {
             scenario_host: load_class(env, SCENARIO_HOST)?,
             scenario_failure: load_class(env, SCENARIO_FAILURE)?,
+            scenario_timeout: load_class(env, SCENARIO_TIMEOUT)?,
             setup_exception: load_class(env, SETUP_EXCEPTION)?,
             heap_dumper: load_class(env, HEAP_DUMPER)?,
             settler: load_class(env, SETTLER)?,
@@ -77,6 +82,10 @@ impl Glue {
         };
         load_class(env, SCENARIO_THREAD)?;
         load_class(env, RECORDING_HANDLER)?;
+        let exit_watch = load_class(env, EXIT_WATCH)?;
+        super::exit::register(env, as_class(&exit_watch))?;
+        let installed = env.call_static_method(as_class(&exit_watch), "install", "()V", &[]);
+        glue.unexpected(env, "installing the exit watch", installed)?;
         Ok(glue)
     }
 
@@ -93,12 +102,13 @@ impl Glue {
         Ok(string(env, &JString::from(value))?.unwrap_or_default())
     }
 
-    /// `ScenarioHost.open(className, classpath)`.
+    /// `ScenarioHost.open(className, classpath, timeoutMillis)`.
     pub(crate) fn open(
         &self,
         env: &mut JNIEnv,
         class_name: &str,
         classpath: &[String],
+        time_limit: Duration,
     ) -> Result<GlobalRef, JvmError> {
         let name = env.new_string(class_name)?;
         let length = i32::try_from(classpath.len())
@@ -111,8 +121,12 @@ impl Glue {
         let result = env.call_static_method(
             as_class(&self.scenario_host),
             "open",
-            "(Ljava/lang/String;[Ljava/lang/String;)Ldev/heapgrowth/glue/ScenarioHost;",
-            &[JValue::Object(&name), JValue::Object(&entries)],
+            "(Ljava/lang/String;[Ljava/lang/String;J)Ldev/heapgrowth/glue/ScenarioHost;",
+            &[
+                JValue::Object(&name),
+                JValue::Object(&entries),
+                JValue::Long(millis(time_limit)),
+            ],
         );
         let thrown = match catch(env, result) {
             Ok(host) => return Ok(env.new_global_ref(host.l()?)?),
@@ -120,6 +134,9 @@ impl Glue {
             Err(CallError::Thrown(thrown)) => thrown,
         };
         let class = class_name.to_string();
+        if let Some(timed_out) = self.timed_out(env, &thrown, class_name, time_limit)? {
+            return Err(timed_out);
+        }
         if env.is_instance_of(&thrown, as_class(&self.setup_exception))? {
             let problem = self.call_string(env, &thrown, "problem", "reading the setup problem")?;
             return Err(match problem.as_deref() {
@@ -149,22 +166,32 @@ impl Glue {
         })
     }
 
-    /// `host.runLoops(count)`: the total number of loops run so far.
+    /// `host.runLoops(count, timeoutMillis)`: the total number of loops run so far.
     pub(crate) fn run_loops(
         &self,
         env: &mut JNIEnv,
         host: &GlobalRef,
         class_name: &str,
         count: u32,
+        time_left: Duration,
+        time_limit: Duration,
     ) -> Result<u32, JvmError> {
         let count = i32::try_from(count)
             .map_err(|_| JvmError::Jni(format!("loop count {count} exceeds Java's int range")))?;
-        let result = env.call_method(host, "runLoops", "(I)I", &[JValue::Int(count)]);
+        let result = env.call_method(
+            host,
+            "runLoops",
+            "(IJ)I",
+            &[JValue::Int(count), JValue::Long(millis(time_left).max(1))],
+        );
         let thrown = match catch(env, result) {
             Ok(total) => return Ok(total.i()? as u32),
             Err(CallError::Jni(e)) => return Err(e.into()),
             Err(CallError::Thrown(thrown)) => thrown,
         };
+        if let Some(timed_out) = self.timed_out(env, &thrown, class_name, time_limit)? {
+            return Err(timed_out);
+        }
         if env.is_instance_of(&thrown, as_class(&self.scenario_failure))? {
             let result = env.call_method(&thrown, "loopNumber", "()I", &[]);
             let loop_number = self
@@ -228,6 +255,30 @@ impl Glue {
                 reason: self.describe(env, &thrown).to_string(),
             }),
         }
+    }
+
+    /// The error for a `ScenarioTimeout` (the scenario thread's stack as its stack), or `None`
+    /// for any other throwable.
+    fn timed_out(
+        &self,
+        env: &mut JNIEnv,
+        thrown: &JThrowable,
+        class_name: &str,
+        time_limit: Duration,
+    ) -> Result<Option<JvmError>, JvmError> {
+        if !env.is_instance_of(thrown, as_class(&self.scenario_timeout))? {
+            return Ok(None);
+        }
+        let result = env.call_method(thrown, "loopNumber", "()I", &[]);
+        let loop_number = self
+            .unexpected(env, "reading the loop number", result)?
+            .i()? as u32;
+        Ok(Some(JvmError::ScenarioTimedOut {
+            class: class_name.to_string(),
+            loop_number,
+            seconds: time_limit.as_secs(),
+            stack: self.describe(env, thrown),
+        }))
     }
 
     /// For calls that only throw if heapgrowth or the JVM is broken (see
@@ -308,4 +359,9 @@ pub(super) fn string_array(
         env.delete_local_ref(element)?;
     }
     Ok(out)
+}
+
+/// A duration in milliseconds for Java's `long`, saturating.
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }

@@ -24,6 +24,7 @@ mod agent;
 mod attribution;
 mod embedded;
 mod error;
+mod exit;
 mod glue;
 mod jdk;
 mod natives;
@@ -32,9 +33,10 @@ use std::ffi::OsStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use jni::objects::GlobalRef;
-use jni::{InitArgsBuilder, JNIEnv, JNIVersion, JavaVM};
+use jni::{JNIEnv, JavaVM};
 
 use self::access::LOCAL_FRAME_CAPACITY;
 
@@ -43,6 +45,7 @@ pub use self::attribution::{
     ActiveSampling, ActiveWatch, LiveAgent, LiveNode, LiveScenario, PathStart, Recorder,
 };
 pub use self::error::{JavaException, JvmError};
+pub use self::exit::{on_jvm_end, ExitCall, JvmEnd, JVM_ENDED_EXIT_STATUS, START_FAILED_REASON};
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
 pub use crate::jvmti::AgentCapabilities;
 use crate::jvmti::JvmtiEnv;
@@ -67,6 +70,10 @@ pub struct JvmOptions {
     /// Start the JVM without heapgrowth's JVMTI agent (`--no-agent`): attribution then has only
     /// recording proxies, as in a test JVM started without `-agentpath:`.
     pub without_agent: bool,
+    /// How long one scenario may run its constructor and loops, over its whole life
+    /// (`--scenario-timeout`); then it is given up ([`JvmError::ScenarioTimedOut`]). `None`:
+    /// no limit.
+    pub scenario_timeout: Option<Duration>,
 }
 
 /// Whether this process already tried to create its one JVM.
@@ -109,7 +116,11 @@ pub struct Jvm {
     java_version: String,
     agent: Option<Agent>,
     classpath: Vec<PathBuf>,
+    scenario_timeout: Option<Duration>,
 }
+
+/// A limit far beyond any run, for "no limit": Java's wait takes a finite time.
+const NO_TIME_LIMIT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
 /// heapgrowth's JVMTI agent in the JVM.
 #[derive(Debug)]
@@ -151,37 +162,28 @@ impl Jvm {
         } else {
             Some(AgentLibrary::load(&extracted.agent_library)?)
         };
-        let mut args = InitArgsBuilder::new()
-            .version(JNIVersion::V8)
+        let mut args = vec![
             // Only the glue: scenario classes go to a class loader of their own per scenario.
-            .option(format!(
+            format!(
                 "-Djava.class.path={}",
                 system_classpath(&extracted.glue_jar, &options.system_classpath)?
-            ))
+            ),
             // No JVM handlers for SIGINT/SIGTERM: ours must delete the heap dumps on Ctrl-C.
-            .option("-Xrs")
+            "-Xrs".to_owned(),
             // No --add-opens: attribution reads fields through JNI, which module access checks
             // don't apply to, as in a test JVM that nobody opened for us.
-            .ignore_unrecognized(false);
+        ];
         if agent_library.is_some() {
-            args = args.option(format!("-agentpath:{}", utf8(&extracted.agent_library)?));
+            args.push(format!("-agentpath:{}", utf8(&extracted.agent_library)?));
         }
-        let args = options
-            .jvm_args
-            .iter()
-            .fold(args, |args, arg| args.option(arg.as_str()))
-            .build()
-            .map_err(|e| JvmError::StartFailed {
-                reason: format!("invalid JVM option: {e}"),
-            })?;
+        args.extend(options.jvm_args.iter().cloned());
 
-        let libjvm = jdk.libjvm.clone();
-        let vm = JavaVM::with_libjvm(args, || Ok(libjvm)).map_err(|e| {
-            if matches!(e, jni::errors::StartJvmError::Create(_)) {
+        let vm = create_java_vm(&jdk.libjvm, &args).inspect_err(|e| {
+            if !matches!(e, JvmError::AlreadyStarted) {
                 *state = StartState::CreateFailed;
             }
-            start_error(e)
         })?;
+        exit::started();
         *state = StartState::Started;
         drop(state);
 
@@ -224,6 +226,7 @@ impl Jvm {
             java_version,
             agent,
             classpath: options.classpath.clone(),
+            scenario_timeout: options.scenario_timeout,
         })
     }
 
@@ -277,14 +280,18 @@ impl Jvm {
             .iter()
             .map(|entry| absolute_classpath_entry(entry))
             .collect::<Result<Vec<_>, _>>()?;
+        let time_limit = self.scenario_timeout.unwrap_or(NO_TIME_LIMIT);
+        let deadline = Instant::now() + time_limit;
         let host = self
             .runtime
-            .with_env(|env, glue| glue.open(env, class_name, &entries))?;
+            .with_env(|env, glue| glue.open(env, class_name, &entries, time_limit))?;
         Ok(Scenario {
             class_name: class_name.to_string(),
             loops_run: 0,
             host: Some(host),
             runtime: Arc::clone(&self.runtime),
+            time_limit,
+            deadline,
         })
     }
 
@@ -340,6 +347,9 @@ pub struct Scenario {
     /// `None` only during drop.
     host: Option<GlobalRef>,
     runtime: Arc<Runtime>,
+    /// [`JvmOptions::scenario_timeout`], and when it runs out for this scenario.
+    time_limit: Duration,
+    deadline: Instant,
 }
 
 impl Scenario {
@@ -357,16 +367,32 @@ impl Scenario {
         let Some(host) = &self.host else {
             return Err(JvmError::Jni("scenario already closed".into()));
         };
-        let result = self
-            .runtime
-            .with_env(|env, glue| glue.run_loops(env, host, &self.class_name, count));
+        if u64::from(self.loops_run) + u64::from(count) > i32::MAX as u64 {
+            return Err(JvmError::TooManyLoops {
+                class: self.class_name.clone(),
+                loops: u64::from(self.loops_run) + u64::from(count),
+            });
+        }
+        let time_left = self.deadline.saturating_duration_since(Instant::now());
+        let result = self.runtime.with_env(|env, glue| {
+            glue.run_loops(
+                env,
+                host,
+                &self.class_name,
+                count,
+                time_left,
+                self.time_limit,
+            )
+        });
         match result {
             Ok(total) => {
                 self.loops_run = total;
                 Ok(())
             }
             Err(error) => {
-                if let JvmError::ScenarioThrew { loop_number, .. } = &error {
+                if let JvmError::ScenarioThrew { loop_number, .. }
+                | JvmError::ScenarioTimedOut { loop_number, .. } = &error
+                {
                     self.loops_run = *loop_number;
                 }
                 Err(error)
@@ -496,29 +522,88 @@ fn utf8(path: &Path) -> Result<&str, JvmError> {
     })
 }
 
-/// Explains `JNI_CreateJavaVM`'s failure. The JVM usually prints its own reason on stderr
-/// first.
-fn start_error(error: jni::errors::StartJvmError) -> JvmError {
-    use jni::errors::{Error, JniError, StartJvmError};
-    let reason = match error {
-        StartJvmError::LoadError(path, e) => format!("cannot load {path}: {e}"),
-        StartJvmError::Create(Error::JniCall(code)) => match code {
-            JniError::AlreadyCreated => return JvmError::AlreadyStarted,
-            JniError::Unknown => "JNI_CreateJavaVM returned JNI_ERR: the JVM rejected an option or could not \
-                                  initialise (see its message above)"
-                .into(),
-            JniError::InvalidArguments => {
-                "JNI_CreateJavaVM returned JNI_EINVAL: an option is invalid (check the --jvm-arg values; \
-                 the JVM's message is above)"
-                    .into()
-            }
-            JniError::NoMemory => {
-                "JNI_CreateJavaVM returned JNI_ENOMEM: not enough memory (check -Xmx and -Xms)".into()
-            }
-            JniError::WrongVersion => "JNI_CreateJavaVM returned JNI_EVERSION: this JVM lacks JNI 1.8".into(),
-            other => format!("JNI_CreateJavaVM failed: {other}"),
-        },
-        other => other.to_string(),
+/// Loads `libjvm` and calls its `JNI_CreateJavaVM` with `options` and our `exit` and `abort`
+/// hooks (see [`exit`]), which jni-rs's `InitArgsBuilder` cannot pass (they need the option's
+/// `extraInfo`). The library stays loaded for the life of the process, as the JVM does.
+fn create_java_vm(libjvm: &Path, options: &[String]) -> Result<JavaVM, JvmError> {
+    use jni::sys::{JavaVMInitArgs, JavaVMOption, JNI_FALSE, JNI_OK, JNI_VERSION_1_8};
+    let invalid = |reason: String| JvmError::StartFailed { reason };
+    let strings = options
+        .iter()
+        .map(|option| {
+            std::ffi::CString::new(option.as_str())
+                .map(|text| (text, std::ptr::null_mut()))
+                .map_err(|_| {
+                    invalid(format!(
+                        "invalid JVM option {option:?}: it contains a NUL byte"
+                    ))
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .chain(exit::hook_options())
+        .collect::<Vec<_>>();
+    let mut raw_options: Vec<JavaVMOption> = strings
+        .iter()
+        .map(|(text, extra)| JavaVMOption {
+            optionString: text.as_ptr().cast_mut(),
+            extraInfo: *extra,
+        })
+        .collect();
+    let mut init_args = JavaVMInitArgs {
+        version: JNI_VERSION_1_8,
+        nOptions: raw_options.len() as i32,
+        options: raw_options.as_mut_ptr(),
+        // An option the JVM does not know is an error, not silently dropped.
+        ignoreUnrecognized: JNI_FALSE,
+    };
+    // Safety: loading libjvm runs its initialisers, which is what starting a JVM means.
+    let library = unsafe { libloading::Library::new(libjvm) }
+        .map_err(|e| invalid(format!("cannot load {}: {e}", libjvm.display())))?;
+    type CreateJavaVm = unsafe extern "system" fn(
+        *mut *mut jni::sys::JavaVM,
+        *mut *mut std::ffi::c_void,
+        *mut std::ffi::c_void,
+    ) -> jni::sys::jint;
+    // Safety: JNI_CreateJavaVM has this signature in every JDK (jni.h).
+    let create = unsafe { library.get::<CreateJavaVm>(b"JNI_CreateJavaVM\0") }
+        .map_err(|e| invalid(format!("{} has no JNI_CreateJavaVM: {e}", libjvm.display())))?;
+    let mut vm: *mut jni::sys::JavaVM = std::ptr::null_mut();
+    let mut env: *mut std::ffi::c_void = std::ptr::null_mut();
+    // Safety: the arguments point at `raw_options` and `strings`, alive until this returns
+    // (the JVM copies what it keeps); `vm` and `env` are out-parameters.
+    let code = unsafe {
+        create(
+            &mut vm,
+            &mut env,
+            (&mut init_args as *mut JavaVMInitArgs).cast(),
+        )
+    };
+    if code != JNI_OK {
+        return Err(start_error(code));
+    }
+    // The JVM runs code of libjvm from now until the process ends.
+    std::mem::forget(library);
+    // Safety: `vm` is the JavaVM that JNI_CreateJavaVM just created.
+    unsafe { JavaVM::from_raw(vm) }.map_err(|e| invalid(format!("the JVM handle is unusable: {e}")))
+}
+
+/// Explains `JNI_CreateJavaVM`'s failure code. The JVM prints its own reason on stderr first.
+fn start_error(code: jni::sys::jint) -> JvmError {
+    use jni::sys::{JNI_EEXIST, JNI_EINVAL, JNI_ENOMEM, JNI_ERR, JNI_EVERSION};
+    let reason = match code {
+        JNI_EEXIST => return JvmError::AlreadyStarted,
+        JNI_ERR => "JNI_CreateJavaVM returned JNI_ERR: the JVM rejected an option or could not \
+                    initialise (see its message above)"
+            .into(),
+        JNI_EINVAL => "JNI_CreateJavaVM returned JNI_EINVAL: an option is invalid (check the \
+                       --jvm-arg values; the JVM's message is above)"
+            .into(),
+        JNI_ENOMEM => {
+            "JNI_CreateJavaVM returned JNI_ENOMEM: not enough memory (check -Xmx and -Xms)".into()
+        }
+        JNI_EVERSION => "JNI_CreateJavaVM returned JNI_EVERSION: this JVM lacks JNI 1.8".into(),
+        other => format!("JNI_CreateJavaVM failed with code {other}"),
     };
     JvmError::StartFailed { reason }
 }

@@ -18,6 +18,7 @@ use std::fmt::Write;
 use super::ScenarioReport;
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
 use crate::growth::{GrowingNode, GrowthKind, PathStep};
+use crate::line::escape_line;
 
 /// How much of each recorded stack the text report shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,7 +46,11 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
     let mut out = String::new();
     match &report.result {
         Err(error) => {
-            let _ = writeln!(out, "Scenario {}: error: {error}", report.scenario);
+            let _ = writeln!(
+                out,
+                "Scenario {}: error: {error}",
+                escape_line(&report.scenario)
+            );
         }
         Ok(outcome) => {
             let summary = match outcome.growing.len() {
@@ -56,7 +61,9 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             let _ = writeln!(
                 out,
                 "Scenario {}: {summary} after {} loops in {} snapshots",
-                report.scenario, outcome.loops, outcome.snapshots
+                escape_line(&report.scenario),
+                outcome.loops,
+                outcome.snapshots
             );
             for (node, attribution) in report.growing() {
                 out.push('\n');

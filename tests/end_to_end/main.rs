@@ -10,3 +10,4 @@ mod growth_classes;
 mod libraries;
 mod stability;
 mod support;
+mod survival;

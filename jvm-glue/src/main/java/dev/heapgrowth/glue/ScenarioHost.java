@@ -47,9 +47,10 @@ public final class ScenarioHost {
      * @throws ScenarioSetupException when the class cannot be a scenario
      * @throws ScenarioFailure with loop number 0 when the constructor (or static initialiser)
      *     throws
+     * @throws ScenarioTimeout when the constructor has not returned after {@code timeoutMillis}
      */
-    public static ScenarioHost open(String className, String[] classpathEntries)
-            throws ScenarioSetupException, ScenarioFailure {
+    public static ScenarioHost open(String className, String[] classpathEntries, long timeoutMillis)
+            throws ScenarioSetupException, ScenarioFailure, ScenarioTimeout {
         // The engine recognises this loader by its name (src/growth/roots.rs) and takes its
         // classes as roots, as the application loader's are.
         URLClassLoader loader = new URLClassLoader(
@@ -61,7 +62,7 @@ public final class ScenarioHost {
             Settler settler = new Settler();
             ScenarioThread thread = new ScenarioThread(className, constructor, loader);
             thread.start();
-            thread.awaitConstructed();
+            thread.awaitConstructed(timeoutMillis);
             opened = true;
             return new ScenarioHost(className, loader, thread, settler);
         } finally {
@@ -139,17 +140,20 @@ public final class ScenarioHost {
     }
 
     /**
-     * Runs {@code count} more loops on the scenario thread and waits for them.
+     * Runs {@code count} more loops on the scenario thread and waits for them, at most
+     * {@code timeoutMillis}.
      *
      * @return the number of loops run over the scenario's life
      * @throws ScenarioFailure when {@code run()} throws; the remaining loops are not run
+     * @throws ScenarioTimeout when the loops have not finished in time; the scenario is then
+     *     given up and can only be closed
      */
-    public int runLoops(int count) throws ScenarioFailure {
+    public int runLoops(int count, long timeoutMillis) throws ScenarioFailure, ScenarioTimeout {
         ScenarioThread t = thread;
         if (t == null) {
             throw new IllegalStateException("scenario " + className + " is closed");
         }
-        return t.runLoops(count);
+        return t.runLoops(count, timeoutMillis);
     }
 
     /**

@@ -29,9 +29,12 @@ final class ScenarioThread extends Thread {
     private boolean finished;
     private int requestedLoops;
     private boolean batchDone;
-    private int loopsRun;
+    /** Written under {@link #lock}; volatile for {@link #loopInProgress}, which takes no lock. */
+    private volatile int loopsRun;
     private Throwable failure;
     private int failedLoop;
+    /** Set when the engine stopped waiting for this thread (a time limit): nobody joins it. */
+    private boolean abandoned;
 
     ScenarioThread(String className, Constructor<?> constructor, ClassLoader loader) {
         super("heapgrowth-scenario");
@@ -144,18 +147,33 @@ final class ScenarioThread extends Thread {
         }
     }
 
-    /** Called by the engine's thread: waits until the constructor has run. */
-    void awaitConstructed() throws ScenarioFailure {
+    /**
+     * The loop running now (or the last one run), counting from 1. Lock-free: the JVM's shutdown
+     * hooks call it while this thread is stopped inside {@code System.exit}.
+     */
+    int loopInProgress() {
+        return loopsRun;
+    }
+
+    /**
+     * Called by the engine's thread: waits until the constructor has run, at most
+     * {@code timeoutMillis}.
+     */
+    void awaitConstructed(long timeoutMillis) throws ScenarioFailure, ScenarioTimeout {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         synchronized (lock) {
             while (!constructed && !finished) {
-                waitUninterruptibly();
+                waitUntil(deadline, 0);
             }
             takeFailure();
         }
     }
 
-    /** Called by the engine's thread: runs {@code count} loops and waits for them. */
-    int runLoops(int count) throws ScenarioFailure {
+    /**
+     * Called by the engine's thread: runs {@code count} loops and waits for them, at most
+     * {@code timeoutMillis}; then this thread is given up (it may be blocked for good).
+     */
+    int runLoops(int count, long timeoutMillis) throws ScenarioFailure, ScenarioTimeout {
         if (count < 0) {
             throw new IllegalArgumentException("negative loop count " + count);
         }
@@ -166,11 +184,12 @@ final class ScenarioThread extends Thread {
             if (count == 0) {
                 return loopsRun;
             }
+            long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
             batchDone = false;
             requestedLoops = count;
             lock.notifyAll();
             while (!batchDone) {
-                waitUninterruptibly();
+                waitUntil(deadline, loopsRun);
             }
             takeFailure();
             return loopsRun;
@@ -182,6 +201,9 @@ final class ScenarioThread extends Thread {
         synchronized (lock) {
             closing = true;
             lock.notifyAll();
+            if (abandoned) {
+                return;
+            }
         }
         try {
             join(timeoutMillis);
@@ -198,10 +220,20 @@ final class ScenarioThread extends Thread {
         }
     }
 
-    /** The engine's thread is a native thread attached by Rust; nobody interrupts it. */
-    private void waitUninterruptibly() {
+    /**
+     * Waits on {@link #lock} (held) until notified or {@code deadline} ({@code System.nanoTime}),
+     * then gives this thread up with a timeout naming {@code loop}. The engine's thread is a
+     * native thread attached by Rust; nobody interrupts it.
+     */
+    private void waitUntil(long deadline, int loop) throws ScenarioTimeout {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            abandoned = true;
+            requestedLoops = 0;
+            throw new ScenarioTimeout(loop, this);
+        }
         try {
-            lock.wait();
+            lock.wait(Math.max(1, left / 1_000_000L));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
