@@ -7,8 +7,11 @@
 #   parallel  under junit.jupiter.execution.parallel (mode concurrent), a leak, a clean test
 #             and a busy neighbour that holds more and more memory: the clean test passes, the
 #             leak fails with its own line marked and nothing of the neighbour's
-# usage: run-launcher.sh [files|parallel]...   (default: both)
-#        ROUNDS=N runs parallel N times (default 1)
+#   signals   SIGTERM, then SIGHUP, sent when a heap dump file appears in the test JVM's
+#             private $TMPDIR: the JVM ends with the signal's status and $TMPDIR holds what it
+#             held before (no dump, no extracted engine library)
+# usage: run-launcher.sh [files|parallel|signals]...   (default: all three)
+#        ROUNDS=N runs parallel and signals N times (default 1)
 # JUNIT_CONSOLE_JAR: the launcher (default Maven Central's junit-platform-console-standalone
 # 1.14.1, the JUnit of the Maven sample, fetched into the local Maven repository if missing).
 set -euo pipefail
@@ -19,7 +22,7 @@ jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
 fail() { echo "run-launcher: $*" >&2; exit 1; }
 rounds=${ROUNDS:-1}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(files parallel)
+[ ${#sections[@]} -gt 0 ] || sections=(files parallel signals)
 
 CONSOLE_VERSION=1.14.1
 launcher=${JUNIT_CONSOLE_JAR:-$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$CONSOLE_VERSION/junit-platform-console-standalone-$CONSOLE_VERSION.jar}
@@ -92,10 +95,85 @@ parallel() {
     done
 }
 
+signals() {
+    local round signal
+    for round in $(seq 1 "$rounds"); do
+        for signal in TERM HUP; do
+            local tmp=$work/tmp-$signal-$round
+            mkdir -p "$tmp"
+            # java.io.tmpdir too: the JVM ignores $TMPDIR, the extension extracts the engine there.
+            python3 - "$tmp" "$signal" "$work/signal.log" java -Djava.io.tmpdir="$tmp" -XX:-UsePerfData \
+                -cp "$launcher:$jar:$work/classes" org.junit.platform.console.ConsoleLauncher \
+                --disable-banner --disable-ansi-colors \
+                --select-class com.example.shutdown.DumpUntilKilledTest <<'PY' \
+                || { cat "$work/signal.log" >&2; fail "signals: SIG$signal, round $round"; }
+import glob, os, signal, subprocess, sys, time
+
+tmp, name, log, command = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+number = getattr(signal, "SIG" + name)
+
+
+def listing():
+    return sorted(os.path.relpath(os.path.join(d, f), tmp)
+                  for d, dirs, files in os.walk(tmp) for f in dirs + files)
+
+
+def fail(message):
+    print(f"run-launcher: SIG{name}: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+before = listing()
+with open(log, "w") as out:
+    jvm = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=tmp))
+deadline = time.monotonic() + 120
+# Polled every millisecond: the file appears when the JVM starts writing the dump, so the signal
+# lands while it is being written.
+while not (dumps := glob.glob(f"{tmp}/heapgrowth-dumps-*/*.hprof")):
+    if jvm.poll() is not None:
+        fail(f"the test JVM ended (status {jvm.returncode}) before it wrote a heap dump")
+    if time.monotonic() > deadline:
+        jvm.kill()
+        fail("no heap dump in 120 s")
+    time.sleep(0.001)
+jvm.send_signal(number)
+
+
+def size(path):
+    try:
+        return os.stat(path).st_size
+    except FileNotFoundError:
+        return -1
+
+
+# Mid-dump if the file still grew after the signal (the JVM handles the signal after the dump).
+sizes = [size(dumps[0])]
+for _ in range(50):
+    time.sleep(0.002)
+    sizes.append(size(dumps[0]))
+growing = any(b > a for a, b in zip(sizes, sizes[1:]))
+try:
+    status = jvm.wait(60)
+except subprocess.TimeoutExpired:
+    jvm.kill()
+    fail("the test JVM did not end within 60 s")
+# The JVM runs its shutdown hooks and exits with 128 + the signal's number.
+if status != 128 + number:
+    fail(f"the test JVM ended with status {status}, not {128 + number}")
+after = listing()
+if after != before:
+    fail(f"left in $TMPDIR: {sorted(set(after) - set(before))}")
+print(f"run-launcher: signals: SIG{name}: the JVM ended with {status}, $TMPDIR as before"
+      f" (signal sent mid-dump: {'yes' if growing else 'not seen'})")
+PY
+        done
+    done
+}
+
 for section in "${sections[@]}"; do
     case $section in
-        files | parallel) "$section" ;;
-        *) fail "unknown section $section (files, parallel)" ;;
+        files | parallel | signals) "$section" ;;
+        *) fail "unknown section $section (files, parallel, signals)" ;;
     esac
 done
 echo "run-launcher: ok (${sections[*]})"

@@ -16,11 +16,15 @@ import java.nio.file.attribute.PosixFilePermissions;
  * {@code META-INF/native/linux-x86_64/}, written to a new private temporary directory (mode
  * 0700, random name: never a predictable shared path another user could plant a library in),
  * loaded with {@link System#load}, and deleted again (the mapped library stays usable).
+ *
+ * <p>Once loaded, a JVM shutdown hook makes the engine delete its heap dumps when the JVM ends
+ * under a search (SIGTERM or SIGHUP from a cancelled build, Ctrl-C, {@code System.exit}): the
+ * JVM then runs its shutdown hooks and exits, and the engine's own cleanup never runs.
  */
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
     /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
-    private static final int API_VERSION = 2;
+    private static final int API_VERSION = 3;
     private static final String RESOURCE = "/META-INF/native/linux-x86_64/libheapgrowth.so";
 
     private NativeEngine() {}
@@ -43,7 +47,19 @@ final class NativeEngine {
                     + " of the extension's native interface, this jar version " + API_VERSION
                     + ": the library and the jar come from different builds");
         }
+        deleteDumpsAtShutdown();
         loaded = true;
+    }
+
+    /** Registers (once: {@link #load} runs once) the shutdown hook that calls {@link #closing}. */
+    private static void deleteDumpsAtShutdown() {
+        Thread hook = new Thread(NativeEngine::closing, "heapgrowth-delete-dumps");
+        try {
+            Runtime.getRuntime().addShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // The JVM is already shutting down: no search may start.
+            closing();
+        }
     }
 
     private static void loadFromJar() throws IOException {
@@ -55,6 +71,11 @@ final class NativeEngine {
         Path dir = Files.createTempDirectory("heapgrowth-native-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path library = dir.resolve("libheapgrowth.so");
+        // The finally block below deletes both; these are for a JVM that ends before it gets
+        // there (a signal while the library is copied): the JVM deletes them in its shutdown
+        // hooks, the file before the directory.
+        dir.toFile().deleteOnExit();
+        library.toFile().deleteOnExit();
         try (InputStream in = NativeEngine.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
                 throw new IOException("this heapgrowth jar has no " + RESOURCE + " (built without scripts/package-java.sh?)");
@@ -97,6 +118,13 @@ final class NativeEngine {
      */
     static native String[] search(LoopCallback callback, String name, int[] settings, String[] ignoreRules,
             String ignoreFile, String baseline, String agentPath);
+
+    /**
+     * Called by the shutdown hook: no heap dump starts after it; it waits (up to two seconds)
+     * for the dump being written, then deletes the private directories of the engine, with the
+     * dumps in them. A search then fails with an error.
+     */
+    private static native void closing();
 
     /** The version of the native interface the loaded library implements. */
     private static native int apiVersion();
