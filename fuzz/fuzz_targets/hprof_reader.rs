@@ -2,8 +2,10 @@
 //! object, reference, class and root. Reading must fail cleanly or succeed; a panic, a hang or
 //! an allocation sized by a corrupt length is a bug.
 //!
-//! Run with `cargo +nightly fuzz run hprof_reader` from the crate root. Good seeds are dumps
-//! from `HeapBuilder::write_with` (every `DumpOptions::variants` layout) and small real dumps.
+//! Run with `scripts/fuzz.sh [SECONDS]` (nightly toolchain, no cargo-fuzz needed; CI runs it
+//! for 60 s), or with `cargo +nightly fuzz run hprof_reader` from the crate root. Its seeds are
+//! dumps from `HeapBuilder::write_with` in every `DumpOptions::variants` layout
+//! (`examples/fuzz_seeds.rs`); small real dumps make good seeds too.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
