@@ -7,6 +7,8 @@ set -euo pipefail
 need_apt=()
 command -v javac >/dev/null 2>&1 || need_apt+=(openjdk-17-jdk-headless)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
+# libFuzzer, for the reader's fuzz target (scripts/fuzz.sh), is C++.
+command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 # The JUnit extension and the Gradle plugin (scripts/test-gradle-plugin.sh): Debian's Gradle
 # 4.4.1 and JUnit 5/JUnit 4 jars, Maven, objcopy (strips the library packed into the jar),
 # python3 (reads the JUnit XML results).
