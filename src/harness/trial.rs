@@ -71,7 +71,9 @@ impl Spawner {
         };
         match read_verdict(&result_path) {
             Some(Verdict::Pass) => Ok(()),
-            Some(Verdict::Fail(message)) => Err(with_output(message, &output).into()),
+            Some(Verdict::Fail(message)) => {
+                Err(with_output(with_crash_log(message, dir.path()), &output).into())
+            }
             None => Err(crash_message(name, status, &output, dir.path()).into()),
         }
     }
@@ -102,13 +104,9 @@ fn with_output(message: String, output: &str) -> String {
     }
 }
 
-/// The child ended without a verdict: the JVM crashed, or something ended the process.
-fn crash_message(name: &str, status: ExitStatus, output: &str, dir: &Path) -> String {
-    let mut message = format!(
-        "the process running {name} ended with {} before reporting a result: the JVM crashed, \
-         or the scenario ended the process (System.exit, Runtime.halt)",
-        describe_status(status)
-    );
+/// `message`, then the head of the JVM's crash log if the trial's JVM wrote one (a crash the
+/// child reported itself, through the JVM's abort hook, as well as one it could not).
+fn with_crash_log(mut message: String, dir: &Path) -> String {
     if let Ok(log) = std::fs::read_to_string(dir.join(CRASH_LOG)) {
         message.push_str("\n\nthe JVM's crash log begins:\n");
         for line in log.lines().take(CRASH_LOG_HEAD_LINES) {
@@ -116,6 +114,17 @@ fn crash_message(name: &str, status: ExitStatus, output: &str, dir: &Path) -> St
             message.push('\n');
         }
     }
+    message
+}
+
+/// The child ended without a verdict: the JVM crashed, or something ended the process.
+fn crash_message(name: &str, status: ExitStatus, output: &str, dir: &Path) -> String {
+    let mut message = format!(
+        "the process running {name} ended with {} before reporting a result: the JVM crashed, \
+         or the scenario ended the process (System.exit, Runtime.halt)",
+        describe_status(status)
+    );
+    message = with_crash_log(message, dir);
     let lines: Vec<&str> = output.lines().collect();
     if !lines.is_empty() {
         message.push_str("\nlast lines of the trial's output:\n");

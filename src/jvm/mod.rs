@@ -568,6 +568,15 @@ fn create_java_vm(libjvm: &Path, options: &[String]) -> Result<JavaVM, JvmError>
     // Safety: JNI_CreateJavaVM has this signature in every JDK (jni.h).
     let create = unsafe { library.get::<CreateJavaVm>(b"JNI_CreateJavaVM\0") }
         .map_err(|e| invalid(format!("{} has no JNI_CreateJavaVM: {e}", libjvm.display())))?;
+    // Rust's runtime handles SIGSEGV and SIGBUS to report stack overflows; the JVM would chain
+    // to that handler for every fault it does not handle itself, and Rust's handler then lets
+    // the fault kill the process: no hs_err report, no abort hook, dumps left behind. The JVM's
+    // own handlers (installed now) report a stack overflow too.
+    // Safety: resetting two handlers to their default before the JVM installs its own.
+    unsafe {
+        libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+        libc::signal(libc::SIGBUS, libc::SIG_DFL);
+    }
     let mut vm: *mut jni::sys::JavaVM = std::ptr::null_mut();
     let mut env: *mut std::ffi::c_void = std::ptr::null_mut();
     // Safety: the arguments point at `raw_options` and `strings`, alive until this returns

@@ -482,3 +482,29 @@ fn a_name_with_a_newline_stays_on_one_line() {
         run.stdout()
     );
 }
+
+#[test]
+fn a_jvm_crash_reports_what_was_found_and_deletes_the_dumps() {
+    let tmp = fresh_tmp("crash");
+    // The JVM writes its hs_err file into the current directory.
+    let cwd = fresh_tmp("crash-cwd");
+    let mut command = command(
+        &tmp,
+        &["corpus.leaks.StaticListLeak", "corpus.bad.CrashesTheJvm"],
+        &["--no-attribution"],
+    );
+    command.current_dir(&cwd);
+    let run = run_in(&tmp, command);
+    run.assert_one_error(&["corpus.bad.CrashesTheJvm", "the JVM aborted"]);
+    assert!(
+        run.stderr().contains("A fatal error has been detected"),
+        "the JVM's own report: {}",
+        run.stderr()
+    );
+    assert!(
+        run.stdout()
+            .contains("Scenario corpus.leaks.StaticListLeak: 1 growing node"),
+        "{}",
+        run.stdout()
+    );
+}
