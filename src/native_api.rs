@@ -5,8 +5,8 @@
 //! and loaded this library with `System.load`; heapgrowth does not start a JVM. The entry
 //! points stay thin: `JavaTestMethod` is an [`engine::Driver`] whose loops call back into the
 //! extension (which invokes the test method) and whose heap dumps the extension writes; the
-//! search and the reports are the engine's and the report layer's. The baseline gate here only
-//! sorts the growing nodes by their normalized blocks (accepted, new) and lists the stale ones.
+//! search and the reports are the engine's and the report layer's, and the baseline gate is
+//! [`crate::report::gate`], which the cargo harness shares.
 //!
 //! This is the cdylib's counterpart of [`crate::jvm`] (which starts a JVM of its own): its JNI
 //! calls into Java go through `JavaTestMethod::call`, the one place that checks for and clears
@@ -33,7 +33,8 @@ use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
-use crate::report::{normalized_node, render_scenario, to_json, ScenarioReport, StackDepth};
+use crate::report::gate::{judge, Baseline};
+use crate::report::{render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
 
 /// Local references one callback creates at most; the frame frees them when it returns.
@@ -761,93 +762,40 @@ impl GateResult {
     }
 }
 
-/// The blocks of a baseline file: groups of non-blank lines, `#` lines being comments.
-fn baseline_blocks(baseline: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current = String::new();
-    for line in baseline.lines().filter(|line| !line.starts_with('#')) {
-        if line.trim().is_empty() {
-            if !current.is_empty() {
-                blocks.push(std::mem::take(&mut current));
-            }
-        } else {
-            current.push_str(line.trim_end());
-            current.push('\n');
-        }
-    }
-    if !current.is_empty() {
-        blocks.push(current);
-    }
-    blocks
-}
-
 fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
     let full_text = render_scenario(report, StackDepth::default());
     let json = to_json(std::slice::from_ref(report));
     let normalized = crate::report::render_normalized(report);
-    let outcome = match &report.result {
-        Err(_) => {
-            return GateResult {
-                status: "error",
-                message: full_text.clone(),
-                full_text,
-                json,
-                normalized,
-                stale: String::new(),
-            }
-        }
-        Ok(outcome) => outcome,
-    };
-    let accepted = baseline.map(baseline_blocks).unwrap_or_default();
-    let block = |node: &GrowingNode, attribution: Option<&Attribution>| {
-        normalized_node(node, attribution)
-            .lines()
-            .map(str::trim_end)
-            .collect::<Vec<_>>()
-            .join("\n")
-            + "\n"
-    };
-    let current: Vec<String> = report
-        .growing()
-        .map(|(node, found)| block(node, found))
-        .collect();
-    let stale = accepted
-        .iter()
-        .filter(|b| !current.contains(b))
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("\n");
-    // The report without the nodes the baseline accepts.
-    let is_new: Vec<bool> = current.iter().map(|b| !accepted.contains(b)).collect();
-    let mut new_only = report.clone();
-    if let Ok(outcome) = &mut new_only.result {
-        let mut keep = is_new.iter();
-        outcome.growing.retain(|_| *keep.next().unwrap_or(&true));
+    if report.result.is_err() {
+        return GateResult {
+            status: "error",
+            message: full_text.clone(),
+            full_text,
+            json,
+            normalized,
+            stale: String::new(),
+        };
     }
-    let mut keep = is_new.iter();
-    new_only
-        .attributions
-        .retain(|_| *keep.next().unwrap_or(&true));
-    let status = if new_only.has_growth() {
-        "growing"
-    } else {
-        "clean"
-    };
-    let mut message = render_scenario(&new_only, StackDepth::default());
-    let accepted_count =
-        outcome.growing.len() - new_only.result.as_ref().map_or(0, |o| o.growing.len());
-    if accepted_count > 0 {
+    let baseline = Baseline::parse(baseline.unwrap_or_default());
+    let judgement = judge(report, &baseline);
+    let mut message = render_scenario(&judgement.new_only(report), StackDepth::default());
+    let accepted = judgement.accepted();
+    if accepted > 0 {
         message.push_str(&format!(
-            "\n{accepted_count} more growing node(s) are accepted by the baseline.\n"
+            "\n{accepted} more growing node(s) are accepted by the baseline.\n"
         ));
     }
     GateResult {
-        status,
+        status: if judgement.passes() {
+            "clean"
+        } else {
+            "growing"
+        },
         message,
         full_text,
         json,
         normalized,
-        stale,
+        stale: judgement.stale.join("\n"),
     }
 }
 
@@ -944,6 +892,7 @@ mod agent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::normalized_node;
 
     // Issue 11: SIGTERM or SIGHUP while a dump is written must not leave the dump.
     #[test]
@@ -991,18 +940,6 @@ mod tests {
             DumpsAtClose::None
         );
         assert!(deleted_again);
-    }
-
-    #[test]
-    fn baseline_blocks_skip_comments_and_split_on_blank_lines() {
-        let text = "# accepted growth\nGcRoot(Class)\n╰→STATIC_FIELD A.b -> instance of java.util.ArrayList\n    grows: x\n\n\nGcRoot(Class)\n╰→y\n";
-        assert_eq!(
-            baseline_blocks(text),
-            vec![
-                "GcRoot(Class)\n╰→STATIC_FIELD A.b -> instance of java.util.ArrayList\n    grows: x\n".to_owned(),
-                "GcRoot(Class)\n╰→y\n".to_owned()
-            ]
-        );
     }
 
     #[test]
@@ -1159,10 +1096,9 @@ mod tests {
         let all_accepted = gate(&report_growing(&["AUDIT"]), Some(&baseline));
         assert_eq!(all_accepted.status, "clean");
         // The rewrite content is the normalized report, which the baseline reads back.
-        assert_eq!(
-            baseline_blocks(&all_accepted.normalized),
-            vec![normalized_node(&growing("AUDIT"), None)]
-        );
+        let rewritten = Baseline::parse(&all_accepted.normalized);
+        let judged = judge(&report_growing(&["AUDIT"]), &rewritten);
+        assert!(judged.passes() && judged.stale.is_empty(), "{judged:?}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{trial::CRASH_LOG, Harness, RESULT_ENV};
 use crate::engine::{run as run_engine, RunOptions};
 use crate::jvm::JvmOptions;
+use crate::report::gate::{judge, Baseline};
 use crate::report::{render_normalized, render_scenario, ScenarioReport, StackDepth};
 
 /// Runs trial `name` and exits; the verdict goes to the file named by [`RESULT_ENV`].
@@ -34,21 +35,45 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
         return Err(format!("scenario {name} could not be run: {error}"));
     }
     let snapshot = harness.snapshot_file(name);
-    let normalized = render_normalized(&report);
-    if compare_with_snapshot(&snapshot, name, &normalized) {
+    // The gate decides, as the JUnit baseline does: a comment line that moves the growing code,
+    // or an attribution found another way, leaves an accepted snapshot passing.
+    let accepted = std::fs::read_to_string(&snapshot).ok();
+    if let Some(text) = &accepted {
+        let judgement = judge(&report, &Baseline::parse(snapshot_body(text)));
+        if judgement.passes() && judgement.stale.is_empty() {
+            return Ok(());
+        }
+    }
+    // insta prints the diff and saves the new report as `.snap.new` (or accepts it, as
+    // INSTA_UPDATE says).
+    if compare_with_snapshot(&snapshot, name, &render_normalized(&report)) {
         return Ok(());
     }
-    // insta printed the diff and saved the new report as `.snap.new` (or accepted it, as
-    // INSTA_UPDATE says); the full report adds the counts and sizes the snapshot leaves out.
+    // The full report adds the counts and sizes the snapshot leaves out.
     println!(
         "\nfull report:\n{}",
         render_scenario(&report, StackDepth::default()).trim_end()
     );
+    if accepted.is_none() {
+        return Err(format!(
+            "{name} has no snapshot yet ({}); that is expected the first time a scenario \
+             runs: review the report above with `cargo insta review`, or accept every new one \
+             with `INSTA_UPDATE=always cargo test`",
+            snapshot.display()
+        ));
+    }
     Err(format!(
         "the growth report of {name} differs from {}; review with `cargo insta review`, \
          or accept with INSTA_UPDATE=always",
         snapshot.display()
     ))
+}
+
+/// An insta snapshot file's content, after its `---` header.
+fn snapshot_body(text: &str) -> &str {
+    text.strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map_or(text, |(_header, body)| body)
 }
 
 fn scenario_report(

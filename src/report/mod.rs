@@ -1,5 +1,6 @@
 //! Reports of a run: the tree text (shark's layout) and one JSON document.
 
+pub mod gate;
 mod json;
 mod normalized;
 mod text;

@@ -2,8 +2,9 @@
 //! regression gates (insta snapshots in `cargo test`, the baseline file of the JUnit extension).
 //!
 //! It keeps the paths, their kinds and classes, and which children grew; it leaves out object
-//! and byte counts, retained sizes and timings. Growing nodes are in path order; a scenario
-//! without growth gives an empty string.
+//! and byte counts, retained sizes, timings and source line numbers (a comment line added above
+//! the growing code must not change it). Growing nodes are in path order; a scenario without
+//! growth gives an empty string.
 //!
 //! ```text
 //! GcRoot(Class)
@@ -12,11 +13,12 @@
 //!     grows in: objects
 //!     grows: ARRAY_ENTRY CopyOnWriteArrayList.[x] -> instance of corpus.app.Screen$1
 //!     attribution: calls to add()
-//!         at corpus.app.EventBus.register(EventBus.java:20)
+//!         at corpus.app.EventBus.register(EventBus.java)
 //! ```
 
 use std::fmt::Write;
 
+use super::gate::without_line_numbers;
 use super::ScenarioReport;
 use crate::attribution::Attribution;
 use crate::growth::GrowingNode;
@@ -44,7 +46,7 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
             d if d < last => "├─",
             _ => "╰→",
         };
-        let _ = writeln!(out, "{prefix}{step}");
+        let _ = writeln!(out, "{prefix}{}", without_line_numbers(&step.to_string()));
     }
     // The most telling kind of growth only: a leak that grows in objects grows in references
     // too, and which secondary kinds cross the line can vary from run to run.
@@ -56,7 +58,11 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
         .iter()
         .filter(|child| child.new > 0 || (child.new == 0 && child.new_bytes > 0))
     {
-        let _ = writeln!(out, "    grows: {}", child.step);
+        let _ = writeln!(
+            out,
+            "    grows: {}",
+            without_line_numbers(&child.step.to_string())
+        );
     }
     match attribution {
         None => {}
@@ -68,7 +74,11 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
             for stack in stacks {
                 let shown = stack.place_to_look().unwrap_or(0);
                 if let Some(frame) = stack.frames.get(shown) {
-                    let _ = writeln!(out, "        at {frame}");
+                    let _ = writeln!(
+                        out,
+                        "        at {}",
+                        without_line_numbers(&frame.to_string())
+                    );
                 }
             }
         }

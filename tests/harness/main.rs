@@ -45,6 +45,10 @@ fn main() {
             "fixed_leak_fails_until_accepted",
             fixed_leak_fails_until_accepted,
         ),
+        (
+            "accepted_leak_survives_moved_lines_and_other_attribution",
+            accepted_leak_survives_moved_lines_and_other_attribution,
+        ),
         ("missing_class_fails_clearly", missing_class_fails_clearly),
         (
             "crashing_jvm_fails_only_its_trial",
@@ -196,6 +200,49 @@ fn accepted_leak_passes_twenty_times() -> Result<(), Failed> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+// The gate key is the path, the kind of growth, the children and the methods, not line
+// numbers nor how attribution found it: a snapshot accepted before a comment line moved the
+// growing code, or written by a run without the agent, still accepts the leak; another path
+// does not.
+fn accepted_leak_survives_moved_lines_and_other_attribution() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let accept = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "always")])?;
+    accept.expect_status(0)?;
+    let accepted = fixture.snapshot("fixtures.Leak")?;
+    check(accepted.contains("at fixtures.Leak.run(Leak.java)"), || {
+        format!("the snapshot holds the method without its line:\n{accepted}")
+    })?;
+    let variants = [
+        (
+            "a line number from before a comment line was added",
+            accepted.replace("(Leak.java)", "(Leak.java:15)"),
+        ),
+        (
+            "no attribution, as without the agent",
+            LEAK_REPORT.to_owned()
+                + "    not attributed: heapgrowth's JVMTI agent is not loaded, and only a \
+                   recording proxy works without it\n",
+        ),
+    ];
+    for (what, snapshot) in &variants {
+        fixture.write_snapshot("fixtures.Leak", snapshot)?;
+        let run = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "no")])?;
+        run.expect_status(0)
+            .map_err(|e| format!("{what}: {}", e.message().unwrap_or_default()))?;
+        check(
+            fixture.snapshot("fixtures.Leak")? == snapshot.trim_end(),
+            || format!("{what}: a passing run must leave the snapshot as it was"),
+        )?;
+    }
+    fixture.write_snapshot(
+        "fixtures.Leak",
+        &accepted.replace("Leak.ITEMS", "Leak.OTHER"),
+    )?;
+    let run = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "no")])?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test fixtures.Leak ... FAILED")
 }
 
 // A leak that was fixed fails against its old snapshot (the path shows as removed lines) until

@@ -7,10 +7,12 @@
 #   parallel  under junit.jupiter.execution.parallel (mode concurrent), a leak, a clean test
 #             and a busy neighbour that holds more and more memory: the clean test passes, the
 #             leak fails with its own line marked and nothing of the neighbour's
+#   gate      a baseline accepted with the agent keeps passing without it, after a comment line
+#             moved the growing code, and when written without the agent; a node it lacks fails
 #   signals   SIGTERM, then SIGHUP, sent when a heap dump file appears in the test JVM's
 #             private $TMPDIR: the JVM ends with the signal's status and $TMPDIR holds what it
 #             held before (no dump, no extracted engine library)
-# usage: run-launcher.sh [files|parallel|signals]...   (default: all three)
+# usage: run-launcher.sh [files|parallel|gate|signals]...   (default: all four)
 #        ROUNDS=N runs parallel and signals N times (default 1)
 # JUNIT_CONSOLE_JAR: the launcher (default Maven Central's junit-platform-console-standalone
 # 1.14.1, the JUnit of the Maven sample, fetched into the local Maven repository if missing).
@@ -22,7 +24,7 @@ jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
 fail() { echo "run-launcher: $*" >&2; exit 1; }
 rounds=${ROUNDS:-1}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(files parallel signals)
+[ ${#sections[@]} -gt 0 ] || sections=(files parallel gate signals)
 
 CONSOLE_VERSION=1.14.1
 launcher=${JUNIT_CONSOLE_JAR:-$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$CONSOLE_VERSION/junit-platform-console-standalone-$CONSOLE_VERSION.jar}
@@ -33,7 +35,9 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-javac --release 17 -encoding UTF-8 -g -d "$work/classes" -cp "$launcher:$jar" $(find launcher/src -name '*.java')
+# The gate section compiles its own sources (it edits them).
+javac --release 17 -encoding UTF-8 -g -d "$work/classes" -cp "$launcher:$jar" \
+    $(find launcher/src -name '*.java' -not -path '*/gate/*')
 # The engine and the agent as the Gradle plugin passes them (-Dheapgrowth.library, -agentpath:).
 (cd "$work" && unzip -q "$jar" 'META-INF/native/linux-x86_64/*')
 native=$work/META-INF/native/linux-x86_64
@@ -93,6 +97,55 @@ parallel() {
             || { cat "$work/parallel.log" >&2; fail "parallel: unexpected results"; }
         ! grep -l BusyNeighbour "$reports"/heapgrowth/*.txt >&2 || fail "parallel: a report names the neighbour's memory"
     done
+}
+
+gate() {
+    echo "run-launcher: gate: an accepted baseline, the agent on and off, a comment line above the growing code"
+    local src=$work/gate-src classes=$work/gate-classes reports=$work/gate-reports baseline=$work/gate-baseline.txt
+    local test=com.example.gate.AcceptedLeaksTest
+    rm -rf "$src" && mkdir -p "$src" && cp -r launcher/src/com "$src/"
+    compile() {
+        rm -rf "$classes"
+        javac --release 17 -encoding UTF-8 -g -d "$classes" -cp "$launcher:$jar" "$src/com/example/gate/AcceptedLeaksTest.java"
+    }
+    # gate_run WANT_AUDIT WANT_HISTORY [with-agent|without-agent] [JVM_OPTION...]
+    gate_run() {
+        local audit=$1 history=$2 agent=$3 options=()
+        shift 3
+        [ "$agent" = with-agent ] && options+=(-agentpath:"$native/libheapgrowth_agent.so")
+        run_tests "$work/gate.log" "$reports" ":$classes" "${options[@]}" \
+            -Dheapgrowth.library="$native/libheapgrowth.so" -Dheapgrowth.baseline="$baseline" \
+            -Dheapgrowth.reportDir="$reports/heapgrowth" "$@" -- --select-class "$test"
+        check "$reports" "auditTrailIsKept=$audit" "historyIsKept=$history" \
+            || { cat "$work/gate.log" >&2; fail "gate: $agent $*: unexpected results"; }
+    }
+    compile
+    rm -f "$baseline"
+    gate_run pass pass with-agent -Dheapgrowth.updateBaseline=true
+    grep -q "AcceptedLeaksTest.record(AcceptedLeaksTest.java)$" "$baseline" \
+        || { cat "$baseline" >&2; fail "gate: the baseline names the method without its line"; }
+    ! grep -q "AcceptedLeaksTest.java:[0-9]" "$baseline" || fail "gate: the baseline holds line numbers"
+    gate_run pass pass with-agent
+    gate_run pass pass without-agent
+    # A comment line above the growing code moves every line number after it.
+    sed -i 's|^        // MOVE: .*|&\n        // a comment line added above the growing code|' "$src/com/example/gate/AcceptedLeaksTest.java"
+    compile
+    gate_run pass pass with-agent
+    gate_run pass pass without-agent
+    # Written without the agent ("not attributed" for the final field), accepted with it.
+    rm -f "$baseline"
+    gate_run pass pass without-agent -Dheapgrowth.updateBaseline=true
+    grep -q "not attributed" "$baseline" || { cat "$baseline" >&2; fail "gate: expected a baseline written without the agent"; }
+    gate_run pass pass with-agent
+    # A node the baseline lacks still fails: drop the history test's section.
+    python3 - "$baseline" <<'PY'
+import re, sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+text = re.sub(r"(?ms)^## com\.example\.gate\.AcceptedLeaksTest\.historyIsKept\n.*?(?=^## |\Z)", "", text)
+open(path, "w", encoding="utf-8").write(text)
+PY
+    gate_run pass "fail:STATIC_FIELD AcceptedLeaksTest.history" with-agent
 }
 
 signals() {
@@ -172,8 +225,8 @@ PY
 
 for section in "${sections[@]}"; do
     case $section in
-        files | parallel | signals) "$section" ;;
-        *) fail "unknown section $section (files, parallel, signals)" ;;
+        files | parallel | gate | signals) "$section" ;;
+        *) fail "unknown section $section (files, parallel, gate, signals)" ;;
     esac
 done
 echo "run-launcher: ok (${sections[*]})"

@@ -1,0 +1,255 @@
+//! The regression gate of every front end that keeps accepted growth: the cargo harness (its
+//! insta snapshots) and the JUnit extension (its baseline file). A run passes when every node
+//! that grows is accepted; accepted nodes that no longer grow are stale.
+//!
+//! A node is identified by what a fix changes, not by what an unrelated edit moves: its path,
+//! its most telling kind of growth, the children that grew, and the methods that grew it. Line
+//! numbers are not part of it (a comment line added above the growing code moves them), and
+//! neither is how the node was attributed: a baseline written without the agent ("not
+//! attributed") accepts the same node attributed with it, and the other way round.
+
+use super::normalized::normalized_node;
+use super::ScenarioReport;
+
+/// Accepted growth: the blocks of a snapshot or baseline file (see [`Baseline::parse`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Baseline {
+    blocks: Vec<Block>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Block {
+    /// As written, for the stale list.
+    text: String,
+    key: GateKey,
+}
+
+/// What identifies a growing node for the gate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct GateKey {
+    /// The path's lines, without line numbers.
+    path: Vec<String>,
+    /// `grows in:`.
+    kind: Option<String>,
+    /// `grows:` lines (the children that grew).
+    grows: Vec<String>,
+    /// `Class.method` of each attributed stack's frame to look at; empty when not attributed.
+    methods: Vec<String>,
+}
+
+impl GateKey {
+    /// Parses a normalized block (see [`normalized_node`]).
+    fn of_block(text: &str) -> GateKey {
+        let mut key = GateKey {
+            path: Vec::new(),
+            kind: None,
+            grows: Vec::new(),
+            methods: Vec::new(),
+        };
+        for line in text.lines().map(str::trim_end) {
+            if let Some(kind) = line.strip_prefix("    grows in: ") {
+                key.kind = Some(kind.to_owned());
+            } else if let Some(child) = line.strip_prefix("    grows: ") {
+                key.grows.push(without_line_numbers(child));
+            } else if let Some(frame) = line.strip_prefix("        at ") {
+                let method = frame.split('(').next().unwrap_or(frame);
+                key.methods.push(method.to_owned());
+            } else if line.starts_with("    ") {
+                // `attribution:` and `not attributed:`: how it was found, not what grows.
+            } else {
+                key.path.push(without_line_numbers(line));
+            }
+        }
+        key
+    }
+
+    /// The same node: equal paths, kinds and children, and the same methods where both sides
+    /// know them.
+    fn accepts(&self, found: &GateKey) -> bool {
+        self.path == found.path
+            && self.kind == found.kind
+            && self.grows == found.grows
+            && (self.methods.is_empty()
+                || found.methods.is_empty()
+                || self.methods == found.methods)
+    }
+}
+
+impl Baseline {
+    /// The blocks of `text`: groups of non-blank lines; lines starting with `#` are comments.
+    pub fn parse(text: &str) -> Baseline {
+        let mut blocks = Vec::new();
+        let mut current = String::new();
+        let mut push = |current: &mut String| {
+            if !current.is_empty() {
+                let text = std::mem::take(current);
+                blocks.push(Block {
+                    key: GateKey::of_block(&text),
+                    text,
+                });
+            }
+        };
+        for line in text.lines().filter(|line| !line.starts_with('#')) {
+            if line.trim().is_empty() {
+                push(&mut current);
+            } else {
+                current.push_str(line.trim_end());
+                current.push('\n');
+            }
+        }
+        push(&mut current);
+        Baseline { blocks }
+    }
+
+    /// Whether nothing is accepted.
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+}
+
+/// A report judged against a [`Baseline`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Judgement {
+    /// For each growing node of the report, in order: whether the baseline lacks it.
+    pub new: Vec<bool>,
+    /// Accepted blocks (as written) that no longer grow.
+    pub stale: Vec<String>,
+}
+
+impl Judgement {
+    /// Whether the gate passes: nothing new grows. Stale blocks are reported, not failed on
+    /// here; each front end says what it does with them.
+    pub fn passes(&self) -> bool {
+        !self.new.iter().any(|&new| new)
+    }
+
+    /// How many growing nodes the baseline accepts.
+    pub fn accepted(&self) -> usize {
+        self.new.iter().filter(|&&new| !new).count()
+    }
+
+    /// `report` without the nodes the baseline accepts: what a failure shows.
+    pub fn new_only(&self, report: &ScenarioReport) -> ScenarioReport {
+        let mut new_only = report.clone();
+        if let Ok(outcome) = &mut new_only.result {
+            let mut keep = self.new.iter();
+            outcome.growing.retain(|_| *keep.next().unwrap_or(&true));
+        }
+        let mut keep = self.new.iter();
+        new_only
+            .attributions
+            .retain(|_| *keep.next().unwrap_or(&true));
+        new_only
+    }
+}
+
+/// Judges the growing nodes of `report` against `baseline`. A failed scenario has no growing
+/// nodes: every accepted block is then stale, and the front end reports the error instead.
+pub fn judge(report: &ScenarioReport, baseline: &Baseline) -> Judgement {
+    let found: Vec<GateKey> = report
+        .growing()
+        .map(|(node, attribution)| GateKey::of_block(&normalized_node(node, attribution)))
+        .collect();
+    let new = found
+        .iter()
+        .map(|key| !baseline.blocks.iter().any(|block| block.key.accepts(key)))
+        .collect();
+    let stale = baseline
+        .blocks
+        .iter()
+        .filter(|block| !found.iter().any(|key| block.key.accepts(key)))
+        .map(|block| block.text.clone())
+        .collect();
+    Judgement { new, stale }
+}
+
+/// `line` without the line numbers of source positions: `Foo.run(Foo.java:42)` becomes
+/// `Foo.run(Foo.java)`. Stack frames in paths (`LOCAL` steps) and attributions carry them.
+pub fn without_line_numbers(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(colon) = rest.find(':') {
+        let (before, after) = rest.split_at(colon);
+        out.push_str(before);
+        let digits = after[1..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[1 + digits..].starts_with(')') {
+            rest = &after[1 + digits..];
+        } else {
+            out.push(':');
+            rest = &after[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ACCEPTED: &str = "\
+GcRoot(Class)
+╰→STATIC_FIELD Cart.AUDIT -> instance of java.util.ArrayList
+    grows in: objects
+    grows: ARRAY_ENTRY ArrayList.[x] -> instance of com.example.Entry
+    attribution: calls to add()
+        at com.example.Cart.close(Cart.java:41)
+";
+
+    fn key(text: &str) -> GateKey {
+        GateKey::of_block(text)
+    }
+
+    #[test]
+    fn line_numbers_are_not_part_of_the_key() {
+        assert_eq!(
+            without_line_numbers("at a.B.c(B.java:12)"),
+            "at a.B.c(B.java)"
+        );
+        assert_eq!(
+            without_line_numbers("LOCAL W.run(W.java:56) -> instance of x.Y"),
+            "LOCAL W.run(W.java) -> instance of x.Y"
+        );
+        // Only `:digits)`: other colons stay.
+        assert_eq!(without_line_numbers("a:b (c:1x) d:2"), "a:b (c:1x) d:2");
+        let moved = ACCEPTED.replace("Cart.java:41", "Cart.java:42");
+        assert!(key(ACCEPTED).accepts(&key(&moved)));
+    }
+
+    #[test]
+    fn attributed_and_not_attributed_blocks_accept_each_other() {
+        let without_agent = ACCEPTED.replace(
+            "    attribution: calls to add()\n        at com.example.Cart.close(Cart.java:41)\n",
+            "    not attributed: heapgrowth's JVMTI agent is not loaded\n",
+        );
+        assert!(key(&without_agent).accepts(&key(ACCEPTED)));
+        assert!(key(ACCEPTED).accepts(&key(&without_agent)));
+        // Attributed the other way (a field watch instead of a container call) is the same node.
+        let watched = ACCEPTED.replace("calls to add()", "field writes");
+        assert!(key(ACCEPTED).accepts(&key(&watched)));
+    }
+
+    #[test]
+    fn another_path_kind_child_or_method_is_another_node() {
+        for changed in [
+            ACCEPTED.replace("Cart.AUDIT", "Cart.HISTORY"),
+            ACCEPTED.replace("grows in: objects", "grows in: bytes"),
+            ACCEPTED.replace("com.example.Entry", "com.example.Other"),
+            ACCEPTED.replace("Cart.close", "Cart.open"),
+        ] {
+            assert!(!key(ACCEPTED).accepts(&key(&changed)), "{changed}");
+        }
+    }
+
+    #[test]
+    fn baselines_split_on_blank_lines_and_skip_comments() {
+        let text = format!(
+            "# accepted growth\n{ACCEPTED}\n\n{}",
+            ACCEPTED.replace("AUDIT", "X")
+        );
+        let baseline = Baseline::parse(&text);
+        assert_eq!(baseline.blocks.len(), 2);
+        assert_eq!(baseline.blocks[0].text, ACCEPTED);
+        assert!(Baseline::parse("# only a comment\n\n").is_empty());
+    }
+}
