@@ -18,4 +18,5 @@ pub mod line;
 pub mod native_api;
 mod parallel;
 pub mod report;
+pub mod settings;
 pub mod tempdir;

@@ -15,6 +15,7 @@ use heapgrowth::growth::{
 use heapgrowth::jvm::JvmOptions;
 use heapgrowth::line::escape_line;
 use heapgrowth::report::{self, ScenarioReport, StackDepth};
+use heapgrowth::settings;
 
 /// Exit status when nothing grows.
 const EXIT_NO_GROWTH: u8 = 0;
@@ -78,7 +79,8 @@ struct RunArgs {
     /// argument: --ignore 'com.example.Cache.entries warms up over 2000 loops'. Repeatable.
     #[arg(long = "ignore", value_name = "PATTERN [REASON]")]
     ignore: Vec<String>,
-    /// A file of ignore rules, one per line as for --ignore; `#` starts a comment line.
+    /// A file of ignore rules, one per line as for --ignore; `#` starts a comment line. The
+    /// project's `heapgrowth-ignore.txt` in the current directory is read without this flag.
     #[arg(long, value_name = "FILE")]
     ignore_file: Vec<PathBuf>,
     /// Don't apply heapgrowth's built-in rules for known JDK growth (they are listed in the
@@ -330,17 +332,17 @@ fn write_file_atomically(path: &Path, text: &str) -> std::io::Result<()> {
     written
 }
 
-/// The built-in rules (unless --no-jdk-ignores), then --ignore-file's, then --ignore's.
+/// The built-in rules (unless --no-jdk-ignores), then the project's `heapgrowth-ignore.txt` in
+/// the current directory, then --ignore-file's, then --ignore's.
 fn ignore_rules(args: &RunArgs) -> Result<Vec<IgnoreRule>, String> {
     let mut rules = if args.no_jdk_ignores {
         Vec::new()
     } else {
         IgnoreRule::known_jdk_growth()
     };
+    rules.extend(settings::project_ignore_rules(Path::new("."))?);
     for file in &args.ignore_file {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read the ignore file {}: {e}", file.display()))?;
-        rules.extend(IgnoreRule::parse_file(&text, &file.display().to_string())?);
+        rules.extend(settings::ignore_rules_in(file)?);
     }
     for rule in &args.ignore {
         rules.push(

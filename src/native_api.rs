@@ -272,11 +272,15 @@ fn search_settings(
     if time_budget >= 0 {
         settings.time_budget = std::time::Duration::from_secs(time_budget as u64);
     }
+    // The project's file, found in the test JVM's working directory (the project directory
+    // under Gradle and Maven), then the one the build names.
+    settings
+        .ignore_rules
+        .extend(crate::settings::project_ignore_rules(Path::new("."))?);
     if let Some(file) = ignore_file {
-        let text = read_settings_file("ignore file", Path::new(file)).map_err(|e| e.to_string())?;
         settings
             .ignore_rules
-            .extend(IgnoreRule::parse_file(&text, file)?);
+            .extend(crate::settings::ignore_rules_in(Path::new(file))?);
     }
     for rule in rules {
         let origin = RuleOrigin::User(ANNOTATION_RULES.into());
@@ -287,53 +291,6 @@ fn search_settings(
     }
     settings.validate().map_err(|e| e.to_string())?;
     Ok(settings)
-}
-
-/// A file a setting names (`heapgrowth.ignoreFile`) that cannot be used; each message is one
-/// line naming the file and what is wrong, as the failed test shows it.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-enum SettingsFileError {
-    /// The path is a directory.
-    #[error("{what} {} is a directory", path.display())]
-    Directory { what: &'static str, path: PathBuf },
-    /// The file is not UTF-8 from byte `offset` (counted from 0) on.
-    #[error("{what} {} is not UTF-8 at byte {offset}", path.display())]
-    NotUtf8 {
-        what: &'static str,
-        path: PathBuf,
-        offset: usize,
-    },
-    /// Missing, not readable.
-    #[error("cannot read the {what} {}: {source}", path.display())]
-    Unreadable {
-        what: &'static str,
-        path: PathBuf,
-        source: std::io::Error,
-    },
-}
-
-/// The text of the `what` file at `path`.
-fn read_settings_file(what: &'static str, path: &Path) -> Result<String, SettingsFileError> {
-    let unreadable = |source| SettingsFileError::Unreadable {
-        what,
-        path: path.to_path_buf(),
-        source,
-    };
-    // Asked first: reading a directory fails with an error that does not say what it is on
-    // every Rust version this crate supports (io::ErrorKind::IsADirectory is from 1.83).
-    if std::fs::metadata(path).map_err(unreadable)?.is_dir() {
-        return Err(SettingsFileError::Directory {
-            what,
-            path: path.to_path_buf(),
-        });
-    }
-    let bytes = std::fs::read(path).map_err(unreadable)?;
-    String::from_utf8(bytes).map_err(|e| SettingsFileError::NotUtf8 {
-        what,
-        path: path.to_path_buf(),
-        offset: e.utf8_error().valid_up_to(),
-    })
 }
 
 /// Where the rules of a test's `@HeapGrowthTest(ignore = ...)` come from, as reports say.

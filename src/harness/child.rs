@@ -98,12 +98,12 @@ fn scenario_report(
             scenario,
             name,
             jvm,
-            &harness.settings,
+            &harness.search_settings()?,
             j4rs_jar.as_deref(),
         );
     }
     let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
-    options.settings = harness.settings.clone();
+    options.settings = harness.search_settings()?;
     options.progress = false;
     // When the scenario ends the JVM (System.exit, a crash), the verdict is still written.
     let verdict_path = result_path.to_path_buf();

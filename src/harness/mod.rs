@@ -32,6 +32,7 @@ use std::sync::Arc;
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 use crate::engine::SearchSettings;
+use crate::growth::{IgnoreRule, RuleOrigin};
 
 /// The j4rs that [`Harness::rust_scenario`] closures receive a `Jvm` of, re-exported so a user
 /// crate calls Java with the same version.
@@ -58,6 +59,10 @@ pub struct Harness {
     java_home: Option<PathBuf>,
     jvm_args: Vec<String>,
     settings: SearchSettings,
+    /// Ignore rules (`PATTERN [REASON]`) and ignore files added with the builder, checked in
+    /// the trial (a bad rule fails the trials, not the build).
+    growth_rules: Vec<String>,
+    ignore_files: Vec<PathBuf>,
     /// Rust scenarios by name, in the order they were added.
     #[cfg(feature = "j4rs")]
     rust_scenarios: Vec<(String, rust::RustScenarioFn)>,
@@ -84,6 +89,8 @@ impl Harness {
             java_home: None,
             jvm_args: Vec::new(),
             settings: SearchSettings::default(),
+            growth_rules: Vec::new(),
+            ignore_files: Vec::new(),
             #[cfg(feature = "j4rs")]
             rust_scenarios: Vec::new(),
             #[cfg(feature = "j4rs")]
@@ -175,6 +182,41 @@ impl Harness {
     pub fn jvm_arg(mut self, option: &str) -> Harness {
         self.jvm_args.push(option.to_owned());
         self
+    }
+
+    /// Accepts growth on the paths a rule matches, for every scenario: `PATTERN [REASON]` as
+    /// for `heapgrowth run --ignore` (`"com.example.Cache.entries warms up over 2000 loops"`).
+    /// Ignored paths are listed in the reports with their reason. The crate's
+    /// `heapgrowth-ignore.txt` ([`crate::settings::PROJECT_IGNORE_FILE`]) is read too, when
+    /// there is one.
+    pub fn ignore_growth(mut self, rule: &str) -> Harness {
+        self.growth_rules.push(rule.to_owned());
+        self
+    }
+
+    /// Reads ignore rules from `file` (one per line, `#` comments), relative to
+    /// `CARGO_MANIFEST_DIR`.
+    pub fn ignore_file(mut self, file: impl Into<PathBuf>) -> Harness {
+        self.ignore_files.push(file.into());
+        self
+    }
+
+    /// The search settings with every ignore rule of the builder and the project file.
+    fn search_settings(&self) -> Result<SearchSettings, String> {
+        let mut settings = self.settings.clone();
+        let rules = &mut settings.ignore_rules;
+        rules.extend(crate::settings::project_ignore_rules(&crate_dir())?);
+        for file in &self.ignore_files {
+            rules.extend(crate::settings::ignore_rules_in(&in_crate(file))?);
+        }
+        for rule in &self.growth_rules {
+            let origin = RuleOrigin::User("Harness::ignore_growth".into());
+            rules.push(
+                IgnoreRule::parse(rule, origin)
+                    .map_err(|e| format!("ignore_growth({rule:?}): {e}"))?,
+            );
+        }
+        Ok(settings)
     }
 
     /// Loops, snapshots, time budget and ignore rules (default: the engine's).

@@ -524,3 +524,51 @@ fn ignore_rules_come_from_a_file_and_bad_ones_name_their_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_project_ignore_file_in_the_current_directory_is_read() {
+    let project = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("project-ignore-file");
+    let _ = std::fs::remove_dir_all(&project);
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("heapgrowth-ignore.txt"),
+        "# the project's known growth\nStaticListLeak.items kept on purpose for the audit\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+        .current_dir(&project)
+        .args(["run", "--no-attribution", "--classpath"])
+        .arg(super::support::corpus_classes())
+        .args(["--scenario", "corpus.leaks.StaticListLeak"])
+        .args(["--scenario", "corpus.leaks.LoopKeyMapLeak"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the other leak still fails: {stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "Ignored (StaticListLeak.items: kept on purpose for the audit): STATIC_FIELD StaticListLeak.items"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("╰→STATIC_FIELD LoopKeyMapLeak.latest -> instance of java.util.HashMap"),
+        "{stdout}"
+    );
+    // A broken project file is one line naming it and the line, before the JVM starts.
+    std::fs::write(project.join("heapgrowth-ignore.txt"), "ok.Rule fine\n*\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+        .current_dir(&project)
+        .args(["run", "--classpath"])
+        .arg(super::support::corpus_classes())
+        .args(["--scenario", "corpus.leaks.StaticListLeak"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("heapgrowth-ignore.txt:2"), "{stderr}");
+}

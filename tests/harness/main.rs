@@ -49,6 +49,10 @@ fn main() {
             "accepted_leak_survives_moved_lines_and_other_attribution",
             accepted_leak_survives_moved_lines_and_other_attribution,
         ),
+        (
+            "an_ignore_rule_of_the_builder_silences_its_path_only",
+            an_ignore_rule_of_the_builder_silences_its_path_only,
+        ),
         ("missing_class_fails_clearly", missing_class_fails_clearly),
         (
             "crashing_jvm_fails_only_its_trial",
@@ -243,6 +247,33 @@ fn accepted_leak_survives_moved_lines_and_other_attribution() -> Result<(), Fail
     let run = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "no")])?;
     run.expect_status(101)?;
     run.expect_stdout_contains("test fixtures.Leak ... FAILED")
+}
+
+// `Harness::ignore_growth`: the leak's path is accepted without a snapshot entry, a rule for
+// another path leaves it failing, and a bad rule fails the trial with its text.
+fn an_ignore_rule_of_the_builder_silences_its_path_only() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    fixture.write_snapshot("fixtures.Leak", "")?;
+    let ignored = fixture.run(
+        &["--exact", "fixtures.Leak"],
+        &[
+            ("INSTA_UPDATE", "no"),
+            (support::IGNORE_ENV, "fixtures.Leak.ITEMS kept on purpose"),
+        ],
+    )?;
+    ignored.expect_status(0)?;
+    let other = fixture.run(
+        &["--exact", "fixtures.Leak"],
+        &[
+            ("INSTA_UPDATE", "no"),
+            (support::IGNORE_ENV, "fixtures.Leak.OTHER not this one"),
+        ],
+    )?;
+    other.expect_status(101)?;
+    other.expect_stdout_contains("╰→STATIC_FIELD Leak.ITEMS -> instance of java.util.ArrayList")?;
+    let bad = fixture.run(&["--exact", "fixtures.Leak"], &[(support::IGNORE_ENV, "*")])?;
+    bad.expect_status(101)?;
+    bad.expect_stdout_contains("ignore_growth(\"*\")")
 }
 
 // A leak that was fixed fails against its old snapshot (the path shows as removed lines) until

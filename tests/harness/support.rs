@@ -19,6 +19,8 @@ const SNAPSHOTS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_SNAPSHOTS";
 /// Set when the fixture harness should also have the Rust scenarios of `j4rs.rs`.
 #[cfg(feature = "j4rs")]
 pub const RUST_SCENARIOS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_RUST";
+/// An ignore rule for [`Harness::ignore_growth`], when set.
+pub const IGNORE_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_IGNORE";
 
 /// What a user's `tests/leaks.rs` does, configured from the environment.
 pub fn fixture_harness() -> ! {
@@ -38,6 +40,10 @@ pub fn fixture_harness() -> ! {
             },
             ..SearchSettings::default()
         });
+    let harness = match std::env::var(IGNORE_ENV) {
+        Ok(rule) => harness.ignore_growth(&rule),
+        Err(_) => harness,
+    };
     #[cfg(feature = "j4rs")]
     let harness = if std::env::var_os(RUST_SCENARIOS_ENV).is_some() {
         super::j4rs::with_rust_scenarios(harness)

@@ -8,7 +8,8 @@
 #             and a busy neighbour that holds more and more memory: the clean test passes, the
 #             leak fails with its own line marked and nothing of the neighbour's
 #   gate      a baseline accepted with the agent keeps passing without it, after a comment line
-#             moved the growing code, and when written without the agent; a node it lacks fails
+#             moved the growing code, and when written without the agent; a node it lacks fails;
+#             the project's heapgrowth-ignore.txt silences one path and not the other
 #   signals   SIGTERM, then SIGHUP, sent when a heap dump file appears in the test JVM's
 #             private $TMPDIR: the JVM ends with the signal's status and $TMPDIR holds what it
 #             held before (no dump, no extracted engine library)
@@ -146,6 +147,15 @@ text = re.sub(r"(?ms)^## com\.example\.gate\.AcceptedLeaksTest\.historyIsKept\n.
 open(path, "w", encoding="utf-8").write(text)
 PY
     gate_run pass "fail:STATIC_FIELD AcceptedLeaksTest.history" with-agent
+    # The project's heapgrowth-ignore.txt, in the test JVM's working directory, silences one
+    # path (listed with its reason) and not the other.
+    rm -f "$baseline"
+    mkdir -p "$work/gate-project"
+    printf '# known growth\nAcceptedLeaksTest.history kept on purpose\n' >"$work/gate-project/heapgrowth-ignore.txt"
+    (cd "$work/gate-project" && gate_run "fail:STATIC_FIELD AcceptedLeaksTest.AUDIT" pass with-agent)
+    grep -q "^Ignored (AcceptedLeaksTest.history: kept on purpose): STATIC_FIELD AcceptedLeaksTest.history" \
+        "$reports/heapgrowth/$test.historyIsKept.txt" \
+        || { cat "$reports/heapgrowth/$test.historyIsKept.txt" >&2; fail "gate: the ignored path is not listed with its reason"; }
 }
 
 signals() {

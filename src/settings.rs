@@ -1,0 +1,129 @@
+//! Settings files every front end reads the same way: ignore files (the project's
+//! [`PROJECT_IGNORE_FILE`], found by each front end in its project directory, and those a
+//! setting names), with one error line for each way a file can be unusable.
+
+use std::path::{Path, PathBuf};
+
+use crate::growth::IgnoreRule;
+
+/// The project's ignore rules, read when the file exists in the project directory: the current
+/// directory of `heapgrowth run`, of a test JVM under Gradle or Maven, and the crate directory
+/// of the cargo harness. One file, so one rule holds in every front end.
+pub const PROJECT_IGNORE_FILE: &str = "heapgrowth-ignore.txt";
+
+/// The rules of [`PROJECT_IGNORE_FILE`] in `dir`; none when there is no such file.
+pub fn project_ignore_rules(dir: &Path) -> Result<Vec<IgnoreRule>, String> {
+    let path = dir.join(PROJECT_IGNORE_FILE);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(Vec::new());
+    }
+    ignore_rules_in(&path)
+}
+
+/// The rules of the ignore file at `path` (one per line, `#` comments; see
+/// [`IgnoreRule::parse_file`]).
+pub fn ignore_rules_in(path: &Path) -> Result<Vec<IgnoreRule>, String> {
+    let text = read_settings_file("ignore file", path).map_err(|e| e.to_string())?;
+    IgnoreRule::parse_file(&text, &path.display().to_string())
+}
+
+/// A file a setting names (an ignore file, a baseline) that cannot be used; each message is one
+/// line naming the file and what is wrong, as the failed test shows it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsFileError {
+    /// The path is a directory.
+    #[error("{what} {} is a directory", path.display())]
+    Directory {
+        /// What the file is for ("ignore file").
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// The file is not UTF-8 from byte `offset` (counted from 0) on.
+    #[error("{what} {} is not UTF-8 at byte {offset}", path.display())]
+    NotUtf8 {
+        /// What the file is for.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// The first byte that is not UTF-8.
+        offset: usize,
+    },
+    /// Missing, not readable.
+    #[error("cannot read the {what} {}: {source}", path.display())]
+    Unreadable {
+        /// What the file is for.
+        what: &'static str,
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The text of the `what` file at `path`.
+pub fn read_settings_file(what: &'static str, path: &Path) -> Result<String, SettingsFileError> {
+    let unreadable = |source| SettingsFileError::Unreadable {
+        what,
+        path: path.to_path_buf(),
+        source,
+    };
+    // Asked first: reading a directory fails with an error that does not say what it is on
+    // every Rust version this crate supports (io::ErrorKind::IsADirectory is from 1.83).
+    if std::fs::metadata(path).map_err(unreadable)?.is_dir() {
+        return Err(SettingsFileError::Directory {
+            what,
+            path: path.to_path_buf(),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(unreadable)?;
+    String::from_utf8(bytes).map_err(|e| SettingsFileError::NotUtf8 {
+        what,
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tempdir::PrivateTempDir;
+
+    #[test]
+    fn the_project_file_is_read_when_present() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        assert_eq!(project_ignore_rules(dir.path()).unwrap(), Vec::new());
+        std::fs::write(
+            dir.path().join(PROJECT_IGNORE_FILE),
+            "# known growth\ncom.example.Cache.entries warms up over 2000 loops\n",
+        )
+        .unwrap();
+        let rules = project_ignore_rules(dir.path()).unwrap();
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].pattern, "com.example.Cache.entries");
+        std::fs::write(dir.path().join(PROJECT_IGNORE_FILE), "a.B.c\n[bad\n").unwrap();
+        let error = project_ignore_rules(dir.path()).unwrap_err();
+        assert!(
+            error.contains(PROJECT_IGNORE_FILE) && error.contains(":2"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn unusable_files_are_one_line_naming_them() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        let error = ignore_rules_in(dir.path()).unwrap_err();
+        assert_eq!(
+            error,
+            format!("ignore file {} is a directory", dir.path().display())
+        );
+        let latin1 = dir.path().join("latin1.txt");
+        std::fs::write(&latin1, b"caf\xe9\n").unwrap();
+        let error = ignore_rules_in(&latin1).unwrap_err();
+        assert_eq!(
+            error,
+            format!("ignore file {} is not UTF-8 at byte 3", latin1.display())
+        );
+    }
+}
