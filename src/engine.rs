@@ -5,8 +5,10 @@
 //! ([`run`]); other front ends (a Rust closure calling Java, a JUnit test method) implement
 //! [`Driver`] and call [`search`].
 
+use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -54,6 +56,10 @@ pub struct SearchSettings {
     pub search: SearchConfig,
     /// How long one scenario's search may take.
     pub time_budget: Duration,
+    /// Keep the last two heap dumps of the search in the private directory, listed in
+    /// [`ScenarioReport::kept_dumps`], for [`keep_dumps`] to move when the scenario fails
+    /// (`keepDumps = failed`). Default: every dump is deleted once read.
+    pub keep_last_dumps: bool,
     /// Paths left out of the search, reported as ignored. The default is heapgrowth's rules
     /// for known JDK growth ([`IgnoreRule::known_jdk_growth`]); add to them rather than
     /// replacing them unless that growth should count.
@@ -66,6 +72,7 @@ impl Default for SearchSettings {
             warmup: DEFAULT_WARMUP_LOOPS,
             search: SearchConfig::default(),
             time_budget: DEFAULT_TIME_BUDGET,
+            keep_last_dumps: false,
             ignore_rules: IgnoreRule::known_jdk_growth(),
         }
     }
@@ -119,6 +126,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Attribute each growing node to the code that grows it (`--no-attribution` clears it).
     pub attribution: bool,
+    /// Where to keep the last two heap dumps of each scenario that grows or fails
+    /// (`--keep-dumps failed`); `None`: every dump is deleted.
+    pub keep_dumps_in: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -130,6 +140,7 @@ impl RunOptions {
             settings: SearchSettings::default(),
             progress: true,
             attribution: true,
+            keep_dumps_in: None,
         }
     }
 }
@@ -333,6 +344,10 @@ pub fn run(
     progress.show(format_args!("starting the JVM"));
     let jvm = Jvm::start(&options.jvm)?;
     let dumps = PrivateTempDir::new("dumps")?;
+    let settings = SearchSettings {
+        keep_last_dumps: options.settings.keep_last_dumps || options.keep_dumps_in.is_some(),
+        ..options.settings.clone()
+    };
     for class_name in &options.scenarios {
         {
             let mut state = lock(&state);
@@ -340,7 +355,7 @@ pub fn run(
             state.activity = Activity::Opening;
         }
         progress.show(format_args!("{class_name}: opening"));
-        let report = match jvm.open_scenario(class_name) {
+        let mut report = match jvm.open_scenario(class_name) {
             Ok(scenario) => search(
                 &mut JavaScenario {
                     jvm: &jvm,
@@ -349,12 +364,19 @@ pub fn run(
                     state: &state,
                 },
                 class_name,
-                &options.settings,
+                &settings,
                 dumps.path(),
                 &progress,
             ),
             Err(error) => ScenarioReport::failed(class_name, describe(ScenarioError::Jvm(error))),
         };
+        if let Some(dir) = &options.keep_dumps_in {
+            if report.has_growth() || report.result.is_err() {
+                if let Err(error) = keep_dumps(&mut report, dir) {
+                    report.result = Err(error);
+                }
+            }
+        }
         let mut state = lock(&state);
         state.activity = Activity::Finished;
         state.finished.push(report);
@@ -376,16 +398,26 @@ pub fn search(
 ) -> ScenarioReport {
     let mut timings = Timings::default();
     let mut attributions = Vec::new();
-    let result = search_inner(driver, name, settings, dumps, &mut timings, progress)
-        .inspect(|outcome| {
-            attributions = attribute(driver, name, outcome, &mut timings, progress);
-        })
-        .map_err(describe);
+    let mut kept = VecDeque::new();
+    let result = search_inner(
+        driver,
+        name,
+        settings,
+        dumps,
+        &mut timings,
+        &mut kept,
+        progress,
+    )
+    .inspect(|outcome| {
+        attributions = attribute(driver, name, outcome, &mut timings, progress);
+    })
+    .map_err(describe);
     ScenarioReport {
         scenario: name.to_owned(),
         result,
         attributions,
         timings,
+        kept_dumps: kept.into(),
     }
 }
 
@@ -422,6 +454,7 @@ fn search_inner(
     settings: &SearchSettings,
     dumps: &Path,
     timings: &mut Timings,
+    kept: &mut VecDeque<PathBuf>,
     progress: &Progress,
 ) -> Result<SearchOutcome, ScenarioError> {
     progress.show(format_args!("{name}: warm-up"));
@@ -470,11 +503,11 @@ fn search_inner(
                 let next = search.add_snapshot(&graph, loops);
                 timings.analysis.push(elapsed_ms(started));
                 drop(graph);
-                let _ = std::fs::remove_file(&path);
+                done_with(path.clone(), settings.keep_last_dumps, kept);
                 next
             }
             Err(source) => {
-                let _ = std::fs::remove_file(&path);
+                done_with(path.clone(), settings.keep_last_dumps, kept);
                 return Err(ScenarioError::Dump {
                     path: path.display().to_string(),
                     source,
@@ -500,6 +533,87 @@ fn search_inner(
         }
     }
     Ok(search.finish())
+}
+
+/// A dump that has been read: deleted, as it holds every secret in the heap, unless the last
+/// two are kept.
+fn done_with(path: PathBuf, keep_last: bool, kept: &mut VecDeque<PathBuf>) {
+    if !keep_last {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    kept.push_back(path);
+    while kept.len() > KEPT_DUMPS {
+        if let Some(old) = kept.pop_front() {
+            let _ = std::fs::remove_file(old);
+        }
+    }
+}
+
+/// Whether a front end keeps the last two heap dumps of a failing scenario or test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeepDumps {
+    /// Every dump is deleted once read (the default: dumps hold every secret in the heap).
+    #[default]
+    Never,
+    /// The last two dumps of a failing scenario are kept, owner-only.
+    Failed,
+}
+
+/// How many dumps `keepDumps = failed` keeps: the last two, between which the growth was seen.
+const KEPT_DUMPS: usize = 2;
+
+/// Moves the dumps a search kept ([`SearchSettings::keep_last_dumps`]) out of the private
+/// directory into `dir/<scenario>/`, owner-only (directory 0700, files 0600), and records where
+/// in [`ScenarioReport::kept_dumps`]. For a front end whose scenario failed; otherwise the dumps
+/// go with the private directory.
+pub fn keep_dumps(report: &mut ScenarioReport, dir: &Path) -> Result<(), String> {
+    if report.kept_dumps.is_empty() {
+        return Ok(());
+    }
+    let target = dir.join(file_name_of(&report.scenario));
+    let fail =
+        |e: std::io::Error| format!("cannot keep the heap dumps in {}: {e}", target.display());
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&target)
+        .map_err(fail)?;
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
+    let mut moved = Vec::new();
+    for (number, path) in report.kept_dumps.iter().enumerate() {
+        let to = target.join(format!("snapshot-{}.hprof", number + 1));
+        // A rename keeps the file's 0600; across file systems, copy with the same mode.
+        if std::fs::rename(path, &to).is_err() {
+            let _ = std::fs::remove_file(&to);
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&to)
+                .map_err(fail)?;
+            let mut from = std::fs::File::open(path).map_err(fail)?;
+            std::io::copy(&mut from, &mut out).map_err(fail)?;
+            let _ = std::fs::remove_file(path);
+        }
+        std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+        moved.push(to);
+    }
+    report.kept_dumps = moved;
+    Ok(())
+}
+
+/// `name` as one file name: path separators and control characters replaced.
+fn file_name_of(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Runs the `count` loops between two snapshots, with a full collection `tail` loops before

@@ -87,6 +87,14 @@ struct RunArgs {
     /// README); that growth is then reported like any other.
     #[arg(long)]
     no_jdk_ignores: bool,
+    /// Keep the last two heap dumps of each scenario that grows or fails, in --keep-dumps-dir,
+    /// readable by you only. Dumps hold every secret in the heap (passwords, tokens, personal
+    /// data): never by default.
+    #[arg(long, value_enum, default_value_t = KeepDumps::Never)]
+    keep_dumps: KeepDumps,
+    /// Where --keep-dumps failed puts them, one directory per scenario.
+    #[arg(long, value_name = "DIR", default_value = "heapgrowth-dumps")]
+    keep_dumps_dir: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -108,6 +116,14 @@ struct RunArgs {
     /// proxies in fields (which the scenario can see), as in a test JVM without -agentpath:.
     #[arg(long)]
     no_agent: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KeepDumps {
+    /// Delete every dump once read.
+    Never,
+    /// Keep the last two dumps of scenarios that grow or fail.
+    Failed,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -154,7 +170,12 @@ fn run(args: RunArgs) -> ExitCode {
                 confirm_loops: args.confirm_loops,
             },
             time_budget: std::time::Duration::from_secs(args.time_budget),
+            keep_last_dumps: false,
             ignore_rules,
+        },
+        keep_dumps_in: match args.keep_dumps {
+            KeepDumps::Never => None,
+            KeepDumps::Failed => Some(args.keep_dumps_dir.clone()),
         },
         ..RunOptions::new(
             JvmOptions {

@@ -46,7 +46,7 @@ const ERROR_CLASS: &str = "java/lang/IllegalStateException";
 /// The contract between this library and the extension's `NativeEngine` class: bump it whenever
 /// a native method's signature changes, so that a jar and a library that don't match fail with
 /// a message instead of crashing the JVM.
-const JUNIT_API_VERSION: jint = 3;
+const JUNIT_API_VERSION: jint = 4;
 
 /// `NativeEngine.apiVersion()`: `JUNIT_API_VERSION`, checked right after `System.load`.
 #[no_mangle]
@@ -82,14 +82,15 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_closing<'local>(
     });
 }
 
-/// `NativeEngine.search(callback, name, warmup, loopsPerSnapshot, maxSnapshots, baseline,
-/// agentPath)`: runs the growth search on the test method behind `callback` and returns
+/// `NativeEngine.search(callback, name, settings, ignoreRules, ignoreFile, baseline, agentPath,
+/// keepDumpsDir)`: runs the growth search on the test method behind `callback` and returns
 /// `[status, message, fullText, json, normalized, stale]` (see `GateResult`).
 /// `settings` holds warm-up, loops per snapshot, detection snapshots, confirmation loops and the
 /// time budget in seconds, a negative one meaning "the default of `heapgrowth run`";
 /// `ignoreRules` the test's ignore rules (`PATTERN [REASON]`), `ignoreFile` a file of more (or
 /// null); `baseline` is the test's accepted blocks (or null); `agentPath` the `-agentpath:`
-/// library (or null).
+/// library (or null); `keepDumpsDir` where the last two dumps of a failing test go (or null:
+/// none are kept).
 #[no_mangle]
 pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
     mut env: JNIEnv<'local>,
@@ -101,6 +102,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
     ignore_file: JString<'local>,
     baseline: JString<'local>,
     agent_path: JString<'local>,
+    keep_dumps_dir: JString<'local>,
 ) -> jobjectArray {
     guarded(&mut env, |env| {
         let name = read_string(env, &name)?.unwrap_or_default();
@@ -138,7 +140,11 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             (Err(reason), _) => (None, None, Some(reason.clone())),
             (_, Err(reason)) => (None, None, Some(reason)),
         };
-        let settings = search_settings(numbers, &rules, ignore_file.as_deref())?;
+        let keep_dumps_dir = read_string(env, &keep_dumps_dir)?.map(PathBuf::from);
+        let settings = SearchSettings {
+            keep_last_dumps: keep_dumps_dir.is_some(),
+            ..search_settings(numbers, &rules, ignore_file.as_deref())?
+        };
         let dumps = DUMPS.dump_directory()?;
         let mut driver = JavaTestMethod {
             env: &mut *env,
@@ -148,13 +154,23 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             live,
             no_attribution,
         };
-        let report = engine::search(
+        let mut report = engine::search(
             &mut driver,
             &name,
             &settings,
             dumps.path(),
             &Progress::new(false),
         );
+        // Kept only for a test that fails (an error, or growth the baseline lacks); else they
+        // go with the private directory.
+        if let Some(dir) = &keep_dumps_dir {
+            let baseline = Baseline::parse(baseline.as_deref().unwrap_or_default());
+            if report.result.is_err() || !judge(&report, &baseline).passes() {
+                if let Err(error) = engine::keep_dumps(&mut report, dir) {
+                    eprintln!("heapgrowth: {name}: {error}");
+                }
+            }
+        }
         drop(dumps);
         // Only the annotation's rules: an ignore file's are shared by every test, so a rule
         // that fits one test matches nothing in the others.
@@ -1019,6 +1035,7 @@ mod tests {
             }),
             attributions: Vec::new(),
             timings: Default::default(),
+            kept_dumps: Vec::new(),
         }
     }
 

@@ -41,13 +41,13 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     if let Some(text) = &accepted {
         let judgement = judge(&report, &Baseline::parse(snapshot_body(text)));
         if judgement.passes() && judgement.stale.is_empty() {
-            return Ok(());
+            return passed(&report);
         }
     }
     // insta prints the diff and saves the new report as `.snap.new` (or accepts it, as
     // INSTA_UPDATE says).
     if compare_with_snapshot(&snapshot, name, &render_normalized(&report)) {
-        return Ok(());
+        return passed(&report);
     }
     // The full report adds the counts and sizes the snapshot leaves out.
     println!(
@@ -67,6 +67,17 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
          or accept with INSTA_UPDATE=always",
         snapshot.display()
     ))
+}
+
+/// A passing trial keeps no dumps: those the engine kept because something grew are deleted.
+fn passed(report: &ScenarioReport) -> Result<(), String> {
+    for dump in &report.kept_dumps {
+        let _ = std::fs::remove_file(dump);
+    }
+    if let Some(dir) = report.kept_dumps.first().and_then(|dump| dump.parent()) {
+        let _ = std::fs::remove_dir(dir);
+    }
+    Ok(())
 }
 
 /// An insta snapshot file's content, after its `---` header.
@@ -104,6 +115,7 @@ fn scenario_report(
     }
     let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
     options.settings = harness.search_settings()?;
+    options.keep_dumps_in = harness.kept_dumps_dir()?;
     options.progress = false;
     // When the scenario ends the JVM (System.exit, a crash), the verdict is still written.
     let verdict_path = result_path.to_path_buf();

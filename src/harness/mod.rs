@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
+pub use crate::engine::KeepDumps;
 use crate::engine::SearchSettings;
 use crate::growth::{IgnoreRule, RuleOrigin};
 
@@ -63,6 +64,8 @@ pub struct Harness {
     /// the trial (a bad rule fails the trials, not the build).
     growth_rules: Vec<String>,
     ignore_files: Vec<PathBuf>,
+    /// Keep the last two dumps of a failing trial (see [`Harness::keep_dumps`]).
+    keep_dumps: KeepDumps,
     /// Rust scenarios by name, in the order they were added.
     #[cfg(feature = "j4rs")]
     rust_scenarios: Vec<(String, rust::RustScenarioFn)>,
@@ -91,6 +94,7 @@ impl Harness {
             settings: SearchSettings::default(),
             growth_rules: Vec::new(),
             ignore_files: Vec::new(),
+            keep_dumps: KeepDumps::Never,
             #[cfg(feature = "j4rs")]
             rust_scenarios: Vec::new(),
             #[cfg(feature = "j4rs")]
@@ -199,6 +203,33 @@ impl Harness {
     pub fn ignore_file(mut self, file: impl Into<PathBuf>) -> Harness {
         self.ignore_files.push(file.into());
         self
+    }
+
+    /// `KeepDumps::Failed` keeps the last two heap dumps of each failing trial in
+    /// `target/heapgrowth/dumps/<scenario>/` (`$CARGO_TARGET_DIR/heapgrowth/dumps/` when set),
+    /// readable by you only; the environment variable `HEAPGROWTH_KEEP_DUMPS=failed` does the
+    /// same for one run (`never` overrides the builder). Dumps hold every secret in the heap:
+    /// never by default. Java scenarios only.
+    pub fn keep_dumps(mut self, keep: KeepDumps) -> Harness {
+        self.keep_dumps = keep;
+        self
+    }
+
+    /// Where a failing trial's dumps go, if they are kept.
+    fn kept_dumps_dir(&self) -> Result<Option<PathBuf>, String> {
+        let keep = match std::env::var(KEEP_DUMPS_ENV).as_deref() {
+            Ok("failed") => KeepDumps::Failed,
+            Ok("never") => KeepDumps::Never,
+            Ok(other) => {
+                return Err(format!(
+                    "{KEEP_DUMPS_ENV}={other}: expected never or failed"
+                ))
+            }
+            Err(_) => self.keep_dumps,
+        };
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| crate_dir().join("target"), PathBuf::from);
+        Ok((keep == KeepDumps::Failed).then(|| target.join("heapgrowth/dumps")))
     }
 
     /// The search settings with every ignore rule of the builder and the project file.
@@ -314,6 +345,9 @@ fn failing_trial(package: &str, message: String) -> Trial {
 
 /// The user crate's directory: `CARGO_MANIFEST_DIR` as cargo and nextest set it when they run a
 /// test binary, else the current directory.
+/// Overrides [`Harness::keep_dumps`] for one run: `failed` or `never`.
+pub const KEEP_DUMPS_ENV: &str = "HEAPGROWTH_KEEP_DUMPS";
+
 fn crate_dir() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)

@@ -22,6 +22,9 @@ struct JsonScenario<'a> {
     leveled_off: Vec<JsonLeveledOff<'a>>,
     ignored: Vec<JsonIgnored<'a>>,
     timings_ms: JsonTimings<'a>,
+    /// Heap dumps kept on request; omitted when none were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    kept_dumps: Vec<String>,
 }
 
 /// A path that grew for a while and stopped.
@@ -282,6 +285,13 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                 analysis: &report.timings.analysis,
                 attribution: &report.timings.attribution,
             };
+            let kept_dumps = || {
+                report
+                    .kept_dumps
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect()
+            };
             match &report.result {
                 Ok(outcome) => JsonScenario {
                     scenario: &report.scenario,
@@ -314,6 +324,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                         })
                         .collect(),
                     timings_ms: timings,
+                    kept_dumps: kept_dumps(),
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
@@ -324,6 +335,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     leveled_off: Vec::new(),
                     ignored: Vec::new(),
                     timings_ms: timings,
+                    kept_dumps: kept_dumps(),
                 },
             }
         })

@@ -9,6 +9,8 @@ pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text, StackDepth};
 
+use std::path::PathBuf;
+
 use crate::attribution::Attribution;
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome};
 
@@ -37,6 +39,9 @@ pub struct ScenarioReport {
     pub attributions: Vec<Option<Attribution>>,
     /// Phase timings.
     pub timings: Timings,
+    /// Heap dumps kept on request (`keepDumps = failed`): they hold every secret in the heap.
+    /// Empty by default.
+    pub kept_dumps: Vec<PathBuf>,
 }
 
 impl ScenarioReport {
@@ -47,6 +52,7 @@ impl ScenarioReport {
             result: Err(error),
             attributions: Vec::new(),
             timings: Timings::default(),
+            kept_dumps: Vec::new(),
         }
     }
 

@@ -87,6 +87,18 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             }
         }
     }
+    if !report.kept_dumps.is_empty() {
+        let paths: Vec<String> = report
+            .kept_dumps
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nHeap dumps kept (they hold every secret in the heap; delete them when done): {}",
+            paths.join(", ")
+        );
+    }
     out
 }
 

@@ -508,3 +508,71 @@ fn a_jvm_crash_reports_what_was_found_and_deletes_the_dumps() {
         run.stdout()
     );
 }
+
+#[test]
+fn keep_dumps_failed_keeps_the_last_two_of_a_growing_scenario_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = fresh_tmp("keep-dumps");
+    let kept = fresh_tmp("keep-dumps-kept").join("dumps");
+    let mut command = command(
+        &tmp,
+        &["corpus.leaks.StaticListLeak", "corpus.clean.LazyInit"],
+        &[
+            "--no-attribution",
+            "--keep-dumps",
+            "failed",
+            "--keep-dumps-dir",
+        ],
+    );
+    command.arg(&kept);
+    let run = run_in(&tmp, command);
+    assert_eq!(run.output.status.code(), Some(1), "{}", run.stderr());
+    run.assert_nothing_left();
+    let dir = kept.join("corpus.leaks.StaticListLeak");
+    assert_eq!(
+        entries(&kept),
+        vec!["corpus.leaks.StaticListLeak".to_owned()]
+    );
+    assert_eq!(
+        entries(&dir),
+        vec!["snapshot-1.hprof".to_owned(), "snapshot-2.hprof".to_owned()]
+    );
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700);
+    for dump in ["snapshot-1.hprof", "snapshot-2.hprof"] {
+        assert_eq!(mode(&dir.join(dump)), 0o600);
+        // A dump the reader reads: the heap as it was.
+        assert!(std::fs::read(dir.join(dump))
+            .unwrap()
+            .starts_with(b"JAVA PROFILE 1.0.2"));
+    }
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains("Heap dumps kept (they hold every secret in the heap"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&dir.join("snapshot-2.hprof").display().to_string()));
+
+    // Without the flag, nothing is kept.
+    let tmp = fresh_tmp("keep-dumps-never");
+    let run = run_in(&tmp, command_in(&tmp, &kept));
+    assert_eq!(run.output.status.code(), Some(1));
+    run.assert_nothing_left();
+    assert_eq!(
+        entries(&kept),
+        vec!["corpus.leaks.StaticListLeak".to_owned()]
+    );
+    assert!(!run.stdout().contains("Heap dumps kept"));
+}
+
+/// A leak run without --keep-dumps, in `cwd`.
+fn command_in(tmp: &Path, cwd: &Path) -> Command {
+    let mut command = command(
+        tmp,
+        &["corpus.leaks.LinkedChainLeak"],
+        &["--no-attribution"],
+    );
+    std::fs::create_dir_all(cwd).unwrap();
+    command.current_dir(cwd);
+    command
+}

@@ -53,6 +53,10 @@ fn main() {
             "an_ignore_rule_of_the_builder_silences_its_path_only",
             an_ignore_rule_of_the_builder_silences_its_path_only,
         ),
+        (
+            "kept_dumps_exist_after_a_failing_trial_only",
+            kept_dumps_exist_after_a_failing_trial_only,
+        ),
         ("missing_class_fails_clearly", missing_class_fails_clearly),
         (
             "crashing_jvm_fails_only_its_trial",
@@ -274,6 +278,42 @@ fn an_ignore_rule_of_the_builder_silences_its_path_only() -> Result<(), Failed> 
     let bad = fixture.run(&["--exact", "fixtures.Leak"], &[(support::IGNORE_ENV, "*")])?;
     bad.expect_status(101)?;
     bad.expect_stdout_contains("ignore_growth(\"*\")")
+}
+
+// HEAPGROWTH_KEEP_DUMPS=failed: a failing trial leaves its last two dumps under the target
+// directory, owner-only; the same trial passing against its accepted snapshot leaves none.
+fn kept_dumps_exist_after_a_failing_trial_only() -> Result<(), Failed> {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture = Fixture::new()?;
+    let target = fixture.dir().join("target");
+    let target_env = target.to_str().ok_or("a UTF-8 path")?;
+    let kept = target.join("heapgrowth/dumps/fixtures.Leak");
+    fixture.write_snapshot("fixtures.Leak", "")?;
+    let env = [
+        ("INSTA_UPDATE", "no"),
+        ("HEAPGROWTH_KEEP_DUMPS", "failed"),
+        ("CARGO_TARGET_DIR", target_env),
+    ];
+    let failing = fixture.run(&["--exact", "fixtures.Leak"], &env)?;
+    failing.expect_status(101)?;
+    failing.expect_stdout_contains("Heap dumps kept")?;
+    for dump in ["snapshot-1.hprof", "snapshot-2.hprof"] {
+        let mode = std::fs::metadata(kept.join(dump))
+            .map_err(|e| format!("{}: {e}", kept.join(dump).display()))?
+            .permissions()
+            .mode();
+        check(mode & 0o777 == 0o600, || {
+            format!("{dump} has mode {mode:o}")
+        })?;
+    }
+    std::fs::remove_dir_all(&kept).map_err(|e| e.to_string())?;
+    let accept = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "always")])?;
+    accept.expect_status(0)?;
+    let passing = fixture.run(&["--exact", "fixtures.Leak"], &env)?;
+    passing.expect_status(0)?;
+    check(!kept.exists(), || {
+        format!("{} exists after a passing trial", kept.display())
+    })
 }
 
 // A leak that was fixed fails against its old snapshot (the path shows as removed lines) until

@@ -121,6 +121,11 @@ impl Fixture {
         Ok(body.trim_end().to_owned())
     }
 
+    /// A directory of this fixture's own (its snapshots' parent is private to it).
+    pub fn dir(&self) -> &Path {
+        self.snapshots.path()
+    }
+
     fn snapshot_path(&self, scenario: &str) -> PathBuf {
         self.snapshots.path().join(format!("{scenario}.snap"))
     }

@@ -9,7 +9,8 @@
 #             leak fails with its own line marked and nothing of the neighbour's
 #   gate      a baseline accepted with the agent keeps passing without it, after a comment line
 #             moved the growing code, and when written without the agent; a node it lacks fails;
-#             the project's heapgrowth-ignore.txt silences one path and not the other
+#             the project's heapgrowth-ignore.txt silences one path and not the other;
+#             heapgrowth.keepDumps=failed keeps the failing test's last two dumps, owner-only
 #   signals   SIGTERM, then SIGHUP, sent when a heap dump file appears in the test JVM's
 #             private $TMPDIR: the JVM ends with the signal's status and $TMPDIR holds what it
 #             held before (no dump, no extracted engine library)
@@ -156,6 +157,17 @@ PY
     grep -q "^Ignored (AcceptedLeaksTest.history: kept on purpose): STATIC_FIELD AcceptedLeaksTest.history" \
         "$reports/heapgrowth/$test.historyIsKept.txt" \
         || { cat "$reports/heapgrowth/$test.historyIsKept.txt" >&2; fail "gate: the ignored path is not listed with its reason"; }
+    # keepDumps=failed: the failing test's last two dumps stay in the report directory,
+    # owner-only; the passing test's do not.
+    (cd "$work/gate-project" && gate_run "fail:Heap dumps kept" pass with-agent -Dheapgrowth.keepDumps=failed)
+    local kept=$reports/heapgrowth/dumps
+    [ "$(ls "$kept")" = "$test.auditTrailIsKept" ] || fail "gate: kept dumps: $(ls -R "$kept")"
+    [ "$(ls "$kept/$test.auditTrailIsKept")" = "$(printf 'snapshot-1.hprof\nsnapshot-2.hprof')" ] \
+        || fail "gate: expected the last two dumps: $(ls "$kept/$test.auditTrailIsKept")"
+    [ "$(stat -c %a "$kept/$test.auditTrailIsKept" "$kept/$test.auditTrailIsKept"/*)" = "$(printf '700\n600\n600')" ] \
+        || fail "gate: kept dumps are not owner-only"
+    local bad="fail:system property heapgrowth.keepDumps=sometimes: expected never or failed"
+    gate_run "$bad" "$bad" with-agent -Dheapgrowth.keepDumps=sometimes
 }
 
 signals() {

@@ -71,8 +71,11 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
             setting(settings.timeBudgetSeconds(), "heapgrowth.timeBudget"),
         };
         Path ignoreFile = pathProperty("heapgrowth.ignoreFile");
+        // A rewrite passes whatever grows: nothing to keep then.
+        Path keepDumpsDir = keepDumps() && !update ? reportDir().resolve("dumps") : null;
         String[] result = NativeEngine.search(callback, name, numbers, settings.ignore(),
-                ignoreFile == null ? null : ignoreFile.toString(), accepted, NativeEngine.agentPath());
+                ignoreFile == null ? null : ignoreFile.toString(), accepted, NativeEngine.agentPath(),
+                keepDumpsDir == null ? null : keepDumpsDir.toString());
         String status = result[0];
         String message = result[1];
         String fullText = result[2];
@@ -130,8 +133,30 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         return value == null || value.isBlank() ? null : Path.of(value);
     }
 
+    /**
+     * {@code heapgrowth.keepDumps}: {@code failed} keeps the last two heap dumps of a failing
+     * test in the report directory, owner-only; {@code never} (the default) deletes them all.
+     */
+    private static boolean keepDumps() {
+        String value = System.getProperty("heapgrowth.keepDumps", "never").trim();
+        switch (value) {
+            case "never":
+            case "":
+                return false;
+            case "failed":
+                return true;
+            default:
+                throw new IllegalArgumentException(
+                        "system property heapgrowth.keepDumps=" + value + ": expected never or failed");
+        }
+    }
+
+    private static Path reportDir() {
+        return Path.of(System.getProperty("heapgrowth.reportDir", "build/reports/heapgrowth"));
+    }
+
     private static void writeReports(String name, String text, String json) throws IOException {
-        Path dir = Path.of(System.getProperty("heapgrowth.reportDir", "build/reports/heapgrowth"));
+        Path dir = reportDir();
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(name + ".txt"), text, StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(name + ".json"), json, StandardCharsets.UTF_8);
