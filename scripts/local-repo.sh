@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# scripts/local-repo.sh [--no-build] [DIR]: builds every artifact a user of heapgrowth needs and
+# puts it into the Maven repository DIR (created if missing; default target/local-repo, or
+# CARGO_TARGET_DIR/local-repo when that is set), each with its pom, a .sha1 and .md5 beside each
+# file and a maven-metadata.xml per artifact:
+#
+#   dev.heapgrowth:heapgrowth-junit:VERSION         the JUnit 5 extension, the native libraries inside
+#   dev.heapgrowth:heapgrowth-maven-plugin:VERSION  the Maven plugin (goal prepare-agent)
+#   dev.heapgrowth:heapgrowth-gradle-plugin:VERSION and its plugin marker
+#       dev.heapgrowth:dev.heapgrowth.gradle.plugin:VERSION (written by gradle-plugin/publish.sh)
+#
+# DIR may be Maven's own local repository (~/.m2/repository): Maven builds then find the
+# artifacts with no <repositories> in their pom (the README's Maven section does that). Writing
+# the same version again replaces it. VERSION is the crate's (Cargo.toml).
+#
+# --no-build: take the jars scripts/package-java.sh built before (the end-to-end scripts run it
+# first) instead of running it again; the Maven plugin is built either way (mvn, its
+# dependencies from Maven Central).
+set -euo pipefail
+build=1
+if [ "${1:-}" = --no-build ]; then
+    build=0
+    shift
+fi
+[ $# -le 1 ] || { echo "usage: scripts/local-repo.sh [--no-build] [DIR]" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+target=${CARGO_TARGET_DIR:-$root/target}
+mkdir -p "$target" "${1:-$target/local-repo}"
+target=$(cd "$target" && pwd)
+repo=$(cd "${1:-$target/local-repo}" && pwd)
+group=dev.heapgrowth
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
+[ -n "$version" ] || { echo "local-repo: no version in Cargo.toml" >&2; exit 1; }
+plugin_version=$(sed -n '/<artifactId>heapgrowth-maven-plugin<\/artifactId>/{n;s/ *<version>\(.*\)<\/version>/\1/p;q}' \
+    maven-plugin/pom.xml)
+[ "$plugin_version" = "$version" ] \
+    || { echo "local-repo: maven-plugin/pom.xml is version $plugin_version, Cargo.toml $version" >&2; exit 1; }
+
+if [ "$build" = 1 ]; then
+    scripts/package-java.sh
+fi
+junit_jar=$target/java/heapgrowth-junit.jar
+[ -f "$junit_jar" ] || { echo "local-repo: $junit_jar missing; run scripts/package-java.sh" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "local-repo: building the Maven plugin (its unit tests run)"
+mvn -B -f maven-plugin/pom.xml -Dheapgrowth.buildDirectory="$target/maven-plugin" package >"$work/mvn.log" 2>&1 \
+    || { cat "$work/mvn.log"; echo "local-repo: the Maven plugin did not build" >&2; exit 1; }
+plugin_jar=$target/maven-plugin/heapgrowth-maven-plugin-$version.jar
+
+# checksums FILE: FILE.sha1 and FILE.md5, as Maven writes them (the bare hex digest).
+checksums() {
+    sha1sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.sha1"
+    md5sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.md5"
+}
+
+# put ARTIFACT JAR POM: the jar and pom as ARTIFACT:VERSION, and its maven-metadata.xml listing
+# every version in the repository.
+put() {
+    local base=$repo/${group//.//}/$1 versions
+    local dir=$base/$version
+    mkdir -p "$dir"
+    cp "$2" "$dir/$1-$version.jar"
+    cp "$3" "$dir/$1-$version.pom"
+    checksums "$dir/$1-$version.jar"
+    checksums "$dir/$1-$version.pom"
+    # Maven's record of the remote repository a file was downloaded from (when DIR is a local
+    # repository that once received these from elsewhere): without it, the files count as
+    # installed here, and every build may use them.
+    rm -f "$dir/_remote.repositories"
+    versions=$(find "$base" -mindepth 2 -maxdepth 2 -name "$1-*.pom" -printf '%h\n' | xargs -n1 basename | sort -V)
+    {
+        echo '<?xml version="1.0" encoding="UTF-8"?>'
+        echo '<metadata>'
+        echo "  <groupId>$group</groupId>"
+        echo "  <artifactId>$1</artifactId>"
+        echo '  <versioning>'
+        echo "    <latest>$(tail -n1 <<<"$versions")</latest>"
+        echo "    <release>$(tail -n1 <<<"$versions")</release>"
+        echo '    <versions>'
+        sed 's|.*|      <version>&</version>|' <<<"$versions"
+        echo '    </versions>'
+        echo "    <lastUpdated>$(date -u +%Y%m%d%H%M%S)</lastUpdated>"
+        echo '  </versioning>'
+        echo '</metadata>'
+    } >"$base/maven-metadata.xml"
+    checksums "$base/maven-metadata.xml"
+}
+
+# The extension's pom: no dependencies, as the project that uses it brings JUnit 5 itself.
+cat >"$work/heapgrowth-junit.pom" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0"
+         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>$group</groupId>
+  <artifactId>heapgrowth-junit</artifactId>
+  <version>$version</version>
+  <packaging>jar</packaging>
+  <name>heapgrowth JUnit 5 extension</name>
+  <description>@HeapGrowthTest: fails a JUnit 5 test whose loops grow the heap, with the path that holds the growth; the engine and JVMTI agent for linux-x86_64 inside</description>
+  <licenses>
+    <license><name>Apache-2.0</name></license>
+  </licenses>
+</project>
+EOF
+put heapgrowth-junit "$junit_jar" "$work/heapgrowth-junit.pom"
+put heapgrowth-maven-plugin "$plugin_jar" maven-plugin/pom.xml
+echo "local-repo: $group:heapgrowth-junit:$version and $group:heapgrowth-maven-plugin:$version in $repo"
+
+if [ -x gradle-plugin/publish.sh ]; then
+    gradle-plugin/publish.sh "$repo" "$target/java/heapgrowth-gradle-plugin.jar"
+else
+    echo "local-repo: warning: gradle-plugin/publish.sh missing: the Gradle plugin is not in $repo" >&2
+fi
