@@ -27,10 +27,10 @@ if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: Rust is missing; install it with rustup (https://rustup.rs), then run this again" >&2
     exit 1
 fi
-# Gradle 8's API, to compile the Gradle plugin against (gradle-plugin/build-plugin.sh).
+# The newest Gradle API on Maven Central, to compile the Gradle plugin against (gradle-plugin/build-plugin.sh).
 m2=${MAVEN_REPO:-$HOME/.m2/repository}
-[ -f "$m2/dev/gradleplugins/gradle-api/8.10/gradle-api-8.10.jar" ] \
-    || mvn -B -q dependency:get -Dtransitive=false -Dartifact=dev.gradleplugins:gradle-api:8.10
+[ -f "$m2/dev/gradleplugins/gradle-api/8.11.1/gradle-api-8.11.1.jar" ] \
+    || mvn -B -q dependency:get -Dtransitive=false -Dartifact=dev.gradleplugins:gradle-api:8.11.1
 [ -f "$m2/org/codehaus/groovy/groovy/3.0.22/groovy-3.0.22.jar" ] \
     || mvn -B -q dependency:get -Dtransitive=false -Dartifact=org.codehaus.groovy:groovy:3.0.22
 # The jars that the real-library scenarios (tests/corpus/libs/src: Caffeine, Guava, Commons Pool,

@@ -6,7 +6,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
-import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -14,19 +14,26 @@ import org.gradle.api.DefaultTask;
 import org.gradle.api.GradleException;
 import org.gradle.api.Plugin;
 import org.gradle.api.Project;
+import org.gradle.api.file.Directory;
+import org.gradle.api.file.DirectoryProperty;
+import org.gradle.api.provider.Provider;
+import org.gradle.api.tasks.OutputDirectory;
 import org.gradle.api.tasks.TaskAction;
 import org.gradle.api.tasks.testing.Test;
 
 /**
  * The {@code dev.heapgrowth} plugin: adds heapgrowth's JUnit extension to the test classpath (compile and runtime: tests use {@code @HeapGrowthTest}),
  * its JVMTI agent ({@code -agentpath:}) and engine library to every {@link Test} task's JVM,
- * and the {@code heapGrowth { }} settings, report directory and baseline as system properties.
+ * and the {@code heapGrowth { }} settings, report directory and baseline as system properties
+ * ({@link TestJvmArguments}: the settings, the baseline and the ignore files are inputs of the
+ * task, so changing one runs the tests again).
  *
  * <p>The extension jar travels inside this plugin's jar; task {@code heapGrowthPrepare} writes it
  * and the two native libraries from it to {@code build/heapgrowth/} (inside the project, so no
  * shared temporary path another user could plant a library in).
  *
- * <p>Only Gradle API that exists in both 4.4.1 and 8.x is used; the build compiles this class
+ * <p>Written for today's Gradle API (lazy tasks and properties, no {@code getBuildDir()}); what
+ * Gradle 4.4.1 lacks is bridged in {@link GradleCompat} alone. The build compiles the plugin
  * against both (see build-plugin.sh).
  */
 public class HeapGrowthPlugin implements Plugin<Project> {
@@ -35,47 +42,52 @@ public class HeapGrowthPlugin implements Plugin<Project> {
     static final String NATIVE_DIR = "META-INF/native/linux-x86_64/";
     static final String AGENT_LIBRARY = "libheapgrowth_agent.so";
     static final String ENGINE_LIBRARY = "libheapgrowth.so";
+    static final String EXTENSION_JAR = "heapgrowth-junit.jar";
     /** {@code -Pheapgrowth.updateBaseline=true} rewrites the baseline. */
     static final String UPDATE_PROPERTY = "heapgrowth.updateBaseline";
+    /** Each test task's {@link TestJvmArguments}, under this name among the task's extensions. */
+    static final String JVM_ARGUMENTS_EXTENSION = "heapGrowthJvmArguments";
 
     @Override
     public void apply(Project project) {
-        HeapGrowthSettings settings = project.getExtensions().create("heapGrowth", HeapGrowthSettings.class);
-        File dir = new File(project.getBuildDir(), "heapgrowth");
-        File extensionJar = new File(dir, "heapgrowth-junit.jar");
-        File agent = new File(dir, "native/" + AGENT_LIBRARY);
-        File engine = new File(dir, "native/" + ENGINE_LIBRARY);
-
-        Prepare prepare = project.getTasks().create("heapGrowthPrepare", Prepare.class);
-        prepare.setDescription("Writes heapgrowth's JUnit extension jar and native libraries to " + dir);
-        prepare.directory = dir;
-
-        project.getPluginManager().withPlugin("java", java -> {
-            project.getDependencies().add("testImplementation", project.files(extensionJar).builtBy(prepare));
+        HeapGrowthSettings settings = project.getExtensions().create("heapGrowth", HeapGrowthSettings.class, project);
+        Provider<Directory> dir = project.getLayout().getBuildDirectory().dir("heapgrowth");
+        Object prepare = GradleCompat.register(project, "heapGrowthPrepare", Prepare.class, task -> {
+            task.setDescription("Writes heapgrowth's JUnit extension jar and native libraries to build/heapgrowth");
+            task.getDirectory().set(dir);
         });
-        project.getTasks().withType(Test.class, test -> {
+        Provider<Boolean> updateRequested = project.provider(() -> project.hasProperty(UPDATE_PROPERTY)
+                && Boolean.parseBoolean(String.valueOf(project.property(UPDATE_PROPERTY))));
+
+        project.getPluginManager().withPlugin("java", java -> project.getDependencies().add("testImplementation",
+                project.files((Callable<File>) () -> dir.get().file(EXTENSION_JAR).getAsFile()).builtBy(prepare)));
+        GradleCompat.configureEach(project.getTasks().withType(Test.class), test -> {
             test.dependsOn(prepare);
-            test.jvmArgs("-agentpath:" + agent.getAbsolutePath());
-            test.systemProperty("heapgrowth.library", engine.getAbsolutePath());
-        });
-        project.afterEvaluate(evaluated -> {
-            boolean update = Boolean.parseBoolean(String.valueOf(
-                    evaluated.hasProperty(UPDATE_PROPERTY) ? evaluated.property(UPDATE_PROPERTY) : "false"));
-            Map<String, String> properties = settings.systemProperties(
-                    new File(evaluated.getBuildDir(), "reports/heapgrowth"), update);
-            evaluated.getTasks().withType(Test.class, test -> test.systemProperties(properties));
+            TestJvmArguments arguments = new TestJvmArguments(project, settings, dir, updateRequested);
+            GradleCompat.addJvmArguments(test, arguments);
+            // A rewrite of the baseline must happen when asked for: never skip it, never take it
+            // from the cache (the baseline it writes is no output of the task).
+            test.getOutputs().upToDateWhen(task -> !arguments.isUpdateBaseline());
+            test.getOutputs().doNotCacheIf("heapgrowth rewrites the baseline", task -> arguments.isUpdateBaseline());
+            test.addTestListener(new FailedTestReports(arguments, test.getLogger()));
+            test.getExtensions().add(JVM_ARGUMENTS_EXTENSION, arguments);
         });
     }
 
     /** Writes the extension jar and its native libraries to {@code build/heapgrowth/}. */
     public static class Prepare extends DefaultTask {
-        File directory;
+        private final DirectoryProperty directory = GradleCompat.directoryProperty(getProject());
+
+        @OutputDirectory
+        public DirectoryProperty getDirectory() {
+            return directory;
+        }
 
         @TaskAction
         public void write() {
             try {
-                File jar = new File(directory, "heapgrowth-junit.jar");
-                File natives = new File(directory, "native");
+                File jar = directory.file(EXTENSION_JAR).get().getAsFile();
+                File natives = directory.dir("native").get().getAsFile();
                 Files.createDirectories(natives.toPath());
                 try (InputStream in = HeapGrowthPlugin.class.getResourceAsStream(EXTENSION_JAR_RESOURCE)) {
                     if (in == null) {

@@ -4,135 +4,159 @@ import java.io.File;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.gradle.api.Project;
+import org.gradle.api.file.DirectoryProperty;
+import org.gradle.api.file.RegularFileProperty;
+import org.gradle.api.provider.Property;
+
 /**
  * The {@code heapGrowth { }} block. Unset values leave the extension's own defaults (those of
- * {@code heapgrowth run}); every set value reaches the test JVM as a system property.
+ * {@code heapgrowth run}); every set value reaches the test JVM as a system property, and is an
+ * input of every {@code Test} task (see {@link TestJvmArguments}).
  *
  * <pre>
- * heapGrowth {
+ * heapGrowth {                                   // Groovy DSL
  *     warmup = 3; loopsPerSnapshot = 4; maxSnapshots = 5; confirmLoops = 1000; timeBudget = 60
  *     baseline = file('heapgrowth-baseline.txt')
- *     ignoreFile = file('heapgrowth-ignore.txt')
- *     reportDir = file("$buildDir/reports/heapgrowth")   // the default
+ *     ignoreFile = file('more-ignore-rules.txt')
+ *     reportDir = file("reports/heapgrowth")     // default: build/reports/heapgrowth
+ * }
+ * heapGrowth {                                   // Kotlin DSL
+ *     maxSnapshots.set(5)                        // (Gradle 8.2+: maxSnapshots = 5)
+ *     baseline.set(file("heapgrowth-baseline.txt"))
  * }
  * </pre>
  *
- * Plain getters and setters: this class must work with Gradle 4.4.1 as well as 8.x, so it uses
- * no {@code Property} types (which 4.4.1 lacks in this form).
+ * The values are lazy {@link Property} types, read when a test task runs. Each also has a plain
+ * setter, so that {@code maxSnapshots = 5} works in the Groovy DSL of every Gradle version the
+ * plugin runs on (4.4.1 does not turn an assignment into {@code set()}).
  */
 public class HeapGrowthSettings {
-    private Integer warmup;
-    private Integer loopsPerSnapshot;
-    private Integer maxSnapshots;
-    private Integer confirmLoops;
-    private Integer timeBudget;
-    private File ignoreFile;
-    private File baseline;
-    private File reportDir;
-    private boolean updateBaseline;
+    private final Property<Integer> warmup;
+    private final Property<Integer> loopsPerSnapshot;
+    private final Property<Integer> maxSnapshots;
+    private final Property<Integer> confirmLoops;
+    private final Property<Integer> timeBudget;
+    private final RegularFileProperty ignoreFile;
+    private final RegularFileProperty baseline;
+    private final DirectoryProperty reportDir;
+    private final Property<Boolean> updateBaseline;
 
-    public Integer getWarmup() {
+    public HeapGrowthSettings(Project project) {
+        warmup = GradleCompat.property(project, Integer.class);
+        loopsPerSnapshot = GradleCompat.property(project, Integer.class);
+        maxSnapshots = GradleCompat.property(project, Integer.class);
+        confirmLoops = GradleCompat.property(project, Integer.class);
+        timeBudget = GradleCompat.property(project, Integer.class);
+        ignoreFile = GradleCompat.fileProperty(project);
+        baseline = GradleCompat.fileProperty(project);
+        reportDir = GradleCompat.directoryProperty(project);
+        updateBaseline = GradleCompat.property(project, Boolean.class);
+    }
+
+    /** Loops run before the first snapshot. */
+    public Property<Integer> getWarmup() {
         return warmup;
     }
 
-    public void setWarmup(Integer warmup) {
-        this.warmup = warmup;
+    public void setWarmup(Integer value) {
+        warmup.set(value);
     }
 
-    public Integer getLoopsPerSnapshot() {
+    /** Loops run between two snapshots. */
+    public Property<Integer> getLoopsPerSnapshot() {
         return loopsPerSnapshot;
     }
 
-    public void setLoopsPerSnapshot(Integer loopsPerSnapshot) {
-        this.loopsPerSnapshot = loopsPerSnapshot;
+    public void setLoopsPerSnapshot(Integer value) {
+        loopsPerSnapshot.set(value);
     }
 
-    public Integer getMaxSnapshots() {
+    /** Heap snapshots the search may take. */
+    public Property<Integer> getMaxSnapshots() {
         return maxSnapshots;
     }
 
-    public void setMaxSnapshots(Integer maxSnapshots) {
-        this.maxSnapshots = maxSnapshots;
+    public void setMaxSnapshots(Integer value) {
+        maxSnapshots.set(value);
     }
 
-    public Integer getConfirmLoops() {
+    /** Loops that confirm a growing path. */
+    public Property<Integer> getConfirmLoops() {
         return confirmLoops;
     }
 
-    public void setConfirmLoops(Integer confirmLoops) {
-        this.confirmLoops = confirmLoops;
+    public void setConfirmLoops(Integer value) {
+        confirmLoops.set(value);
     }
 
     /** Seconds each test's search may take. */
-    public Integer getTimeBudget() {
+    public Property<Integer> getTimeBudget() {
         return timeBudget;
     }
 
-    public void setTimeBudget(Integer timeBudget) {
-        this.timeBudget = timeBudget;
+    public void setTimeBudget(Integer value) {
+        timeBudget.set(value);
     }
 
-    /** A file of ignore rules for every test, one per line: a pattern, then a reason. */
-    public File getIgnoreFile() {
+    /**
+     * A file of ignore rules for every test, one per line: a pattern, then a reason. The project
+     * directory's {@code heapgrowth-ignore.txt} is read as well, when it exists.
+     */
+    public RegularFileProperty getIgnoreFile() {
         return ignoreFile;
     }
 
-    public void setIgnoreFile(File ignoreFile) {
-        this.ignoreFile = ignoreFile;
+    public void setIgnoreFile(File file) {
+        ignoreFile.set(file);
     }
 
     /** The file of accepted growth paths; none by default (every growing path fails). */
-    public File getBaseline() {
+    public RegularFileProperty getBaseline() {
         return baseline;
     }
 
-    public void setBaseline(File baseline) {
-        this.baseline = baseline;
+    public void setBaseline(File file) {
+        baseline.set(file);
     }
 
     /** Where the text and JSON reports go; {@code build/reports/heapgrowth} by default. */
-    public File getReportDir() {
+    public DirectoryProperty getReportDir() {
         return reportDir;
     }
 
-    public void setReportDir(File reportDir) {
-        this.reportDir = reportDir;
+    public void setReportDir(File dir) {
+        reportDir.set(dir);
     }
 
     /** Rewrite the baseline from this run; also {@code -Pheapgrowth.updateBaseline=true}. */
-    public boolean isUpdateBaseline() {
+    public Property<Boolean> getUpdateBaseline() {
         return updateBaseline;
     }
 
-    public void setUpdateBaseline(boolean updateBaseline) {
-        this.updateBaseline = updateBaseline;
+    public void setUpdateBaseline(boolean value) {
+        updateBaseline.set(value);
     }
 
-    /** The system properties the extension reads, for the values that are set. */
-    Map<String, String> systemProperties(File defaultReportDir, boolean updateRequested) {
+    /** The system properties for the numbers that are set, by the extension's names. */
+    Map<String, String> numbers() {
         Map<String, String> properties = new LinkedHashMap<>();
         put(properties, "heapgrowth.warmup", warmup);
         put(properties, "heapgrowth.loopsPerSnapshot", loopsPerSnapshot);
         put(properties, "heapgrowth.maxSnapshots", maxSnapshots);
         put(properties, "heapgrowth.confirmLoops", confirmLoops);
         put(properties, "heapgrowth.timeBudget", timeBudget);
-        if (ignoreFile != null) {
-            properties.put("heapgrowth.ignoreFile", ignoreFile.getAbsolutePath());
-        }
-        properties.put("heapgrowth.reportDir",
-                (reportDir != null ? reportDir : defaultReportDir).getAbsolutePath());
-        if (baseline != null) {
-            properties.put("heapgrowth.baseline", baseline.getAbsolutePath());
-        }
-        if (updateBaseline || updateRequested) {
-            properties.put("heapgrowth.updateBaseline", "true");
-        }
         return properties;
     }
 
-    private static void put(Map<String, String> properties, String key, Integer value) {
-        if (value != null) {
-            properties.put(key, value.toString());
+    /** The file {@code property} names, or null when it is unset. */
+    static File fileOrNull(RegularFileProperty property) {
+        return property.isPresent() ? property.get().getAsFile() : null;
+    }
+
+    private static void put(Map<String, String> properties, String key, Property<Integer> value) {
+        if (value.isPresent()) {
+            properties.put(key, value.get().toString());
         }
     }
 }

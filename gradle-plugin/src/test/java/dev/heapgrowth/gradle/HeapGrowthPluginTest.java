@@ -6,11 +6,15 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 
 import java.io.File;
+import java.util.List;
 import java.util.Map;
 
 import org.gradle.api.Project;
+import org.gradle.api.Task;
 import org.gradle.api.artifacts.Dependency;
 import org.gradle.api.artifacts.FileCollectionDependency;
+import org.gradle.api.internal.TaskInternal;
+import org.gradle.api.internal.TaskOutputsInternal;
 import org.gradle.api.internal.project.ProjectInternal;
 import org.gradle.api.tasks.testing.Test;
 import org.gradle.testfixtures.ProjectBuilder;
@@ -23,6 +27,19 @@ public class HeapGrowthPluginTest {
         return project;
     }
 
+    private static File buildDir(Project project) {
+        return project.getLayout().getBuildDirectory().get().getAsFile();
+    }
+
+    private static TestJvmArguments arguments(Project project, String task) {
+        return (TestJvmArguments) project.getTasks().getByName(task).getExtensions()
+                .getByName(HeapGrowthPlugin.JVM_ARGUMENTS_EXTENSION);
+    }
+
+    private static HeapGrowthSettings settings(Project project) {
+        return (HeapGrowthSettings) project.getExtensions().getByName("heapGrowth");
+    }
+
     @org.junit.Test
     public void addsTheSettingsBlockAndThePrepareTask() {
         Project project = javaProjectWithPlugin();
@@ -33,7 +50,7 @@ public class HeapGrowthPluginTest {
     @org.junit.Test
     public void addsTheExtensionJarToTheTestClasspath() {
         Project project = javaProjectWithPlugin();
-        File jar = new File(project.getBuildDir(), "heapgrowth/heapgrowth-junit.jar");
+        File jar = new File(buildDir(project), "heapgrowth/heapgrowth-junit.jar");
         boolean found = false;
         for (Dependency dependency : project.getConfigurations().getByName("testImplementation").getDependencies()) {
             if (dependency instanceof FileCollectionDependency
@@ -47,43 +64,79 @@ public class HeapGrowthPluginTest {
     @org.junit.Test
     public void everyTestTaskGetsTheAgentTheEngineAndDependsOnPrepare() {
         Project project = javaProjectWithPlugin();
-        Test extra = project.getTasks().create("integrationTest", Test.class);
-        for (Test test : new Test[] {(Test) project.getTasks().getByName("test"), extra}) {
-            File agent = new File(project.getBuildDir(), "heapgrowth/native/libheapgrowth_agent.so");
-            assertTrue(test.getAllJvmArgs().contains("-agentpath:" + agent.getAbsolutePath()));
-            assertEquals(new File(project.getBuildDir(), "heapgrowth/native/libheapgrowth.so").getAbsolutePath(),
-                    test.getSystemProperties().get("heapgrowth.library"));
-            assertTrue(test.getDependsOn().contains(project.getTasks().getByName("heapGrowthPrepare")));
+        project.getTasks().create("integrationTest", Test.class);
+        Task prepare = project.getTasks().getByName("heapGrowthPrepare");
+        for (String name : new String[] {"test", "integrationTest"}) {
+            List<String> jvm = arguments(project, name).asArguments();
+            File agent = new File(buildDir(project), "heapgrowth/native/libheapgrowth_agent.so");
+            assertTrue(jvm.toString(), jvm.contains("-agentpath:" + agent.getAbsolutePath()));
+            File engine = new File(buildDir(project), "heapgrowth/native/libheapgrowth.so");
+            assertTrue(jvm.toString(), jvm.contains("-Dheapgrowth.library=" + engine.getAbsolutePath()));
+            assertTrue(project.getTasks().getByName(name).getDependsOn().contains(prepare));
         }
     }
 
     @org.junit.Test
-    public void settingsBecomeSystemPropertiesAfterEvaluation() {
+    public void settingsBecomeJvmArgumentsWhenTheTaskRuns() {
         Project project = javaProjectWithPlugin();
-        HeapGrowthSettings settings = (HeapGrowthSettings) project.getExtensions().getByName("heapGrowth");
+        HeapGrowthSettings settings = settings(project);
+        // Set after the plugin configured the task: the values are read lazily.
         settings.setMaxSnapshots(7);
         settings.setConfirmLoops(400);
         settings.setIgnoreFile(project.file("ignore.txt"));
         settings.setBaseline(project.file("accepted.txt"));
-        ((ProjectInternal) project).evaluate();
-        Map<String, Object> properties = ((Test) project.getTasks().getByName("test")).getSystemProperties();
-        assertEquals("7", properties.get("heapgrowth.maxSnapshots"));
-        assertEquals("400", properties.get("heapgrowth.confirmLoops"));
-        assertEquals(project.file("ignore.txt").getAbsolutePath(), properties.get("heapgrowth.ignoreFile"));
-        assertFalse(properties.containsKey("heapgrowth.timeBudget"));
-        assertEquals(project.file("accepted.txt").getAbsolutePath(), properties.get("heapgrowth.baseline"));
-        assertEquals(new File(project.getBuildDir(), "reports/heapgrowth").getAbsolutePath(),
-                properties.get("heapgrowth.reportDir"));
-        assertFalse("unset settings keep the extension's defaults", properties.containsKey("heapgrowth.warmup"));
-        assertFalse(properties.containsKey("heapgrowth.updateBaseline"));
+        List<String> jvm = arguments(project, "test").asArguments();
+        assertTrue(jvm.toString(), jvm.contains("-Dheapgrowth.maxSnapshots=7"));
+        assertTrue(jvm.contains("-Dheapgrowth.confirmLoops=400"));
+        assertTrue(jvm.contains("-Dheapgrowth.ignoreFile=" + project.file("ignore.txt").getAbsolutePath()));
+        assertTrue(jvm.contains("-Dheapgrowth.baseline=" + project.file("accepted.txt").getAbsolutePath()));
+        assertTrue(jvm.contains("-Dheapgrowth.reportDir="
+                + new File(buildDir(project), "reports/heapgrowth").getAbsolutePath()));
+        for (String argument : jvm) {
+            assertFalse("unset settings keep the extension's defaults: " + argument,
+                    argument.startsWith("-Dheapgrowth.warmup=") || argument.startsWith("-Dheapgrowth.timeBudget=")
+                            || argument.startsWith("-Dheapgrowth.updateBaseline="));
+        }
+    }
+
+    /** Issue 12: an emptied baseline left `:test UP-TO-DATE`. */
+    @org.junit.Test
+    public void theSettingsTheBaselineAndTheIgnoreFilesAreInputsOfTheTestTask() {
+        Project project = javaProjectWithPlugin();
+        HeapGrowthSettings settings = settings(project);
+        settings.setMaxSnapshots(7);
+        settings.setIgnoreFile(project.file("ignore.txt"));
+        settings.setBaseline(project.file("accepted.txt"));
+        Test test = (Test) project.getTasks().getByName("test");
+        Map<String, Object> properties = test.getInputs().getProperties();
+        assertEquals("{heapgrowth.maxSnapshots=7}", String.valueOf(properties.get("heapGrowth.settings")));
+        for (String absolute : new String[] {"accepted.txt", "ignore.txt", "heapgrowth-ignore.txt"}) {
+            assertTrue(absolute, test.getInputs().getFiles().getFiles().contains(project.file(absolute)));
+        }
+        for (Object value : properties.values()) {
+            assertFalse("no absolute path among the input values: " + value,
+                    String.valueOf(value).contains(project.getProjectDir().getPath()));
+        }
     }
 
     @org.junit.Test
-    public void theGradlePropertyAsksForABaselineRewrite() {
+    public void theGradlePropertyAsksForABaselineRewriteThatIsNeverUpToDate() {
         Project project = javaProjectWithPlugin();
+        TestJvmArguments arguments = arguments(project, "test");
+        assertFalse(arguments.isUpdateBaseline());
         project.getExtensions().getExtraProperties().set("heapgrowth.updateBaseline", "true");
-        ((ProjectInternal) project).evaluate();
-        assertEquals("true",
-                ((Test) project.getTasks().getByName("test")).getSystemProperties().get("heapgrowth.updateBaseline"));
+        assertTrue(arguments.asArguments().contains("-Dheapgrowth.updateBaseline=true"));
+        Test test = (Test) project.getTasks().getByName("test");
+        assertFalse(((TaskOutputsInternal) test.getOutputs()).getUpToDateSpec().isSatisfiedBy((TaskInternal) test));
+    }
+
+    @org.junit.Test
+    public void aReportDirAndTheUpdateFlagCanBeSetInTheBlock() {
+        Project project = javaProjectWithPlugin();
+        settings(project).setReportDir(project.file("elsewhere"));
+        settings(project).setUpdateBaseline(true);
+        List<String> jvm = arguments(project, "test").asArguments();
+        assertTrue(jvm.contains("-Dheapgrowth.reportDir=" + project.file("elsewhere").getAbsolutePath()));
+        assertTrue(jvm.contains("-Dheapgrowth.updateBaseline=true"));
     }
 }
