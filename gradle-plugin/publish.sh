@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# gradle-plugin/publish.sh DIR [PLUGIN_JAR]: publishes the Gradle plugin into the Maven
+# repository DIR (created if missing), so that a build resolves it by id and version:
+#
+#   // settings.gradle                              // build.gradle
+#   pluginManagement {                              plugins {
+#       repositories { maven { url 'DIR' } }            id 'dev.heapgrowth' version '0.1.0'
+#   }                                               }
+#
+# It writes, with a .sha1 and .md5 beside each file and a maven-metadata.xml per artifact:
+#   dev/heapgrowth/heapgrowth-gradle-plugin/VERSION/   the plugin jar (the extension inside) and its pom
+#   dev/heapgrowth/dev.heapgrowth.gradle.plugin/VERSION/   the plugin marker: a pom that depends on
+#       the jar, which is how Gradle finds the artifact of a plugin id (ID:ID.gradle.plugin:VERSION)
+#
+# PLUGIN_JAR defaults to ${CARGO_TARGET_DIR:-target}/java/heapgrowth-gradle-plugin.jar, which
+# scripts/package-java.sh builds; VERSION is the crate's (Cargo.toml). scripts/local-repo.sh calls
+# this (DIR defaults there to target/local-repo, where the sample projects look); it works on its
+# own as well. Publishing the same version again replaces it.
+set -euo pipefail
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: gradle-plugin/publish.sh DIR [PLUGIN_JAR]" >&2; exit 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+jar=${2:-${CARGO_TARGET_DIR:-$root/target}/java/heapgrowth-gradle-plugin.jar}
+[ -f "$jar" ] || { echo "publish: $jar missing; run scripts/package-java.sh" >&2; exit 1; }
+mkdir -p "$1"
+repo=$(cd "$1" && pwd)
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n1)
+[ -n "$version" ] || { echo "publish: no version in $root/Cargo.toml" >&2; exit 1; }
+group=dev.heapgrowth
+plugin_id=dev.heapgrowth
+artifact=heapgrowth-gradle-plugin
+marker=$plugin_id.gradle.plugin
+# The id the jar declares must be the one the marker is published under.
+unzip -p "$jar" "META-INF/gradle-plugins/$plugin_id.properties" | grep -q '^implementation-class=' \
+    || { echo "publish: $jar does not declare plugin $plugin_id" >&2; exit 1; }
+
+# checksums FILE: FILE.sha1 and FILE.md5, as Maven writes them (the bare hex digest).
+checksums() {
+    sha1sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.sha1"
+    md5sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.md5"
+}
+
+# metadata ARTIFACT: its maven-metadata.xml, listing every version published into DIR so far.
+metadata() {
+    local dir=$repo/${group//.//}/$1 versions
+    versions=$(find "$dir" -mindepth 2 -maxdepth 2 -name "$1-*.pom" -printf '%h\n' | xargs -n1 basename | sort -V)
+    {
+        echo '<?xml version="1.0" encoding="UTF-8"?>'
+        echo '<metadata>'
+        echo "  <groupId>$group</groupId>"
+        echo "  <artifactId>$1</artifactId>"
+        echo '  <versioning>'
+        echo "    <latest>$(tail -n1 <<<"$versions")</latest>"
+        echo "    <release>$(tail -n1 <<<"$versions")</release>"
+        echo '    <versions>'
+        sed 's|.*|      <version>&</version>|' <<<"$versions"
+        echo '    </versions>'
+        echo "    <lastUpdated>$(date -u +%Y%m%d%H%M%S)</lastUpdated>"
+        echo '  </versioning>'
+        echo '</metadata>'
+    } >"$dir/maven-metadata.xml"
+    checksums "$dir/maven-metadata.xml"
+}
+
+# pom ARTIFACT PACKAGING NAME [DEPENDENCY_ARTIFACT]
+pom() {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo '<project xmlns="http://maven.apache.org/POM/4.0.0"'
+    echo '         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
+    echo '         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">'
+    echo '  <modelVersion>4.0.0</modelVersion>'
+    echo "  <groupId>$group</groupId>"
+    echo "  <artifactId>$1</artifactId>"
+    echo "  <version>$version</version>"
+    echo "  <packaging>$2</packaging>"
+    echo "  <name>$3</name>"
+    echo '  <licenses>'
+    echo '    <license><name>Apache-2.0</name></license>'
+    echo '  </licenses>'
+    if [ $# -ge 4 ]; then
+        echo '  <dependencies>'
+        echo '    <dependency>'
+        echo "      <groupId>$group</groupId>"
+        echo "      <artifactId>$4</artifactId>"
+        echo "      <version>$version</version>"
+        echo '    </dependency>'
+        echo '  </dependencies>'
+    fi
+    echo '</project>'
+}
+
+# Maven's record of where a file was downloaded from (DIR may be Maven's local repository, which
+# once received these from elsewhere): without it the files count as installed here.
+dir=$repo/${group//.//}/$artifact/$version
+mkdir -p "$dir"
+rm -f "$dir/_remote.repositories"
+cp "$jar" "$dir/$artifact-$version.jar"
+pom "$artifact" jar "heapgrowth Gradle plugin (the JUnit 5 extension and its native libraries inside)" \
+    >"$dir/$artifact-$version.pom"
+checksums "$dir/$artifact-$version.jar"
+checksums "$dir/$artifact-$version.pom"
+metadata "$artifact"
+
+dir=$repo/${group//.//}/$marker/$version
+mkdir -p "$dir"
+rm -f "$dir/_remote.repositories"
+pom "$marker" pom "Gradle plugin marker of $plugin_id" "$artifact" >"$dir/$marker-$version.pom"
+checksums "$dir/$marker-$version.pom"
+metadata "$marker"
+echo "publish: $group:$artifact:$version and its marker $group:$marker:$version in $repo"
