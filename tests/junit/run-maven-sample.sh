@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# End to end under Maven Surefire: the sample project in tests/junit/maven-sample uses the
-# packaged extension jar (target/java/heapgrowth-junit.jar, from scripts/package-java.sh),
-# installed into the local Maven repository as a user would. Asserts that the leaking test fails
-# with the tree report, the clean one passes, the reports are written, and the baseline gate:
-# rewrite, accepted path passes, new path fails, stale path reported.
+# End to end under Maven Surefire, with the artifacts scripts/local-repo.sh installs into the
+# local Maven repository (~/.m2/repository, or MAVEN_LOCAL_REPO), as the README tells a user to:
+# the extension jar from scripts/package-java.sh (CARGO_TARGET_DIR/java) and the Maven plugin.
+#
+# Without the plugin (tests/junit/maven-sample/pom.xml): the leaking test fails with the tree
+# report and no agent, the clean one passes, the reports are written, and the baseline gate:
+# rewrite, accepted path passes, new path fails, stale path reported; an ignore file.
+# With the plugin (pom-with-plugin.xml, the README's pom), in a directory whose path has a space:
+# the agent is loaded and the leak shows the line that grew it, the project's own argLine reaches
+# the test JVM after heapgrowth's options (Surefire's @{argLine}, or argLine in <properties>),
+# every setting is passed, -Dheapgrowth.updateBaseline=true rewrites the configured baseline,
+# and the plugin's one-line warnings and errors.
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$PWD
@@ -12,8 +19,7 @@ jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
 check() { python3 "$here/check_results.py" "$@"; }
 fail() { echo "run-maven-sample: $*" >&2; exit 1; }
 
-mvn -B -q install:install-file -Dfile="$jar" -DgroupId=dev.heapgrowth -DartifactId=heapgrowth-junit \
-    -Dversion=0.1.0 -Dpackaging=jar
+"$here/../../scripts/local-repo.sh" --no-build "${MAVEN_LOCAL_REPO:-$HOME/.m2/repository}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r maven-sample "$work/project"
@@ -23,6 +29,7 @@ clean=addingAndClearingItemsDoesNotLeak
 results=target/surefire-reports
 run() { rm -rf "$results"; mvn -B "$@" test >"$work/mvn.log" 2>&1 && echo 0 || echo 1; }
 
+echo "run-maven-sample: without the plugin"
 echo "run-maven-sample: 1. no baseline: the leak fails with the report, the clean test passes"
 [ "$(run)" = 1 ] || fail "mvn test passed despite the leak"
 check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of java.util.ArrayList" \
@@ -31,7 +38,8 @@ check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of 
     "$leak=fail:Agent: heapgrowth's JVMTI agent is not loaded" "$clean=pass" \
     "$leak=fail:Not attributed: heapgrowth's JVMTI agent is not loaded, and only a recording proxy works without it" \
     "$leak=fail:a proxy cannot go into the final field Cart.AUDIT_TRAIL" \
-    "anAcceptedLeakPassesWithItsReason=pass"
+    "anAcceptedLeakPassesWithItsReason=pass" "recordsTheJvmOptions=pass"
+! grep -q -- "-agentpath:" target/jvm-options.txt || fail "an -agentpath: without the plugin"
 grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: the audit trail is kept on purpose): STATIC_FIELD Cart.AUDIT_TRAIL" \
     "target/reports/heapgrowth/com.example.cart.CartTest.anAcceptedLeakPassesWithItsReason.txt" \
     || fail "the ignored path is not listed with its reason"
@@ -65,4 +73,86 @@ run -Dheapgrowth.ignoreFile="$work/ignore.txt" >/dev/null
 check "$results" "$leak=pass" "$clean=pass" "anAcceptedLeakPassesWithItsReason=pass"
 grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: known, fixed in the next release)" \
     "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" || fail "the ignore file's reason is not in the report"
+
+echo "run-maven-sample: with the plugin (the README's pom)"
+project="$work/cart project"
+cp -r "$here/maven-sample" "$project"
+cd "$project"
+rm -rf target
+python3 - "$here/../../README.md" pom-with-plugin.xml <<'PY' || fail "the README's pom is not tests/junit/maven-sample/pom-with-plugin.xml"
+import re, sys
+readme, pom = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2], encoding="utf-8").read()
+sys.exit(0 if any("heapgrowth-maven-plugin" in block and block == pom
+                  for block in re.findall(r"```xml\n(.*?)```", readme, re.S)) else 1)
+PY
+mvn_plugin() { mvn -B -Dstyle.color=never -f pom-with-plugin.xml "$@" >"$work/mvn.log" 2>&1 && echo 0 || echo 1; }
+options=target/jvm-options.txt
+# option TEXT...: each TEXT is a line of the test JVM's options.
+option() { for want in "$@"; do grep -qxF -- "$want" "$options" || fail "the test JVM lacks $want: $(cat "$options")"; done; }
+natives="$project/target/heapgrowth/native"
+
+echo "run-maven-sample: 6. the leak shows the line that grew it; the project's argLine follows heapgrowth's"
+[ "$(mvn_plugin test)" = 1 ] || fail "mvn test passed despite the leak"
+check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of java.util.ArrayList" \
+    "$leak=fail:4 call(s) to add()" \
+    "$leak=fail:at com.example.cart.Cart.open(Cart.java:16)   ← look here" \
+    "$leak=fail:Agent: heapgrowth's JVMTI agent loaded at JVM start: tag objects yes, field-modification events yes" \
+    "$leak=lacks:Not attributed" "$clean=pass" "anAcceptedLeakPassesWithItsReason=pass" \
+    "anAssertionThatFailsInALoopFailsTheTest=fail:the cart is empty" "recordsTheJvmOptions=pass"
+[ "$(head -n1 "$options")" = "-agentpath:$natives/libheapgrowth_agent.so" ] || fail "the agent is not first: $(cat "$options")"
+[ "$(tail -n1 "$options")" = "-Xmx1g" ] || fail "the project's argLine is not last: $(cat "$options")"
+option "-Dheapgrowth.library=$natives/libheapgrowth.so" "-Dheapgrowth.reportDir=$project/target/heapgrowth-reports" \
+    "-Dheapgrowth.baseline=$project/heapgrowth-baseline.txt"
+! grep -q "updateBaseline\|keepDumps\|warmup" "$options" || fail "settings nobody set: $(cat "$options")"
+for ext in txt json; do
+    [ -s "target/heapgrowth-reports/com.example.cart.CartTest.$leak.$ext" ] || fail "no $ext report in target/heapgrowth-reports"
+done
+for path in "$natives" "$natives/libheapgrowth.so" "$natives/libheapgrowth_agent.so"; do
+    [ "$(stat -c %a "$path")" = 700 ] || fail "$path is mode $(stat -c %a "$path"), not 700"
+done
+
+echo "run-maven-sample: 7. -Dheapgrowth.updateBaseline=true rewrites the pom's <baseline>; then it passes"
+[ "$(mvn_plugin -Dheapgrowth.updateBaseline=true test)" = 1 ] || fail "the throwing test passed"
+check "$results" "$leak=pass" "$clean=pass" "anAssertionThatFailsInALoopFailsTheTest=fail"
+option "-Dheapgrowth.updateBaseline=true"
+grep -q "^## com.example.cart.CartTest.$leak\$" heapgrowth-baseline.txt || fail "baseline lacks the test's section"
+mvn_plugin test >/dev/null
+check "$results" "$leak=pass" "$clean=pass" "anAssertionThatFailsInALoopFailsTheTest=fail"
+
+echo "run-maven-sample: 8. argLine in <properties>, and every setting"
+python3 - <<'PY'
+pom = open("pom-with-plugin.xml", encoding="utf-8").read()
+pom = pom.replace("<argLine>@{argLine} -Xmx1g</argLine>", "")
+pom = pom.replace("</project.build.sourceEncoding>", "</project.build.sourceEncoding>\n    <argLine>-Dsome.flag=1</argLine>")
+open("pom-properties.xml", "w", encoding="utf-8").write(pom)
+PY
+rm -f "$options"
+mvn -B -Dstyle.color=never -f pom-properties.xml -Dtest=JvmOptionsTest -Dheapgrowth.keepDumps=failed \
+    -Dheapgrowth.warmup=2 -Dheapgrowth.loopsPerSnapshot=3 -Dheapgrowth.maxSnapshots=4 -Dheapgrowth.confirmLoops=50 \
+    -Dheapgrowth.timeBudget=30 -Dheapgrowth.ignoreFile=ignore.txt test >"$work/mvn.log" 2>&1 \
+    || { cat "$work/mvn.log"; fail "mvn test -Dtest=JvmOptionsTest failed"; }
+[ "$(head -n1 "$options")" = "-agentpath:$natives/libheapgrowth_agent.so" ] || fail "the agent is not first: $(cat "$options")"
+[ "$(tail -n1 "$options")" = "-Dsome.flag=1" ] || fail "the argLine property is not last: $(cat "$options")"
+option -Dheapgrowth.keepDumps=failed -Dheapgrowth.warmup=2 -Dheapgrowth.loopsPerSnapshot=3 \
+    -Dheapgrowth.maxSnapshots=4 -Dheapgrowth.confirmLoops=50 -Dheapgrowth.timeBudget=30 \
+    "-Dheapgrowth.ignoreFile=$project/ignore.txt"
+
+echo "run-maven-sample: 9. warnings and errors in one line"
+sed 's|<argLine>@{argLine} -Xmx1g</argLine>|<argLine>-Xmx1g</argLine>|' pom-with-plugin.xml >pom-no-reference.xml
+mvn -B -Dstyle.color=never -f pom-no-reference.xml initialize >"$work/mvn.log" 2>&1 || { cat "$work/mvn.log"; fail "mvn initialize failed"; }
+[ "$(grep -c "^\[WARNING\] heapgrowth: the <argLine> of maven-surefire-plugin does not contain @{argLine}, so its test JVMs get no agent: write <argLine>@{argLine} -Xmx1g</argLine>$" "$work/mvn.log")" = 1 ] \
+    || { cat "$work/mvn.log"; fail "no warning (once) about an <argLine> without @{argLine}"; }
+python3 - <<'PY'
+pom = open("pom-with-plugin.xml", encoding="utf-8").read()
+old = "<artifactId>heapgrowth-junit</artifactId>\n      <version>0.1.0</version>"
+assert old in pom
+open("pom-missing.xml", "w", encoding="utf-8").write(pom.replace(old, old.replace("0.1.0", "9.9.9")))
+PY
+# error FILE MESSAGE [MAVEN_OPTS]: mvn initialize fails with the one-line MESSAGE.
+error() {
+    ! MAVEN_OPTS=${3:-} mvn -B -o -Dstyle.color=never -f "$1" initialize >"$work/mvn.log" 2>&1 || fail "mvn -f $1 initialize passed"
+    grep -F "on project cart: $2" "$work/mvn.log" | grep -q -- '-> \[Help 1\]$' || { cat "$work/mvn.log"; fail "no error: $2"; }
+}
+error pom-missing.xml "heapgrowth: cannot resolve dev.heapgrowth:heapgrowth-junit:jar:9.9.9: "
+error pom-with-plugin.xml "heapgrowth: the agent and engine exist for linux-x86_64 only, not Linux/aarch64 (-Dheapgrowth.skip=true leaves argLine as it is)" -Dos.arch=aarch64
 echo "run-maven-sample: ok"
