@@ -372,9 +372,7 @@ pub fn run(
         };
         if let Some(dir) = &options.keep_dumps_in {
             if report.has_growth() || report.result.is_err() {
-                if let Err(error) = keep_dumps(&mut report, dir) {
-                    report.result = Err(error);
-                }
+                keep_dumps(&mut report, dir);
             }
         }
         let mut state = lock(&state);
@@ -418,6 +416,7 @@ pub fn search(
         attributions,
         timings,
         kept_dumps: kept.into(),
+        dumps_not_kept: None,
     }
 }
 
@@ -565,13 +564,24 @@ const KEPT_DUMPS: usize = 2;
 
 /// Moves the dumps a search kept ([`SearchSettings::keep_last_dumps`]) out of the private
 /// directory into `dir/<scenario>/`, owner-only (directory 0700, files 0600), and records where
-/// in [`ScenarioReport::kept_dumps`]. For a front end whose scenario failed; otherwise the dumps
-/// go with the private directory.
-pub fn keep_dumps(report: &mut ScenarioReport, dir: &Path) -> Result<(), String> {
-    if report.kept_dumps.is_empty() {
-        return Ok(());
+/// in [`ScenarioReport::kept_dumps`], or why not in [`ScenarioReport::dumps_not_kept`]. For a
+/// front end whose scenario failed; otherwise the dumps go with the private directory.
+pub fn keep_dumps(report: &mut ScenarioReport, dir: &Path) {
+    match move_kept_dumps(&report.kept_dumps, dir, &report.scenario) {
+        Ok(moved) => report.kept_dumps = moved,
+        Err(error) => {
+            // Those not moved go with the private directory.
+            report.kept_dumps.clear();
+            report.dumps_not_kept = Some(error);
+        }
     }
-    let target = dir.join(file_name_of(&report.scenario));
+}
+
+fn move_kept_dumps(kept: &[PathBuf], dir: &Path, scenario: &str) -> Result<Vec<PathBuf>, String> {
+    if kept.is_empty() {
+        return Ok(Vec::new());
+    }
+    let target = dir.join(file_name_of(scenario));
     let fail =
         |e: std::io::Error| format!("cannot keep the heap dumps in {}: {e}", target.display());
     std::fs::DirBuilder::new()
@@ -581,7 +591,7 @@ pub fn keep_dumps(report: &mut ScenarioReport, dir: &Path) -> Result<(), String>
         .map_err(fail)?;
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
     let mut moved = Vec::new();
-    for (number, path) in report.kept_dumps.iter().enumerate() {
+    for (number, path) in kept.iter().enumerate() {
         let to = target.join(format!("snapshot-{}.hprof", number + 1));
         // A rename keeps the file's 0600; across file systems, copy with the same mode.
         if std::fs::rename(path, &to).is_err() {
@@ -599,8 +609,7 @@ pub fn keep_dumps(report: &mut ScenarioReport, dir: &Path) -> Result<(), String>
         std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
         moved.push(to);
     }
-    report.kept_dumps = moved;
-    Ok(())
+    Ok(moved)
 }
 
 /// `name` as one file name: path separators and control characters replaced.
@@ -722,5 +731,68 @@ impl Progress {
         if self.enabled {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report_with_dumps(dir: &Path, count: usize) -> ScenarioReport {
+        let mut report = ScenarioReport::failed("com.example/Odd\nName", "x".into());
+        for n in 0..count {
+            let path = dir.join(format!("snapshot-{}.hprof", 40 + n));
+            std::fs::write(&path, b"JAVA PROFILE 1.0.2\0").unwrap();
+            report.kept_dumps.push(path);
+        }
+        report
+    }
+
+    #[test]
+    fn only_the_last_two_dumps_are_kept() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        let mut kept = VecDeque::new();
+        for n in 0..4 {
+            let path = dir.path().join(format!("{n}.hprof"));
+            std::fs::write(&path, b"dump").unwrap();
+            done_with(path, true, &mut kept);
+        }
+        assert_eq!(
+            Vec::from(kept),
+            vec![dir.path().join("2.hprof"), dir.path().join("3.hprof")]
+        );
+        assert!(!dir.path().join("0.hprof").exists() && !dir.path().join("1.hprof").exists());
+        done_with(dir.path().join("3.hprof"), false, &mut VecDeque::new());
+        assert!(!dir.path().join("3.hprof").exists());
+    }
+
+    #[test]
+    fn kept_dumps_move_owner_only_or_say_why_not() {
+        let private = PrivateTempDir::new("test").unwrap();
+        let reports = PrivateTempDir::new("test").unwrap();
+        let mut report = report_with_dumps(private.path(), 2);
+        keep_dumps(&mut report, reports.path());
+        // One directory per scenario, its name one path component.
+        let target = reports.path().join("com.example_Odd_Name");
+        assert_eq!(
+            report.kept_dumps,
+            vec![
+                target.join("snapshot-1.hprof"),
+                target.join("snapshot-2.hprof")
+            ]
+        );
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&target), 0o700);
+        assert_eq!(mode(&report.kept_dumps[0]), 0o600);
+        assert_eq!(report.dumps_not_kept, None);
+
+        // A file where the directory should be: the report stands and says why.
+        let blocked = reports.path().join("blocked");
+        std::fs::write(&blocked, b"").unwrap();
+        let mut report = report_with_dumps(private.path(), 1);
+        keep_dumps(&mut report, &blocked);
+        assert!(report.kept_dumps.is_empty());
+        let why = report.dumps_not_kept.unwrap();
+        assert!(why.contains("cannot keep the heap dumps in"), "{why}");
     }
 }

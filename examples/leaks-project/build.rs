@@ -9,6 +9,11 @@ fn main() {
     println!("cargo:rerun-if-changed={}", sources.display());
     println!("cargo:rerun-if-env-changed=JAVA_HOME");
     let classes = Path::new(&std::env::var("OUT_DIR").unwrap()).join("classes");
+    // From scratch each time: the class of a deleted or renamed scenario would otherwise stay
+    // and still run as a test.
+    if classes.exists() {
+        std::fs::remove_dir_all(&classes).expect("the old classes can be removed");
+    }
     let mut files = Vec::new();
     collect_java_files(sources, &mut files);
     let javac = match std::env::var_os("JAVA_HOME") {

@@ -25,6 +25,9 @@ struct JsonScenario<'a> {
     /// Heap dumps kept on request; omitted when none were.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     kept_dumps: Vec<String>,
+    /// Why the dumps asked for could not be kept; omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dumps_not_kept: Option<&'a str>,
 }
 
 /// A path that grew for a while and stopped.
@@ -325,6 +328,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                         .collect(),
                     timings_ms: timings,
                     kept_dumps: kept_dumps(),
+                    dumps_not_kept: report.dumps_not_kept.as_deref(),
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
@@ -336,6 +340,7 @@ pub fn to_json(reports: &[ScenarioReport]) -> String {
                     ignored: Vec::new(),
                     timings_ms: timings,
                     kept_dumps: kept_dumps(),
+                    dumps_not_kept: report.dumps_not_kept.as_deref(),
                 },
             }
         })

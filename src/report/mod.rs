@@ -42,6 +42,8 @@ pub struct ScenarioReport {
     /// Heap dumps kept on request (`keepDumps = failed`): they hold every secret in the heap.
     /// Empty by default.
     pub kept_dumps: Vec<PathBuf>,
+    /// Why the dumps asked for could not be kept, if so (the report stands).
+    pub dumps_not_kept: Option<String>,
 }
 
 impl ScenarioReport {
@@ -53,6 +55,7 @@ impl ScenarioReport {
             attributions: Vec::new(),
             timings: Timings::default(),
             kept_dumps: Vec::new(),
+            dumps_not_kept: None,
         }
     }
 

@@ -99,6 +99,9 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             paths.join(", ")
         );
     }
+    if let Some(why) = &report.dumps_not_kept {
+        let _ = writeln!(out, "\nHeap dumps not kept: {why}");
+    }
     out
 }
 
