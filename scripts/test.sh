@@ -7,6 +7,9 @@ cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 # Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
 INSTA_UPDATE=no cargo test --locked --all-targets
+# The crate as it would be published: `cargo package` builds it from the packaged files alone
+# (the glue's Java sources and the agent's C source must be in the package).
+cargo package --locked --allow-dirty --quiet
 # The example project a user copies, with its accepted snapshots.
 # No --locked: the example keeps no lock file, as a project that copies it would start without one.
 (cd examples/leaks-project && CARGO_TARGET_DIR=../../target INSTA_UPDATE=no cargo test)
