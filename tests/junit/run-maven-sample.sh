@@ -137,7 +137,14 @@ option -Dheapgrowth.keepDumps=failed -Dheapgrowth.warmup=2 -Dheapgrowth.loopsPer
     -Dheapgrowth.maxSnapshots=4 -Dheapgrowth.confirmLoops=50 -Dheapgrowth.timeBudget=30 \
     "-Dheapgrowth.ignoreFile=$project/ignore.txt"
 
-echo "run-maven-sample: 9. warnings and errors in one line"
+echo "run-maven-sample: 9. -Dheapgrowth.skip=true: no agent, the project's argLine still works"
+rm -f "$options"
+mvn -B -Dstyle.color=never -f pom-with-plugin.xml -Dheapgrowth.skip=true -Dtest=JvmOptionsTest test >"$work/mvn.log" 2>&1 \
+    || { cat "$work/mvn.log"; fail "mvn test -Dheapgrowth.skip=true failed"; }
+[ "$(grep -c heapgrowth "$options")" = 0 ] || fail "options with heapgrowth.skip: $(cat "$options")"
+option -Xmx1g
+
+echo "run-maven-sample: 10. warnings and errors in one line"
 sed 's|<argLine>@{argLine} -Xmx1g</argLine>|<argLine>-Xmx1g</argLine>|' pom-with-plugin.xml >pom-no-reference.xml
 mvn -B -Dstyle.color=never -f pom-no-reference.xml initialize >"$work/mvn.log" 2>&1 || { cat "$work/mvn.log"; fail "mvn initialize failed"; }
 [ "$(grep -c "^\[WARNING\] heapgrowth: the <argLine> of maven-surefire-plugin does not contain @{argLine}, so its test JVMs get no agent: write <argLine>@{argLine} -Xmx1g</argLine>$" "$work/mvn.log")" = 1 ] \
@@ -154,5 +161,5 @@ error() {
     grep -F "on project cart: $2" "$work/mvn.log" | grep -q -- '-> \[Help 1\]$' || { cat "$work/mvn.log"; fail "no error: $2"; }
 }
 error pom-missing.xml "heapgrowth: cannot resolve dev.heapgrowth:heapgrowth-junit:jar:9.9.9: "
-error pom-with-plugin.xml "heapgrowth: the agent and engine exist for linux-x86_64 only, not Linux/aarch64 (-Dheapgrowth.skip=true leaves argLine as it is)" -Dos.arch=aarch64
+error pom-with-plugin.xml "heapgrowth: the agent and engine exist for linux-x86_64 only, not Linux/aarch64 (-Dheapgrowth.skip=true runs the tests without the agent)" -Dos.arch=aarch64
 echo "run-maven-sample: ok"

@@ -69,7 +69,7 @@ public class PrepareAgentMojo extends AbstractMojo {
     @Parameter(property = "heapgrowth.propertyName", defaultValue = "argLine")
     private String propertyName;
 
-    /** Leaves the property alone. */
+    /** Adds nothing to the property (sets it to nothing when unset, so <code>&#64;{argLine}</code> still works). */
     @Parameter(property = "heapgrowth.skip", defaultValue = "false")
     private boolean skip;
 
@@ -121,14 +121,19 @@ public class PrepareAgentMojo extends AbstractMojo {
     @Override
     public void execute() throws MojoExecutionException {
         if (skip) {
-            getLog().info("heapgrowth: skipped, " + propertyName + " left as it is");
+            // Set, if to nothing: an unset property leaves Surefire's @{argLine} in the command
+            // line, and the test JVM does not start.
+            if (project.getProperties().getProperty(propertyName) == null) {
+                project.getProperties().setProperty(propertyName, "");
+            }
+            getLog().info("heapgrowth: skipped, no agent in " + propertyName);
             return;
         }
         String platform = NativeLibraries.unsupportedPlatform(
                 System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
         if (platform != null) {
             throw new MojoExecutionException("heapgrowth: the agent and engine exist for linux-x86_64 only, not "
-                    + platform + " (-Dheapgrowth.skip=true leaves argLine as it is)");
+                    + platform + " (-Dheapgrowth.skip=true runs the tests without the agent)");
         }
         File jar = resolveJunitJar();
         NativeLibraries libraries;
