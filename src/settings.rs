@@ -102,7 +102,7 @@ mod tests {
         let rules = project_ignore_rules(dir.path()).unwrap();
         assert_eq!(rules.len(), 1);
         assert_eq!(rules[0].pattern, "com.example.Cache.entries");
-        std::fs::write(dir.path().join(PROJECT_IGNORE_FILE), "a.B.c\n[bad\n").unwrap();
+        std::fs::write(dir.path().join(PROJECT_IGNORE_FILE), "a.B.c\n*\n").unwrap();
         let error = project_ignore_rules(dir.path()).unwrap_err();
         assert!(
             error.contains(PROJECT_IGNORE_FILE) && error.contains(":2"),

@@ -8,7 +8,7 @@
 //! neither is how the node was attributed: a baseline written without the agent ("not
 //! attributed") accepts the same node attributed with it, and the other way round.
 
-use super::normalized::normalized_node;
+use super::normalized::{from_the_instance, normalized_node};
 use super::ScenarioReport;
 
 /// Accepted growth: the blocks of a snapshot or baseline file (see [`Baseline::parse`]).
@@ -19,9 +19,8 @@ pub struct Baseline {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Block {
-    /// As written, for the stale list.
+    /// As written: keyed by [`judge`], which knows the scenario; shown as is when stale.
     text: String,
-    key: GateKey,
 }
 
 /// What identifies a growing node for the gate.
@@ -82,10 +81,8 @@ impl Baseline {
         let mut current = String::new();
         let mut push = |current: &mut String| {
             if !current.is_empty() {
-                let text = std::mem::take(current);
                 blocks.push(Block {
-                    key: GateKey::of_block(&text),
-                    text,
+                    text: std::mem::take(current),
                 });
             }
         };
@@ -146,19 +143,28 @@ impl Judgement {
 /// Judges the growing nodes of `report` against `baseline`. A failed scenario has no growing
 /// nodes: every accepted block is then stale, and the front end reports the error instead.
 pub fn judge(report: &ScenarioReport, baseline: &Baseline) -> Judgement {
+    let key = |block: &str| GateKey::of_block(&from_the_instance(block, &report.scenario));
     let found: Vec<GateKey> = report
         .growing()
-        .map(|(node, attribution)| GateKey::of_block(&normalized_node(node, attribution)))
+        .map(|(node, attribution)| key(&normalized_node(node, attribution)))
+        .collect();
+    // Accepted blocks are keyed here, with the scenario known: a block written when paths
+    // still started at the front end's plumbing reads as the instance too.
+    let accepted: Vec<GateKey> = baseline
+        .blocks
+        .iter()
+        .map(|block| key(&block.text))
         .collect();
     let new = found
         .iter()
-        .map(|key| !baseline.blocks.iter().any(|block| block.key.accepts(key)))
+        .map(|found| !accepted.iter().any(|accepted| accepted.accepts(found)))
         .collect();
     let stale = baseline
         .blocks
         .iter()
-        .filter(|block| !found.iter().any(|key| block.key.accepts(key)))
-        .map(|block| block.text.clone())
+        .zip(&accepted)
+        .filter(|(_, accepted)| !found.iter().any(|found| accepted.accepts(found)))
+        .map(|(block, _)| block.text.clone())
         .collect();
     Judgement { new, stale }
 }

@@ -30,9 +30,54 @@ pub fn render_normalized(report: &ScenarioReport) -> String {
         Err(error) => format!("error: {}\n", error.lines().next().unwrap_or_default()),
         Ok(_) => report
             .growing()
-            .map(|(node, attribution)| normalized_node(node, attribution))
+            .map(|(node, attribution)| {
+                from_the_instance(&normalized_node(node, attribution), &report.scenario)
+            })
             .collect::<Vec<_>>()
             .join("\n"),
+    }
+}
+
+/// The root line that stands for the scenario's own instance.
+const INSTANCE_ROOT: &str = "the scenario's instance of ";
+
+/// `block` starting at the scenario's own instance when its path reaches it through the front
+/// end's plumbing: `heapgrowth run`'s `ScenarioThread.scenario` field, or the JUnit frame that
+/// holds the test instance (`LOCAL InterceptingExecutableInvoker.invoke(...)`, another frame
+/// in another JUnit version). Those two lines become one, `the scenario's instance of
+/// com.example.CartTest`, so that an upgrade of JUnit or of heapgrowth leaves the gate as it
+/// was. `scenario` is the report's name: the class, or for a JUnit test `Class.method`. Blocks
+/// written before (with the plumbing) read the same.
+pub(crate) fn from_the_instance(block: &str, scenario: &str) -> String {
+    let mut lines = block.lines();
+    let (Some(root), Some(second)) = (lines.next(), lines.next()) else {
+        return block.to_owned();
+    };
+    let step = second
+        .strip_prefix("├─")
+        .or_else(|| second.strip_prefix("╰→"))
+        .unwrap_or(second);
+    let plumbing =
+        step.starts_with("LOCAL ") || step.starts_with("INSTANCE_FIELD ScenarioThread.scenario ");
+    let class = step.rsplit_once(" -> instance of ").map(|(_, class)| class);
+    let is_scenario = |class: &str| {
+        class == scenario
+            || scenario
+                .rsplit_once('.')
+                .is_some_and(|(owner, _method)| owner == class)
+    };
+    match class {
+        Some(class)
+            if root.starts_with("GcRoot(ThreadObject") && plumbing && is_scenario(class) =>
+        {
+            let mut out = format!("{INSTANCE_ROOT}{class}\n");
+            for line in lines {
+                out.push_str(line);
+                out.push('\n');
+            }
+            out
+        }
+        _ => block.to_owned(),
     }
 }
 
@@ -87,4 +132,54 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JUNIT: &str = "\
+GcRoot(ThreadObject \"main\")
+├─LOCAL InterceptingExecutableInvoker.invoke(InterceptingExecutableInvoker.java) -> instance of com.example.CartTest
+╰→INSTANCE_FIELD CartTest.seen -> instance of java.util.ArrayList
+    grows in: objects
+";
+
+    #[test]
+    fn paths_start_at_the_scenario_instance() {
+        let expected = "\
+the scenario's instance of com.example.CartTest
+╰→INSTANCE_FIELD CartTest.seen -> instance of java.util.ArrayList
+    grows in: objects
+";
+        assert_eq!(
+            from_the_instance(JUNIT, "com.example.CartTest.keepsEverything"),
+            expected
+        );
+        let cli = JUNIT
+            .replace(
+                "GcRoot(ThreadObject \"main\")",
+                "GcRoot(ThreadObject \"heapgrowth-scenario\")",
+            )
+            .replace(
+                "LOCAL InterceptingExecutableInvoker.invoke(InterceptingExecutableInvoker.java)",
+                "INSTANCE_FIELD ScenarioThread.scenario",
+            );
+        assert_eq!(from_the_instance(&cli, "com.example.CartTest"), expected);
+    }
+
+    #[test]
+    fn other_paths_keep_their_start() {
+        // Another class: a worker's local, not the scenario's instance.
+        assert_eq!(from_the_instance(JUNIT, "com.example.OtherTest.m"), JUNIT);
+        // The instance held by a static field of the user's: that path is the point.
+        let registry = JUNIT.replace(
+            "GcRoot(ThreadObject \"main\")\n├─LOCAL InterceptingExecutableInvoker.invoke(InterceptingExecutableInvoker.java)",
+            "GcRoot(Class)\n├─STATIC_FIELD Registry.LAST",
+        );
+        assert_eq!(
+            from_the_instance(&registry, "com.example.CartTest.m"),
+            registry
+        );
+    }
 }

@@ -118,7 +118,7 @@ gate() {
         run_tests "$work/gate.log" "$reports" ":$classes" "${options[@]}" \
             -Dheapgrowth.library="$native/libheapgrowth.so" -Dheapgrowth.baseline="$baseline" \
             -Dheapgrowth.reportDir="$reports/heapgrowth" "$@" -- --select-class "$test"
-        check "$reports" "auditTrailIsKept=$audit" "historyIsKept=$history" \
+        check "$reports" "auditTrailIsKept=$audit" "historyIsKept=$history" "instanceListIsKept=${instance:-pass}" \
             || { cat "$work/gate.log" >&2; fail "gate: $agent $*: unexpected results"; }
     }
     compile
@@ -127,6 +127,11 @@ gate() {
     grep -q "AcceptedLeaksTest.record(AcceptedLeaksTest.java)$" "$baseline" \
         || { cat "$baseline" >&2; fail "gate: the baseline names the method without its line"; }
     ! grep -q "AcceptedLeaksTest.java:[0-9]" "$baseline" || fail "gate: the baseline holds line numbers"
+    # A path through the test instance starts at it, not at the JUnit frame that holds it (which
+    # another JUnit version names differently).
+    grep -q "^the scenario's instance of com.example.gate.AcceptedLeaksTest$" "$baseline" \
+        || { cat "$baseline" >&2; fail "gate: the instance path does not start at the test instance"; }
+    ! grep -q "InterceptingExecutableInvoker\|ExecutableInvoker" "$baseline" || fail "gate: a JUnit frame in the baseline"
     gate_run pass pass with-agent
     gate_run pass pass without-agent
     # A comment line above the growing code moves every line number after it.
@@ -153,6 +158,7 @@ PY
     rm -f "$baseline"
     mkdir -p "$work/gate-project"
     printf '# known growth\nAcceptedLeaksTest.history kept on purpose\n' >"$work/gate-project/heapgrowth-ignore.txt"
+    local instance="fail:INSTANCE_FIELD AcceptedLeaksTest.mine"
     (cd "$work/gate-project" && gate_run "fail:STATIC_FIELD AcceptedLeaksTest.AUDIT" pass with-agent)
     grep -q "^Ignored (AcceptedLeaksTest.history: kept on purpose): STATIC_FIELD AcceptedLeaksTest.history" \
         "$reports/heapgrowth/$test.historyIsKept.txt" \
@@ -161,12 +167,14 @@ PY
     # owner-only; the passing test's do not.
     (cd "$work/gate-project" && gate_run "fail:Heap dumps kept" pass with-agent -Dheapgrowth.keepDumps=failed)
     local kept=$reports/heapgrowth/dumps
-    [ "$(ls "$kept")" = "$test.auditTrailIsKept" ] || fail "gate: kept dumps: $(ls -R "$kept")"
+    [ "$(ls "$kept")" = "$(printf '%s\n' "$test.auditTrailIsKept" "$test.instanceListIsKept")" ] \
+        || fail "gate: kept dumps: $(ls -R "$kept")"
     [ "$(ls "$kept/$test.auditTrailIsKept")" = "$(printf 'snapshot-1.hprof\nsnapshot-2.hprof')" ] \
         || fail "gate: expected the last two dumps: $(ls "$kept/$test.auditTrailIsKept")"
     [ "$(stat -c %a "$kept/$test.auditTrailIsKept" "$kept/$test.auditTrailIsKept"/*)" = "$(printf '700\n600\n600')" ] \
         || fail "gate: kept dumps are not owner-only"
     local bad="fail:system property heapgrowth.keepDumps=sometimes: expected never or failed"
+    instance=$bad
     gate_run "$bad" "$bad" with-agent -Dheapgrowth.keepDumps=sometimes
 }
 

@@ -14,6 +14,8 @@ class AcceptedLeaksTest {
     private static final List<String> AUDIT = new ArrayList<>();
     /** Not final: a recording proxy attributes it without the agent too. */
     private static List<String> history = new ArrayList<>();
+    /** Reached through the test instance, which JUnit's own frames hold. */
+    private final List<String> mine = new ArrayList<>();
 
     @HeapGrowthTest
     void auditTrailIsKept() {
@@ -23,6 +25,11 @@ class AcceptedLeaksTest {
     @HeapGrowthTest
     void historyIsKept() {
         remember();
+    }
+
+    @HeapGrowthTest
+    void instanceListIsKept() {
+        mine.add("entry-" + mine.size()); // GROWS
     }
 
     private static void record() {
