@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
+# The API docs build without broken links.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
 # Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
 INSTA_UPDATE=no cargo test --locked --all-targets
 # The crate as it would be published: `cargo package` builds it from the packaged files alone

@@ -187,7 +187,8 @@ pub trait Driver {
     /// Waits, up to a bound, for work the loops handed to other threads to finish (the common
     /// `ForkJoinPool`, threads the scenario started), so a dump doesn't catch it half done.
     fn settle(&mut self) -> Result<(), JvmError>;
-    /// Runs a full collection and waits for the cleanup it starts (see [`run_gap`]).
+    /// Runs a full collection and waits for the cleanup it starts (the engine runs one a fixed
+    /// number of loops before every dump).
     fn collect_garbage(&mut self) -> Result<(), JvmError>;
     /// Writes a live heap dump of the scenario's JVM to `path` (a new `.hprof` file).
     fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError>;

@@ -18,7 +18,7 @@
 //! Design and costs: `docs/harness.md`.
 //!
 //! With the cargo feature `j4rs`, a scenario can also be a Rust closure that calls Java through
-//! j4rs on the trial's JVM ([`Harness::rust_scenario`]).
+//! j4rs on the trial's JVM (`Harness::rust_scenario`).
 
 mod child;
 mod discover;

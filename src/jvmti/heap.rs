@@ -99,7 +99,7 @@ impl JvmtiEnv {
 
     /// Of `wanted`, the tags of `roots` and of the objects reachable from them through fields
     /// and array elements (not through classes, class loaders or statics), up to
-    /// [`MAX_OBJECTS_VISITED`] objects.
+    /// `MAX_OBJECTS_VISITED` (2,000,000) objects.
     pub fn tags_reachable_from(
         &self,
         roots: &[JObject],
