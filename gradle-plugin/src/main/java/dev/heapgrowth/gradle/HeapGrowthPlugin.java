@@ -63,7 +63,7 @@ public class HeapGrowthPlugin implements Plugin<Project> {
                 project.files((Callable<File>) () -> dir.get().file(EXTENSION_JAR).getAsFile()).builtBy(prepare)));
         GradleCompat.configureEach(project.getTasks().withType(Test.class), test -> {
             test.dependsOn(prepare);
-            TestJvmArguments arguments = new TestJvmArguments(project, settings, dir, updateRequested);
+            TestJvmArguments arguments = new TestJvmArguments(project, test, settings, dir, updateRequested);
             GradleCompat.addJvmArguments(test, arguments);
             // A rewrite of the baseline must happen when asked for: never skip it, never take it
             // from the cache (the baseline it writes is no output of the task).

@@ -101,7 +101,8 @@ public class HeapGrowthSettings {
 
     /**
      * A file of ignore rules for every test, one per line: a pattern, then a reason. The project
-     * directory's {@code heapgrowth-ignore.txt} is read as well, when it exists.
+     * directory's {@code heapgrowth-ignore.txt} (the test JVM's working directory's) is read as
+     * well, when it exists.
      */
     public RegularFileProperty getIgnoreFile() {
         return ignoreFile;

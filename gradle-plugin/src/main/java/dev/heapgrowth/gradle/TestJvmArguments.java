@@ -19,6 +19,7 @@ import org.gradle.api.tasks.Internal;
 import org.gradle.api.tasks.PathSensitive;
 import org.gradle.api.tasks.PathSensitivity;
 import org.gradle.api.tasks.TaskInputs;
+import org.gradle.api.tasks.testing.Test;
 import org.gradle.process.CommandLineArgumentProvider;
 
 /**
@@ -40,7 +41,10 @@ import org.gradle.process.CommandLineArgumentProvider;
  * ignore file that does not exist is for the extension to report in its own words).
  */
 public final class TestJvmArguments implements CommandLineArgumentProvider {
-    /** The project directory's ignore file, read by the engine whenever it exists. */
+    /**
+     * The project's ignore file, which the engine reads from the test JVM's working directory
+     * whenever it exists (the project directory, unless the task's {@code workingDir} is changed).
+     */
     static final String PROJECT_IGNORE_FILE = "heapgrowth-ignore.txt";
     static final String REPORT_DIR = "reports/heapgrowth";
 
@@ -56,7 +60,7 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
      * @param prepared where {@code heapGrowthPrepare} writes the native libraries
      * @param updateRequested whether {@code -Pheapgrowth.updateBaseline=true} was given
      */
-    TestJvmArguments(Project project, HeapGrowthSettings settings, Provider<Directory> prepared,
+    TestJvmArguments(Project project, Test test, HeapGrowthSettings settings, Provider<Directory> prepared,
             Provider<Boolean> updateRequested) {
         this.settings = settings;
         this.updateRequested = updateRequested;
@@ -64,8 +68,7 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
         this.defaultReportDir = project.getLayout().getBuildDirectory().dir(REPORT_DIR);
         this.baseline = optionalFile(project, settings.getBaseline());
         this.ignoreFile = optionalFile(project, settings.getIgnoreFile());
-        File projectIgnore = project.getLayout().getProjectDirectory().file(PROJECT_IGNORE_FILE).getAsFile();
-        this.projectIgnoreFile = project.files(projectIgnore);
+        this.projectIgnoreFile = project.files((Callable<File>) () -> new File(test.getWorkingDir(), PROJECT_IGNORE_FILE));
     }
 
     /** The settings that change the outcome, as the system properties the extension reads. */

@@ -119,6 +119,15 @@ public class HeapGrowthPluginTest {
         }
     }
 
+    /** The engine reads heapgrowth-ignore.txt from the test JVM's working directory. */
+    @org.junit.Test
+    public void theProjectIgnoreFileInputFollowsTheWorkingDirectory() {
+        Project project = javaProjectWithPlugin();
+        Test test = (Test) project.getTasks().getByName("test");
+        test.setWorkingDir(project.file("elsewhere"));
+        assertTrue(test.getInputs().getFiles().getFiles().contains(project.file("elsewhere/heapgrowth-ignore.txt")));
+    }
+
     @org.junit.Test
     public void theGradlePropertyAsksForABaselineRewriteThatIsNeverUpToDate() {
         Project project = javaProjectWithPlugin();
