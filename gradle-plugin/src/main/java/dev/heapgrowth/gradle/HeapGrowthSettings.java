@@ -20,6 +20,7 @@ import org.gradle.api.provider.Property;
  *     baseline = file('heapgrowth-baseline.txt')
  *     ignoreFile = file('more-ignore-rules.txt')
  *     reportDir = file("reports/heapgrowth")     // default: build/reports/heapgrowth
+ *     keepDumps = 'failed'                       // default: 'never'; dumps hold the heap's secrets
  * }
  * heapGrowth {                                   // Kotlin DSL
  *     maxSnapshots.set(5)                        // (Gradle 8.2+: maxSnapshots = 5)
@@ -41,6 +42,7 @@ public class HeapGrowthSettings {
     private final RegularFileProperty baseline;
     private final DirectoryProperty reportDir;
     private final Property<Boolean> updateBaseline;
+    private final Property<String> keepDumps;
 
     public HeapGrowthSettings(Project project) {
         warmup = GradleCompat.property(project, Integer.class);
@@ -52,6 +54,7 @@ public class HeapGrowthSettings {
         baseline = GradleCompat.fileProperty(project);
         reportDir = GradleCompat.directoryProperty(project);
         updateBaseline = GradleCompat.property(project, Boolean.class);
+        keepDumps = GradleCompat.property(project, String.class);
     }
 
     /** Loops run before the first snapshot. */
@@ -139,9 +142,25 @@ public class HeapGrowthSettings {
         updateBaseline.set(value);
     }
 
-    /** The system properties for the numbers that are set, by the extension's names. */
+    /**
+     * {@code 'failed'} keeps the last two heap dumps of a failing test in the report directory's
+     * {@code dumps/}, owner-only; {@code 'never'} (the default) deletes them all. Dumps hold
+     * every secret in the heap.
+     */
+    public Property<String> getKeepDumps() {
+        return keepDumps;
+    }
+
+    public void setKeepDumps(String value) {
+        keepDumps.set(value);
+    }
+
+    /** The system properties for the settings that are set, by the extension's names. */
     Map<String, String> numbers() {
         Map<String, String> properties = new LinkedHashMap<>();
+        if (keepDumps.isPresent()) {
+            properties.put("heapgrowth.keepDumps", keepDumps.get());
+        }
         put(properties, "heapgrowth.warmup", warmup);
         put(properties, "heapgrowth.loopsPerSnapshot", loopsPerSnapshot);
         put(properties, "heapgrowth.maxSnapshots", maxSnapshots);

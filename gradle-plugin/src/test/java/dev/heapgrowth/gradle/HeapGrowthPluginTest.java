@@ -85,8 +85,10 @@ public class HeapGrowthPluginTest {
         settings.setConfirmLoops(400);
         settings.setIgnoreFile(project.file("ignore.txt"));
         settings.setBaseline(project.file("accepted.txt"));
+        settings.setKeepDumps("failed");
         List<String> jvm = arguments(project, "test").asArguments();
         assertTrue(jvm.toString(), jvm.contains("-Dheapgrowth.maxSnapshots=7"));
+        assertTrue(jvm.contains("-Dheapgrowth.keepDumps=failed"));
         assertTrue(jvm.contains("-Dheapgrowth.confirmLoops=400"));
         assertTrue(jvm.contains("-Dheapgrowth.ignoreFile=" + project.file("ignore.txt").getAbsolutePath()));
         assertTrue(jvm.contains("-Dheapgrowth.baseline=" + project.file("accepted.txt").getAbsolutePath()));
@@ -96,6 +98,10 @@ public class HeapGrowthPluginTest {
             assertFalse("unset settings keep the extension's defaults: " + argument,
                     argument.startsWith("-Dheapgrowth.warmup=") || argument.startsWith("-Dheapgrowth.timeBudget=")
                             || argument.startsWith("-Dheapgrowth.updateBaseline="));
+        }
+        // Unset, keepDumps is not passed: the extension keeps nothing.
+        for (String argument : arguments(javaProjectWithPlugin(), "test").asArguments()) {
+            assertFalse(argument, argument.startsWith("-Dheapgrowth.keepDumps="));
         }
     }
 
