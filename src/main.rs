@@ -4,6 +4,7 @@ use std::io::Write;
 use std::os::fd::FromRawFd;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -203,6 +204,9 @@ struct Reporting {
     format: Format,
     depth: StackDepth,
     sink: ReportSink,
+    /// Set by the first [`Reporting::finish`]: the JVM's exit hook and the end of the run can
+    /// both get there (a scenario's thread calling System.exit as the run ends).
+    finished: AtomicBool,
 }
 
 impl Reporting {
@@ -215,12 +219,17 @@ impl Reporting {
                 StackDepth::ToThePlaceToLook
             },
             sink: ReportSink::new(args.output.as_deref())?,
+            finished: AtomicBool::new(false),
         })
     }
 
     /// Writes the report (or the run's error), the warnings and the error line; returns the exit
     /// status.
     fn finish(&self, result: Result<Vec<ScenarioReport>, EngineError>) -> u8 {
+        if self.finished.swap(true, Ordering::SeqCst) {
+            // The other writer has the report; the JVM's end makes the status 2 anyway.
+            return EXIT_ERROR;
+        }
         let reports = match result {
             Ok(reports) => reports,
             Err(error) => {
