@@ -41,13 +41,13 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     if let Some(text) = &accepted {
         let judgement = judge(&report, &Baseline::parse(snapshot_body(text)));
         if judgement.passes() && judgement.stale.is_empty() {
-            return passed(&report);
+            return passed(&report, &snapshot);
         }
     }
     // insta prints the diff and saves the new report as `.snap.new` (or accepts it, as
     // INSTA_UPDATE says).
     if compare_with_snapshot(&snapshot, name, &render_normalized(&report)) {
-        return passed(&report);
+        return passed(&report, &snapshot);
     }
     // The full report adds the counts and sizes the snapshot leaves out.
     println!(
@@ -57,8 +57,8 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     if accepted.is_none() {
         return Err(format!(
             "{name} has no snapshot yet ({}); that is expected the first time a scenario \
-             runs: review the report above with `cargo insta review`, or accept every new one \
-             with `INSTA_UPDATE=always cargo test`",
+             runs: accept every new one with `INSTA_UPDATE=always cargo test`, or review them \
+             with `cargo insta review` (`cargo install cargo-insta`)",
             snapshot.display()
         ));
     }
@@ -69,8 +69,12 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     ))
 }
 
-/// A passing trial keeps no dumps: those the engine kept because something grew are deleted.
-fn passed(report: &ScenarioReport) -> Result<(), String> {
+/// A passing trial keeps no dumps (those the engine kept because something grew are deleted)
+/// and no `.snap.new` of an earlier failure: the accepted snapshot holds.
+fn passed(report: &ScenarioReport, snapshot: &Path) -> Result<(), String> {
+    let mut pending = snapshot.as_os_str().to_owned();
+    pending.push(".new");
+    let _ = std::fs::remove_file(pending);
     for dump in &report.kept_dumps {
         let _ = std::fs::remove_file(dump);
     }

@@ -57,6 +57,10 @@ fn main() {
             "kept_dumps_exist_after_a_failing_trial_only",
             kept_dumps_exist_after_a_failing_trial_only,
         ),
+        (
+            "a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot",
+            a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot,
+        ),
         ("missing_class_fails_clearly", missing_class_fails_clearly),
         (
             "crashing_jvm_fails_only_its_trial",
@@ -314,6 +318,32 @@ fn kept_dumps_exist_after_a_failing_trial_only() -> Result<(), Failed> {
     check(!kept.exists(), || {
         format!("{} exists after a passing trial", kept.display())
     })
+}
+
+// Without a snapshot a trial fails and says that is expected and how to accept; insta leaves
+// the report as `.snap.new`, and the accepting run that passes removes it.
+fn a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let first = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "new")])?;
+    first.expect_status(101)?;
+    first.expect_stdout_contains("fixtures.Leak has no snapshot yet")?;
+    first.expect_stdout_contains("that is expected the first time a scenario runs")?;
+    first.expect_stdout_contains("INSTA_UPDATE=always cargo test")?;
+    let pending = fixture.dir().join("fixtures.Leak.snap.new");
+    check(pending.exists(), || {
+        format!("insta wrote no {}", pending.display())
+    })?;
+    let accept = fixture.run(&["--exact", "fixtures.Leak"], &[("INSTA_UPDATE", "always")])?;
+    accept.expect_status(0)?;
+    check(!pending.exists(), || {
+        format!("{} is left after accepting", pending.display())
+    })?;
+    check(
+        fixture
+            .snapshot("fixtures.Leak")?
+            .starts_with(LEAK_REPORT.trim_end()),
+        || "the accepted snapshot holds the leak".into(),
+    )
 }
 
 // A leak that was fixed fails against its old snapshot (the path shows as removed lines) until
