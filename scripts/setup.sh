@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing heapgrowth needs and the machine lacks: a JDK (17 or
-# newer, with javac and the JNI/JVMTI headers), a C compiler for the small JVMTI agent, and
-# Rust. Safe to run again.
+# newer, with javac and the JNI/JVMTI headers), a C compiler for the small JVMTI agent, Debian's
+# chromium for the HTML report's browser test, and Rust. Safe to run again.
 set -euo pipefail
 
 need_apt=()
@@ -18,6 +18,8 @@ command -v gradle >/dev/null 2>&1 || need_apt+=(gradle)
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 command -v objcopy >/dev/null 2>&1 || need_apt+=(binutils)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+# Headless Chromium draws the HTML report in its end-to-end test (tests/end_to_end/html.rs).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
     $SUDO apt-get update -q

@@ -102,6 +102,10 @@ struct RunArgs {
     /// Write the report to FILE instead of stdout (replacing it once the run is done).
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page to FILE (replacing it once the run
+    /// is done), whatever --format says.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Seconds one scenario may run (its loops, snapshots and attribution) before it is stopped
     /// as blocked: its thread's stack is reported and the next scenario runs.
     #[arg(long, default_value_t = engine::DEFAULT_SCENARIO_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
@@ -204,6 +208,8 @@ struct Reporting {
     format: Format,
     depth: StackDepth,
     sink: ReportSink,
+    /// `--html FILE`.
+    html: Option<PathBuf>,
     /// Set by the first [`Reporting::finish`]: the JVM's exit hook and the end of the run can
     /// both get there (a scenario's thread calling System.exit as the run ends).
     finished: AtomicBool,
@@ -211,6 +217,9 @@ struct Reporting {
 
 impl Reporting {
     fn new(args: &RunArgs) -> Result<Reporting, String> {
+        if let Some(path) = &args.html {
+            check_output_path("--html", path)?;
+        }
         Ok(Reporting {
             format: args.format,
             depth: if args.full_stacks {
@@ -219,6 +228,7 @@ impl Reporting {
                 StackDepth::ToThePlaceToLook
             },
             sink: ReportSink::new(args.output.as_deref())?,
+            html: args.html.clone(),
             finished: AtomicBool::new(false),
         })
     }
@@ -244,6 +254,15 @@ impl Reporting {
         if let Err(error) = self.sink.write(&text) {
             say(format_args!("{error}"));
             return EXIT_ERROR;
+        }
+        if let Some(path) = &self.html {
+            if let Err(error) = write_file_atomically(path, &report::render_html(&reports)) {
+                say(format_args!(
+                    "cannot write the HTML report to {}: {error}",
+                    path.display()
+                ));
+                return EXIT_ERROR;
+            }
         }
         for rule in report::unmatched_rules(&reports) {
             say(format_args!(
@@ -291,7 +310,7 @@ enum Target {
 impl ReportSink {
     fn new(output: Option<&Path>) -> Result<ReportSink, String> {
         if let Some(path) = output {
-            check_output_path(path)?;
+            check_output_path("--output", path)?;
         }
         // Safety: fcntl and dup2 on the process's standard descriptors; the duplicate is a new
         // descriptor that this process owns from here on, and is close-on-exec. Descriptor 1
@@ -329,11 +348,11 @@ impl ReportSink {
     }
 }
 
-/// `--output` must name a file in an existing directory; checked before the JVM starts, so a
-/// typo does not cost a whole run.
-fn check_output_path(path: &Path) -> Result<(), String> {
+/// `--output` and `--html` (`flag`) must name a file in an existing directory; checked before
+/// the JVM starts, so a typo does not cost a whole run.
+fn check_output_path(flag: &str, path: &Path) -> Result<(), String> {
     if path.is_dir() {
-        return Err(format!("--output {} is a directory", path.display()));
+        return Err(format!("{flag} {} is a directory", path.display()));
     }
     let parent = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -341,7 +360,7 @@ fn check_output_path(path: &Path) -> Result<(), String> {
     };
     if !parent.is_dir() {
         return Err(format!(
-            "--output {}: directory {} does not exist",
+            "{flag} {}: directory {} does not exist",
             path.display(),
             parent.display()
         ));

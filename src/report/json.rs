@@ -79,6 +79,8 @@ struct JsonTimings<'a> {
 
 #[derive(Serialize)]
 struct JsonStep<'a> {
+    /// The step as the text report writes it (`STATIC_FIELD Cart.items -> instance of ...`).
+    text: String,
     kind: &'static str,
     owner: Option<&'a str>,
     name: &'a str,
@@ -94,6 +96,8 @@ struct JsonStep<'a> {
 
 #[derive(Serialize)]
 struct JsonChild<'a> {
+    /// The child's step as the text report writes it.
+    text: String,
     kind: &'static str,
     owner: &'a str,
     name: &'a str,
@@ -144,6 +148,8 @@ enum JsonAttribution {
 
 #[derive(Serialize)]
 struct JsonStack {
+    /// `4 call(s) to add()`, as the text report heads the stack.
+    headline: String,
     count: u64,
     /// `pkg.Class.method(File.java:LINE)`, innermost first.
     frames: Vec<String>,
@@ -177,6 +183,7 @@ fn attribution(attribution: &Attribution) -> JsonAttribution {
             stacks: stacks
                 .iter()
                 .map(|s| JsonStack {
+                    headline: s.headline(kind),
                     count: s.count,
                     frames: s.frames.iter().map(ToString::to_string).collect(),
                     frame_details: s
@@ -207,6 +214,7 @@ fn attribution(attribution: &Attribution) -> JsonAttribution {
 fn step(step: &PathStep) -> JsonStep<'_> {
     let is_root = step.kind == StepKind::GcRoot;
     JsonStep {
+        text: step.with_source(),
         kind: step.kind.label(),
         owner: (!is_root).then_some(step.owner.as_str()),
         name: &step.name,
@@ -261,6 +269,7 @@ fn growing<'a>(node: &'a GrowingNode, found: Option<&'a Attribution>) -> JsonGro
             .children
             .iter()
             .map(|child| JsonChild {
+                text: child.step.with_source(),
                 kind: child.step.kind.label(),
                 owner: &child.step.owner,
                 name: &child.step.name,

@@ -1,10 +1,13 @@
-//! Reports of a run: the tree text (shark's layout) and one JSON document.
+//! Reports of a run: the tree text (shark's layout), one JSON document, and an HTML page that
+//! draws the JSON.
 
 pub mod gate;
+mod html;
 mod json;
 mod normalized;
 mod text;
 
+pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text, StackDepth};

@@ -7,6 +7,7 @@ mod bad_input;
 mod cleanup;
 mod corpus;
 mod growth_classes;
+mod html;
 mod libraries;
 mod stability;
 mod support;
