@@ -1,15 +1,16 @@
 //! The child side of a trial: runs one scenario in this process's JVM, compares its normalized
-//! report with the snapshot through insta, writes the verdict for the parent, and exits.
+//! report with the snapshot through insta, writes the verdict for the parent, and exits. A
+//! failing trial leaves its HTML report in `target/heapgrowth/<scenario>.html` and says so.
 
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use super::{trial::CRASH_LOG, Harness, RESULT_ENV};
+use super::{heapgrowth_dir, trial::CRASH_LOG, Harness, RESULT_ENV};
 use crate::engine::{run as run_engine, RunOptions};
 use crate::jvm::JvmOptions;
 use crate::report::gate::{judge, Baseline};
-use crate::report::{render_normalized, render_scenario, ScenarioReport, StackDepth};
+use crate::report::{render_html, render_normalized, render_scenario, ScenarioReport, StackDepth};
 
 /// Runs trial `name` and exits; the verdict goes to the file named by [`RESULT_ENV`].
 pub(super) fn run(harness: &Harness, name: &str) -> ! {
@@ -31,6 +32,50 @@ pub(super) fn run(harness: &Harness, name: &str) -> ! {
 
 fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), String> {
     let report = scenario_report(harness, name, result_path)?;
+    judged(&report, harness, name).map_err(|message| with_page(&report, name, message))
+}
+
+/// The failure `message` of trial `name`, with the line naming its HTML report, written to
+/// `target/heapgrowth/<name>.html` (or why it could not be).
+fn with_page(report: &ScenarioReport, name: &str, message: String) -> String {
+    let page = page_path(name);
+    let html = render_html(std::slice::from_ref(report));
+    match write_atomically(&page, &html) {
+        Ok(()) => format!(
+            "{message}
+HTML report: {}",
+            page.display()
+        ),
+        Err(error) => format!(
+            "{message}
+(the HTML report could not be written to {}: {error})",
+            page.display()
+        ),
+    }
+}
+
+fn page_path(name: &str) -> PathBuf {
+    heapgrowth_dir().join(format!("{name}.html"))
+}
+
+/// Writes a temporary file beside `path` and renames it over `path`, so a browser open on the
+/// page of an earlier run never reads half a page.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(name);
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// The trial's verdict: the gate against the accepted snapshot, then insta.
+fn judged(report: &ScenarioReport, harness: &Harness, name: &str) -> Result<(), String> {
     if let Err(error) = &report.result {
         return Err(format!("scenario {name} could not be run: {error}"));
     }
@@ -39,20 +84,20 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     // or an attribution found another way, leaves an accepted snapshot passing.
     let accepted = std::fs::read_to_string(&snapshot).ok();
     if let Some(text) = &accepted {
-        let judgement = judge(&report, &Baseline::parse(snapshot_body(text)));
+        let judgement = judge(report, &Baseline::parse(snapshot_body(text)));
         if judgement.passes() && judgement.stale.is_empty() {
-            return passed(&report, &snapshot);
+            return passed(report, name, &snapshot);
         }
     }
     // insta prints the diff and saves the new report as `.snap.new` (or accepts it, as
     // INSTA_UPDATE says).
-    if compare_with_snapshot(&snapshot, name, &render_normalized(&report)) {
-        return passed(&report, &snapshot);
+    if compare_with_snapshot(&snapshot, name, &render_normalized(report)) {
+        return passed(report, name, &snapshot);
     }
     // The full report adds the counts and sizes the snapshot leaves out.
     println!(
         "\nfull report:\n{}",
-        render_scenario(&report, StackDepth::default()).trim_end()
+        render_scenario(report, StackDepth::default()).trim_end()
     );
     if accepted.is_none() {
         return Err(format!(
@@ -69,12 +114,13 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
     ))
 }
 
-/// A passing trial keeps no dumps (those the engine kept because something grew are deleted)
-/// and no `.snap.new` of an earlier failure: the accepted snapshot holds.
-fn passed(report: &ScenarioReport, snapshot: &Path) -> Result<(), String> {
+/// A passing trial keeps no dumps (those the engine kept because something grew are deleted),
+/// no `.snap.new` and no HTML page of an earlier failure: the accepted snapshot holds.
+fn passed(report: &ScenarioReport, name: &str, snapshot: &Path) -> Result<(), String> {
     let mut pending = snapshot.as_os_str().to_owned();
     pending.push(".new");
     let _ = std::fs::remove_file(pending);
+    let _ = std::fs::remove_file(page_path(name));
     for dump in &report.kept_dumps {
         let _ = std::fs::remove_file(dump);
     }

@@ -227,9 +227,7 @@ impl Harness {
             }
             Err(_) => self.keep_dumps,
         };
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map_or_else(|| crate_dir().join("target"), PathBuf::from);
-        Ok((keep == KeepDumps::Failed).then(|| target.join("heapgrowth/dumps")))
+        Ok((keep == KeepDumps::Failed).then(|| heapgrowth_dir().join("dumps")))
     }
 
     /// The search settings with every ignore rule of the builder and the project file.
@@ -347,6 +345,14 @@ fn failing_trial(package: &str, message: String) -> Trial {
 /// test binary, else the current directory.
 /// Overrides [`Harness::keep_dumps`] for one run: `failed` or `never`.
 pub const KEEP_DUMPS_ENV: &str = "HEAPGROWTH_KEEP_DUMPS";
+
+/// `target/heapgrowth/` of the crate (`$CARGO_TARGET_DIR/heapgrowth/` when set): kept dumps and
+/// the HTML pages of failing trials.
+fn heapgrowth_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| crate_dir().join("target"), PathBuf::from)
+        .join("heapgrowth")
+}
 
 fn crate_dir() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")

@@ -58,6 +58,10 @@ fn main() {
             kept_dumps_exist_after_a_failing_trial_only,
         ),
         (
+            "a_failing_trial_leaves_its_html_report_and_names_it",
+            a_failing_trial_leaves_its_html_report_and_names_it,
+        ),
+        (
             "a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot",
             a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot,
         ),
@@ -317,6 +321,37 @@ fn kept_dumps_exist_after_a_failing_trial_only() -> Result<(), Failed> {
     passing.expect_status(0)?;
     check(!kept.exists(), || {
         format!("{} exists after a passing trial", kept.display())
+    })
+}
+
+// A failing trial writes its HTML report to target/heapgrowth/<scenario>.html and its failure
+// message says where; once the trial passes, the page of the failure is gone.
+fn a_failing_trial_leaves_its_html_report_and_names_it() -> Result<(), Failed> {
+    let fixture = Fixture::new()?;
+    let target = fixture.dir().join("target");
+    let target_env = target.to_str().ok_or("a UTF-8 path")?;
+    let page = target.join("heapgrowth/fixtures.Leak.html");
+    fixture.write_snapshot("fixtures.Leak", "")?;
+    let env = [("INSTA_UPDATE", "no"), ("CARGO_TARGET_DIR", target_env)];
+    let failing = fixture.run(&["--exact", "fixtures.Leak"], &env)?;
+    failing.expect_status(101)?;
+    failing.expect_stdout_contains(&format!("HTML report: {}", page.display()))?;
+    let html = std::fs::read_to_string(&page).map_err(|e| format!("{}: {e}", page.display()))?;
+    check(
+        html.starts_with("<!DOCTYPE html>")
+            && html.contains("<title>heapgrowth: fixtures.Leak</title>")
+            && html.contains("STATIC_FIELD Leak.ITEMS -> instance of java.util.ArrayList"),
+        || format!("the page of the failing trial: {html}"),
+    )?;
+    let accept = fixture.run(
+        &["--exact", "fixtures.Leak"],
+        &[("INSTA_UPDATE", "always"), ("CARGO_TARGET_DIR", target_env)],
+    )?;
+    accept.expect_status(0)?;
+    let passing = fixture.run(&["--exact", "fixtures.Leak"], &env)?;
+    passing.expect_status(0)?;
+    check(!page.exists(), || {
+        format!("{} exists after a passing trial", page.display())
     })
 }
 
