@@ -65,9 +65,14 @@ check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of 
     "$leak=fail:Retained size:" "$leak=fail:ARRAY_ENTRY ArrayList.[x] -> instance of com.example.cart.Cart\$Session" \
     "$leak=fail:field-modification events yes" "$clean=pass" \
     "$leak=fail:call(s) to add()" "$leak=fail:at com.example.cart.Cart.open(Cart.java:16)"
-for ext in txt json; do
+for ext in txt json html; do
     [ -s "$reports/com.example.cart.CartTest.$leak.$ext" ] || fail "no $ext report in $reports"
 done
+# The HTML report: the failing test's message names its page, and index.html links every page.
+check "$results" "$leak=fail:HTML report: $PWD/$reports/com.example.cart.CartTest.$leak.html"
+grep -qF "<a href=\"./com.example.cart.CartTest.$leak.html\">" "$reports/index.html" \
+    && grep -qF "<a href=\"./com.example.cart.CartTest.$clean.html\">" "$reports/index.html" \
+    || fail "index.html in $reports does not link the tests' pages"
 grep -q "^heapgrowth: the failed tests' reports" "$work/gradle.log" \
     && grep -qF "    file://$PWD/$reports/com.example.cart.CartTest.$leak.txt" "$work/gradle.log" \
     || { cat "$work/gradle.log"; fail "the console does not name the failed test's report"; }

@@ -34,7 +34,7 @@ use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
 use crate::report::gate::{judge, Baseline};
-use crate::report::{render_scenario, to_json, ScenarioReport, StackDepth};
+use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
 
 /// Local references one callback creates at most; the frame frees them when it returns.
@@ -46,7 +46,7 @@ const ERROR_CLASS: &str = "java/lang/IllegalStateException";
 /// The contract between this library and the extension's `NativeEngine` class: bump it whenever
 /// a native method's signature changes, so that a jar and a library that don't match fail with
 /// a message instead of crashing the JVM.
-const JUNIT_API_VERSION: jint = 4;
+const JUNIT_API_VERSION: jint = 5;
 
 /// `NativeEngine.apiVersion()`: `JUNIT_API_VERSION`, checked right after `System.load`.
 #[no_mangle]
@@ -84,7 +84,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_closing<'local>(
 
 /// `NativeEngine.search(callback, name, settings, ignoreRules, ignoreFile, baseline, agentPath,
 /// keepDumpsDir)`: runs the growth search on the test method behind `callback` and returns
-/// `[status, message, fullText, json, normalized, stale]` (see `GateResult`).
+/// `[status, message, fullText, json, normalized, stale, html]` (see `GateResult`).
 /// `settings` holds warm-up, loops per snapshot, detection snapshots, confirmation loops and the
 /// time budget in seconds, a negative one meaning "the default of `heapgrowth run`";
 /// `ignoreRules` the test's ignore rules (`PATTERN [REASON]`), `ignoreFile` a file of more (or
@@ -718,10 +718,12 @@ struct GateResult {
     normalized: String,
     /// Baseline blocks that no longer grow, separated by blank lines ("" if none).
     stale: String,
+    /// The HTML report of the test (`<test>.html` in the report directory).
+    html: String,
 }
 
 impl GateResult {
-    fn into_fields(self) -> [String; 6] {
+    fn into_fields(self) -> [String; 7] {
         [
             self.status.to_owned(),
             self.message,
@@ -729,6 +731,7 @@ impl GateResult {
             self.json,
             self.normalized,
             self.stale,
+            self.html,
         ]
     }
 }
@@ -736,6 +739,7 @@ impl GateResult {
 fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
     let full_text = render_scenario(report, StackDepth::default());
     let json = to_json(std::slice::from_ref(report));
+    let html = render_html(std::slice::from_ref(report));
     let normalized = crate::report::render_normalized(report);
     if report.result.is_err() {
         return GateResult {
@@ -745,6 +749,7 @@ fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
             json,
             normalized,
             stale: String::new(),
+            html,
         };
     }
     let baseline = Baseline::parse(baseline.unwrap_or_default());
@@ -767,6 +772,7 @@ fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
         json,
         normalized,
         stale: judgement.stale.join("\n"),
+        html,
     }
 }
 
@@ -1065,6 +1071,8 @@ mod tests {
         assert!(
             result.full_text.contains("Cart.AUDIT") && result.full_text.contains("Cart.HISTORY")
         );
+        // The page, like the full text, shows every growing node.
+        assert!(result.html.contains("Cart.AUDIT") && result.html.contains("Cart.HISTORY"));
 
         let all_accepted = gate(&report_growing(&["AUDIT"]), Some(&baseline));
         assert_eq!(all_accepted.status, "clean");

@@ -10,7 +10,8 @@
 #   gate      a baseline accepted with the agent keeps passing without it, after a comment line
 #             moved the growing code, and when written without the agent; a node it lacks fails;
 #             the project's heapgrowth-ignore.txt silences one path and not the other;
-#             heapgrowth.keepDumps=failed keeps the failing test's last two dumps, owner-only
+#             heapgrowth.keepDumps=failed keeps the failing test's last two dumps, owner-only;
+#             each test's HTML page draws in headless Chromium, index.html links them all
 #   signals   SIGTERM, then SIGHUP, sent when a heap dump file appears in the test JVM's
 #             private $TMPDIR: the JVM ends with the signal's status and $TMPDIR holds what it
 #             held before (no dump, no extracted engine library)
@@ -163,6 +164,24 @@ PY
     grep -q "^Ignored (AcceptedLeaksTest.history: kept on purpose): STATIC_FIELD AcceptedLeaksTest.history" \
         "$reports/heapgrowth/$test.historyIsKept.txt" \
         || { cat "$reports/heapgrowth/$test.historyIsKept.txt" >&2; fail "gate: the ignored path is not listed with its reason"; }
+    # The HTML report: a page per test beside its .txt and .json, named by the failing test's
+    # message and drawn without errors by headless Chromium; index.html links every page with
+    # the first line of its text report.
+    local page=$reports/heapgrowth/$test.auditTrailIsKept.html
+    check "$reports" "auditTrailIsKept=fail:HTML report: $page"
+    command -v chromium >/dev/null || fail "gate: chromium is missing (scripts/setup.sh installs it)"
+    chromium --headless --no-sandbox --disable-gpu --user-data-dir="$work/chromium" --dump-dom "file://$page" \
+        >"$work/page.dom" 2>"$work/chromium.log" || { cat "$work/chromium.log" >&2; fail "gate: chromium failed"; }
+    grep -q '<body data-rendered="true" data-errors="">' "$work/page.dom" \
+        && grep -qF '╰→STATIC_FIELD AcceptedLeaksTest.AUDIT -&gt; instance of' "$work/page.dom" \
+        || { head -c 3000 "$work/page.dom" >&2; fail "gate: the test's page did not draw its node"; }
+    local name
+    for name in auditTrailIsKept historyIsKept instanceListIsKept; do
+        grep -qF "<a href=\"./$test.$name.html\">$test.$name</a>" "$reports/heapgrowth/index.html" \
+            || { cat "$reports/heapgrowth/index.html" >&2; fail "gate: index.html does not link $name"; }
+    done
+    grep -qF "<td>1 growing node after " "$reports/heapgrowth/index.html" \
+        || { cat "$reports/heapgrowth/index.html" >&2; fail "gate: index.html lacks the reports' first lines"; }
     # keepDumps=failed: the failing test's last two dumps stay in the report directory,
     # owner-only; the passing test's do not.
     (cd "$work/gate-project" && gate_run "fail:Heap dumps kept" pass with-agent -Dheapgrowth.keepDumps=failed)

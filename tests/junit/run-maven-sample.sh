@@ -43,9 +43,14 @@ check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of 
 grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: the audit trail is kept on purpose): STATIC_FIELD Cart.AUDIT_TRAIL" \
     "target/reports/heapgrowth/com.example.cart.CartTest.anAcceptedLeakPassesWithItsReason.txt" \
     || fail "the ignored path is not listed with its reason"
-for ext in txt json; do
+for ext in txt json html; do
     [ -s "target/reports/heapgrowth/com.example.cart.CartTest.$leak.$ext" ] || fail "no $ext report"
 done
+# The HTML report: the failing test's message names its page, and index.html links every page.
+check "$results" "$leak=fail:HTML report: $PWD/target/reports/heapgrowth/com.example.cart.CartTest.$leak.html"
+grep -qF "<a href=\"./com.example.cart.CartTest.$leak.html\">" target/reports/heapgrowth/index.html \
+    && grep -qF "<a href=\"./com.example.cart.CartTest.$clean.html\">" target/reports/heapgrowth/index.html \
+    || fail "index.html does not link the tests' pages"
 grep -q '"STATIC_FIELD"' "target/reports/heapgrowth/com.example.cart.CartTest.$leak.json" || fail "JSON lacks the path"
 
 echo "run-maven-sample: 2. rewriting the baseline passes and records the path"

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  * <li>{@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot}, {@code heapgrowth.maxSnapshots},
  *     {@code heapgrowth.confirmLoops}, {@code heapgrowth.timeBudget} (seconds)
  * <li>{@code heapgrowth.ignoreFile}: a file of ignore rules, one per line, for every test
- * <li>{@code heapgrowth.reportDir}: where {@code <test>.txt} and {@code <test>.json} go
+ * <li>{@code heapgrowth.reportDir}: where {@code <test>.txt}, {@code <test>.json} and the HTML
+ *     report {@code <test>.html} go, with {@code index.html} listing the pages there
  *     (default {@code build/reports/heapgrowth})
  * <li>{@code heapgrowth.baseline}: the baseline file of accepted growth paths
  * <li>{@code heapgrowth.updateBaseline=true}: rewrite this test's section of the baseline from
@@ -82,6 +83,7 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         String json = result[3];
         String normalized = result[4];
         String stale = result[5];
+        String html = result[6];
         String agent = NativeEngine.agentStatus(NativeEngine.agentPath());
 
         StringBuilder report = new StringBuilder(fullText);
@@ -90,13 +92,14 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
                     .append("):\n\n").append(stale);
         }
         report.append("\nAgent: ").append(agent).append('\n');
-        writeReports(name, report.toString(), json);
+        Path page = writeReports(name, report.toString(), json, html);
+        String seePage = "\nHTML report: " + page.toAbsolutePath();
 
         if (callback.thrown() != null) {
             throw callback.thrown();
         }
         if (status.equals("error")) {
-            throw new IllegalStateException("heapgrowth could not run " + name + ": " + message);
+            throw new IllegalStateException("heapgrowth could not run " + name + ": " + message + seePage);
         }
         if (update && baselineFile != null) {
             BaselineFile.replaceSection(baselineFile, name, normalized);
@@ -108,7 +111,7 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
                     + baselineFile + "):\n" + stale);
         }
         if (status.equals("growing")) {
-            throw new AssertionError(message + "\nAgent: " + agent);
+            throw new AssertionError(message + "\nAgent: " + agent + seePage);
         }
     }
 
@@ -155,11 +158,16 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         return Path.of(System.getProperty("heapgrowth.reportDir", "build/reports/heapgrowth"));
     }
 
-    private static void writeReports(String name, String text, String json) throws IOException {
+    /** Writes the test's reports and rewrites the index of the pages; returns the test's page. */
+    private static Path writeReports(String name, String text, String json, String html) throws IOException {
         Path dir = reportDir();
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(name + ".txt"), text, StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(name + ".json"), json, StandardCharsets.UTF_8);
+        Path page = dir.resolve(name + ".html");
+        ReportIndex.writeAtomically(page, html);
+        ReportIndex.rewrite(dir);
+        return page;
     }
 
     /** The baseline file: one section per test, {@code ## <class>.<method>} then its normalized blocks. */

@@ -24,7 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
     /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
-    private static final int API_VERSION = 4;
+    private static final int API_VERSION = 5;
     private static final String RESOURCE = "/META-INF/native/linux-x86_64/libheapgrowth.so";
 
     private NativeEngine() {}
@@ -112,7 +112,7 @@ final class NativeEngine {
      * warm-up, loops per snapshot, detection snapshots, confirmation loops and the time budget in
      * seconds, a negative one meaning the engine's default; {@code ignoreRules} the test's own
      * rules and {@code ignoreFile} a file of more (or null). Returns {@code [status, message,
-     * fullText, json, normalized, stale]} with status {@code clean}, {@code growing} or
+     * fullText, json, normalized, stale, html]} with status {@code clean}, {@code growing} or
      * {@code error}. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
      * the {@code -agentpath:} library or null; {@code keepDumpsDir} where to keep the last two
      * heap dumps when the test fails ({@code heapgrowth.keepDumps=failed}), or null.
