@@ -13,7 +13,10 @@
 //! writes them into the body's `data-errors` attribute, and sets `data-rendered="true"` once
 //! the page is drawn: the browser test checks both.
 
-use super::{to_json, ScenarioReport};
+use super::json::to_json_compact;
+#[cfg(doc)]
+use super::to_json;
+use super::ScenarioReport;
 
 /// The drawing script, inline in every page (plain JavaScript, no library, no build step).
 const SCRIPT: &str = include_str!("html.js");
@@ -44,7 +47,7 @@ pub fn render_html(reports: &[ScenarioReport]) -> String {
         title = escape_html(&title),
         noscript = "This report is drawn by the script in the page: allow JavaScript, or read \
                     the JSON in the page's source.",
-        data = script_data(&to_json(reports)),
+        data = script_data(&to_json_compact(reports)),
     )
 }
 
@@ -75,7 +78,7 @@ fn escape_html(text: &str) -> String {
 mod tests {
     use super::*;
 
-    use crate::report::Timings;
+    use crate::report::{to_json, Timings};
 
     fn data_of(page: &str) -> &str {
         let start = page.find("id=\"heapgrowth-data\">").unwrap() + "id=\"heapgrowth-data\">".len();

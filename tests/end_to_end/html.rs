@@ -229,3 +229,229 @@ fn html_to_a_missing_directory_is_refused_before_the_jvm_starts() {
         "heapgrowth: --html /nonexistent-dir/report.html: directory /nonexistent-dir does not exist"
     );
 }
+
+/// A report of one scenario with `count` growing nodes, each as a real one looks: a path of 6
+/// steps, 7 snapshots (3 of them confirming), 6 children, 2 stacks of 14 frames.
+fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
+    use heapgrowth::attribution::{Attribution, Frame, Origin, RecordKind, StackCount, StackFrame};
+    use heapgrowth::growth::{
+        ChildGrowth, Confirmation, GrowingNode, GrowthKind, NodeValues, PathStep, RetainedGrowth,
+        SearchOutcome, SnapshotValues, StepKind,
+    };
+    use heapgrowth::report::{ScenarioReport, Timings};
+
+    let step = |kind, owner: &str, name: &str, target: &str, objects| PathStep {
+        kind,
+        owner: owner.into(),
+        name: name.into(),
+        target: target.into(),
+        objects,
+        source: String::new(),
+    };
+    let loops = [3, 7, 15, 31, 124, 496, 1000];
+    let node = |i: usize| {
+        let class = format!("com.example.service{i}.Registry{i}");
+        let path = vec![
+            step(StepKind::GcRoot, "", "Class", "", 2000),
+            step(StepKind::StaticField, &class, "INSTANCE", &class, 1),
+            step(
+                StepKind::InstanceField,
+                &class,
+                "sessions",
+                "java.util.HashMap",
+                1,
+            ),
+            step(
+                StepKind::ArrayEntry,
+                "java.util.HashMap",
+                "[x]",
+                "com.example.Session",
+                40,
+            ),
+            step(
+                StepKind::InstanceField,
+                "com.example.Session",
+                "listeners",
+                "java.util.ArrayList",
+                40,
+            ),
+            step(
+                StepKind::ArrayEntry,
+                "java.util.ArrayList",
+                "[x]",
+                "com.example.Listener",
+                400,
+            ),
+        ];
+        let history = loops
+            .iter()
+            .map(|&at| SnapshotValues {
+                loops: at,
+                values: NodeValues {
+                    objects: 1,
+                    children_objects: (at as u64) * (i as u64 + 1),
+                    children_bytes: (at as u64) * 24 * (i as u64 + 1),
+                    references: (at as u64) * (i as u64 + 1),
+                    spread_objects: 0,
+                },
+            })
+            .collect();
+        let children = (0..6)
+            .map(|c| ChildGrowth {
+                step: step(
+                    StepKind::ArrayEntry,
+                    "java.util.ArrayList",
+                    "[x]",
+                    &format!("com.example.Event{c}"),
+                    1000,
+                ),
+                objects: 1000,
+                new: if c < 2 { 504 } else { 0 },
+                bytes: 24_000,
+                new_bytes: if c < 2 { 12_096 } else { 0 },
+                below: 1000,
+                new_below: 0,
+            })
+            .collect();
+        let frame = |class: &str, method: &str, line: i32, origin: Origin| StackFrame {
+            frame: Frame {
+                class: class.into(),
+                method: method.into(),
+                file: Some(format!("{}.java", class.rsplit('.').next().unwrap())),
+                line: Some(line),
+                code_source: None,
+            },
+            origin,
+        };
+        let stack = |line: i32| {
+            let mut frames = vec![frame("java.util.ArrayList", "add", 455, Origin::Jdk)];
+            for f in 0..6 {
+                frames.push(frame(
+                    &format!("org.lib.Layer{f}"),
+                    "call",
+                    10 + f,
+                    Origin::Library("lib-1.0.jar".into()),
+                ));
+            }
+            frames.push(frame(&class, "register", line, Origin::User));
+            for f in 0..6 {
+                frames.push(frame(
+                    &format!("com.example.Caller{f}"),
+                    "run",
+                    20 + f,
+                    Origin::User,
+                ));
+            }
+            StackCount {
+                count: 4,
+                operation: "add".into(),
+                frames,
+            }
+        };
+        let node = GrowingNode {
+            path,
+            kinds: vec![GrowthKind::Objects, GrowthKind::References],
+            history,
+            confirmed: Confirmation {
+                from_loop: 31,
+                to_loop: 1000,
+                snapshots: 3,
+                cut: None,
+            },
+            retained: RetainedGrowth {
+                objects: 3000 * (i as u64 + 1),
+                bytes: 96_000 * (i as u64 + 1),
+                objects_increase: 1500 * (i as i64 + 1),
+                bytes_increase: 48_000 * (i as i64 + 1),
+            },
+            children,
+        };
+        let attribution = Attribution::Attributed {
+            kind: RecordKind::Calls(vec!["add".into()]),
+            stacks: vec![stack(41), stack(57)],
+            caveats: Vec::new(),
+        };
+        (node, Some(attribution))
+    };
+    let (growing, attributions) = (0..count).map(node).unzip();
+    ScenarioReport {
+        scenario: "com.example.FiftyLeaks".into(),
+        result: Ok(SearchOutcome {
+            loops: 1000,
+            snapshots: 7,
+            growing,
+            leveled_off: Vec::new(),
+            ignored: Vec::new(),
+            unmatched_rules: Vec::new(),
+        }),
+        attributions,
+        timings: Timings {
+            dump: vec![40; 7],
+            parse: vec![30; 7],
+            analysis: vec![20; 7],
+            attribution: vec![100; count],
+        },
+        kept_dumps: Vec::new(),
+        dumps_not_kept: None,
+    }
+}
+
+/// Milliseconds of `--dump-dom` of `page`, median of 5 runs, and the last DOM.
+fn dump_dom_median(page: &Path) -> (u128, String) {
+    let mut times = Vec::new();
+    let mut dom = String::new();
+    for _ in 0..5 {
+        let start = std::time::Instant::now();
+        dom = headless(page, &["--dump-dom"]);
+        times.push(start.elapsed().as_millis());
+    }
+    times.sort_unstable();
+    (times[2], dom)
+}
+
+// A page of 50 growing nodes stays small and draws fast (issue 13's measure, docs/bench.md):
+// prints its size and Chromium's --dump-dom time against an empty page's.
+#[test]
+fn a_page_of_fifty_growing_nodes_stays_small_and_draws_fast() {
+    let dir = artifacts();
+    let page = dir.join("fifty-nodes.html");
+    let html = heapgrowth::report::render_html(&[synthetic_report(50)]);
+    std::fs::write(&page, &html).unwrap();
+    let empty = dir.join("empty.html");
+    std::fs::write(&empty, "<!DOCTYPE html><title>empty</title><p>empty</p>").unwrap();
+
+    let (empty_ms, _) = dump_dom_median(&empty);
+    let (page_ms, dom) = dump_dom_median(&page);
+    assert_drawn_without_errors(&dom);
+    assert_eq!(dom.matches("<article class=\"node growing\"").count(), 50);
+    assert_eq!(dom.matches("   ← look here</li>").count(), 100);
+    // Largest retained increase first: the synthetic node 49 grows most.
+    let first = element(&dom, "<article class=\"node growing\"", "h3");
+    assert!(
+        first.contains("Registry49.INSTANCE") || first.contains("ArrayList.[x]"),
+        "{first}"
+    );
+    assert!(
+        dom.find("com.example.service49.Registry49").unwrap()
+            < dom.find("com.example.service0.Registry0").unwrap()
+    );
+    let body = &dom[dom.find("<body").unwrap()..];
+    let draw_ms = body[..body.find('>').unwrap()]
+        .split("data-draw-ms=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or("?");
+    println!(
+        "50 growing nodes: page {} bytes (the pretty JSON report {} bytes), DOM {} bytes; \
+         chromium --dump-dom median of 5: {page_ms} ms, an empty page {empty_ms} ms; the \
+         script's parse and draw {draw_ms} ms",
+        html.len(),
+        heapgrowth::report::to_json(&[synthetic_report(50)]).len(),
+        dom.len()
+    );
+    assert!(html.len() < 600_000, "the page is {} bytes", html.len());
+    assert!(
+        page_ms < empty_ms + 5_000,
+        "drawing took {page_ms} ms (an empty page {empty_ms} ms)"
+    );
+}

@@ -172,7 +172,7 @@ PY
     command -v chromium >/dev/null || fail "gate: chromium is missing (scripts/setup.sh installs it)"
     chromium --headless --no-sandbox --disable-gpu --user-data-dir="$work/chromium" --dump-dom "file://$page" \
         >"$work/page.dom" 2>"$work/chromium.log" || { cat "$work/chromium.log" >&2; fail "gate: chromium failed"; }
-    grep -q '<body data-rendered="true" data-errors="">' "$work/page.dom" \
+    grep -q '<body data-rendered="true" data-errors="" data-draw-ms="' "$work/page.dom" \
         && grep -qF '╰→STATIC_FIELD AcceptedLeaksTest.AUDIT -&gt; instance of' "$work/page.dom" \
         || { head -c 3000 "$work/page.dom" >&2; fail "gate: the test's page did not draw its node"; }
     local name
