@@ -189,7 +189,10 @@ fn the_html_report_of_a_leak_and_a_bound_draws_in_chromium() {
         clean.contains("data-verdict=\"clean\"") && clean.contains(">CLEAN</span>"),
         "{clean}"
     );
-    assert!(!clean.contains("node growing"), "{clean}");
+    assert!(
+        !clean.contains("<article class=\"node growing\""),
+        "{clean}"
+    );
     let leveled = element(clean, "<article class=\"node leveled-off\"", "article");
     assert!(leveled.contains("Leveled off after loop "), "{leveled}");
     assert!(leveled.contains("<svg class=\"chart small\""), "{leveled}");
@@ -453,5 +456,73 @@ fn a_page_of_fifty_growing_nodes_stays_small_and_draws_fast() {
     assert!(
         page_ms < empty_ms + 5_000,
         "drawing took {page_ms} ms (an empty page {empty_ms} ms)"
+    );
+}
+
+// The other sections: a scenario that throws shows its error, a path an ignore rule kept out
+// shows its rule and a small chart; still no script error.
+#[test]
+fn the_html_report_of_an_error_and_an_ignored_path_draws_in_chromium() {
+    let dir = artifacts();
+    let page = dir.join("error-and-ignored.html");
+    let json_file = dir.join("error-and-ignored.json");
+    let output = heapgrowth(
+        &["corpus.bad.ThrowsInRun", "corpus.leaks.StaticListLeak"],
+        &[
+            "--html",
+            page.to_str().unwrap(),
+            "--format",
+            "json",
+            "--output",
+            json_file.to_str().unwrap(),
+            "--no-attribution",
+            "--ignore",
+            "StaticListLeak.items kept on purpose",
+        ],
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let dom = headless(&page, &["--dump-dom"]);
+    std::fs::write(dir.join("error-and-ignored.dom.html"), &dom).unwrap();
+    assert_drawn_without_errors(&dom);
+    let error = element(
+        &dom,
+        "<section class=\"scenario\" id=\"scenario-0\"",
+        "section",
+    );
+    assert!(
+        error.contains("data-verdict=\"error\"")
+            && error.contains(">ERROR</span>")
+            && error.contains("corpus.bad.ThrowsInRun"),
+        "{error}"
+    );
+    assert!(error.contains("<pre class=\"mono\">"), "{error}");
+    let ignored = element(&dom, "<article class=\"node ignored\"", "article");
+    assert!(
+        ignored.contains(
+            "Ignored (StaticListLeak.items: kept on purpose): STATIC_FIELD StaticListLeak.items \
+             -&gt; instance of java.util.ArrayList"
+        ),
+        "{ignored}"
+    );
+    let series = element(ignored, "data-measure=\"objects\"", "g");
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    let snapshots = document["scenarios"][1]["ignored"][0]["history"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(
+        series.matches("class=\"point ").count(),
+        snapshots,
+        "{series}"
+    );
+    assert!(
+        !dom.contains("<article class=\"node growing\""),
+        "the ignored path is not growing"
     );
 }
