@@ -1,6 +1,7 @@
 // Draws the HTML report (src/report/html.rs) from the JSON report embedded in the page. Plain
-// DOM and SVG, no library. Errors are caught and written into <body data-errors>, and
-// data-rendered="true" is set once everything is drawn, for the browser test and for a reader.
+// DOM and SVG, no library. Errors (thrown, or written to the console) are caught and written
+// into <body data-errors>, and data-rendered="true" is set once everything is drawn, for the
+// browser test and for a reader.
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
@@ -20,6 +21,15 @@
   window.onerror = function (message, source, line, column) {
     failed(message + " (line " + line + ":" + column + ")");
   };
+  // What the console would show as an error counts too (the test asserts there is none).
+  var consoleError = console.error;
+  console.error = function () {
+    failed(Array.prototype.join.call(arguments, " "));
+    consoleError.apply(console, arguments);
+  };
+  window.addEventListener("unhandledrejection", function (event) {
+    failed("unhandled rejection: " + event.reason);
+  });
 
   // Text as the text report writes it (src/report/text.rs).
   var UNITS = ["KiB", "MiB", "GiB", "TiB"];
