@@ -33,33 +33,8 @@ marker=$plugin_id.gradle.plugin
 unzip -p "$jar" "META-INF/gradle-plugins/$plugin_id.properties" | grep -q '^implementation-class=' \
     || { echo "publish: $jar does not declare plugin $plugin_id" >&2; exit 1; }
 
-# checksums FILE: FILE.sha1 and FILE.md5, as Maven writes them (the bare hex digest).
-checksums() {
-    sha1sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.sha1"
-    md5sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.md5"
-}
-
-# metadata ARTIFACT: its maven-metadata.xml, listing every version published into DIR so far.
-metadata() {
-    local dir=$repo/${group//.//}/$1 versions
-    versions=$(find "$dir" -mindepth 2 -maxdepth 2 -name "$1-*.pom" -printf '%h\n' | xargs -n1 basename | sort -V)
-    {
-        echo '<?xml version="1.0" encoding="UTF-8"?>'
-        echo '<metadata>'
-        echo "  <groupId>$group</groupId>"
-        echo "  <artifactId>$1</artifactId>"
-        echo '  <versioning>'
-        echo "    <latest>$(tail -n1 <<<"$versions")</latest>"
-        echo "    <release>$(tail -n1 <<<"$versions")</release>"
-        echo '    <versions>'
-        sed 's|.*|      <version>&</version>|' <<<"$versions"
-        echo '    </versions>'
-        echo "    <lastUpdated>$(date -u +%Y%m%d%H%M%S)</lastUpdated>"
-        echo '  </versioning>'
-        echo '</metadata>'
-    } >"$dir/maven-metadata.xml"
-    checksums "$dir/maven-metadata.xml"
-}
+# shellcheck source=../scripts/maven-repo.sh
+source "$root/scripts/maven-repo.sh"
 
 # pom ARTIFACT PACKAGING NAME [DEPENDENCY_ARTIFACT]
 pom() {
@@ -88,22 +63,11 @@ pom() {
     echo '</project>'
 }
 
-# Maven's record of where a file was downloaded from (DIR may be Maven's local repository, which
-# once received these from elsewhere): without it the files count as installed here.
-dir=$repo/${group//.//}/$artifact/$version
-mkdir -p "$dir"
-rm -f "$dir/_remote.repositories"
-cp "$jar" "$dir/$artifact-$version.jar"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 pom "$artifact" jar "heapgrowth Gradle plugin (the JUnit 5 extension and its native libraries inside)" \
-    >"$dir/$artifact-$version.pom"
-checksums "$dir/$artifact-$version.jar"
-checksums "$dir/$artifact-$version.pom"
-metadata "$artifact"
-
-dir=$repo/${group//.//}/$marker/$version
-mkdir -p "$dir"
-rm -f "$dir/_remote.repositories"
-pom "$marker" pom "Gradle plugin marker of $plugin_id" "$artifact" >"$dir/$marker-$version.pom"
-checksums "$dir/$marker-$version.pom"
-metadata "$marker"
+    >"$work/$artifact.pom"
+publish_artifact "$repo" "$group" "$artifact" "$version" "$work/$artifact.pom" "$jar"
+pom "$marker" pom "Gradle plugin marker of $plugin_id" "$artifact" >"$work/$marker.pom"
+publish_artifact "$repo" "$group" "$marker" "$version" "$work/$marker.pom"
 echo "publish: $group:$artifact:$version and its marker $group:$marker:$version in $repo"

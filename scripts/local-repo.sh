@@ -49,44 +49,8 @@ mvn -B -f maven-plugin/pom.xml -Dheapgrowth.buildDirectory="$target/maven-plugin
     || { cat "$work/mvn.log"; echo "local-repo: the Maven plugin did not build" >&2; exit 1; }
 plugin_jar=$target/maven-plugin/heapgrowth-maven-plugin-$version.jar
 
-# checksums FILE: FILE.sha1 and FILE.md5, as Maven writes them (the bare hex digest).
-checksums() {
-    sha1sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.sha1"
-    md5sum "$1" | cut -d' ' -f1 | tr -d '\n' >"$1.md5"
-}
-
-# put ARTIFACT JAR POM: the jar and pom as ARTIFACT:VERSION, and its maven-metadata.xml listing
-# every version in the repository.
-put() {
-    local base=$repo/${group//.//}/$1 versions
-    local dir=$base/$version
-    mkdir -p "$dir"
-    cp "$2" "$dir/$1-$version.jar"
-    cp "$3" "$dir/$1-$version.pom"
-    checksums "$dir/$1-$version.jar"
-    checksums "$dir/$1-$version.pom"
-    # Maven's record of the remote repository a file was downloaded from (when DIR is a local
-    # repository that once received these from elsewhere): without it, the files count as
-    # installed here, and every build may use them.
-    rm -f "$dir/_remote.repositories"
-    versions=$(find "$base" -mindepth 2 -maxdepth 2 -name "$1-*.pom" -printf '%h\n' | xargs -n1 basename | sort -V)
-    {
-        echo '<?xml version="1.0" encoding="UTF-8"?>'
-        echo '<metadata>'
-        echo "  <groupId>$group</groupId>"
-        echo "  <artifactId>$1</artifactId>"
-        echo '  <versioning>'
-        echo "    <latest>$(tail -n1 <<<"$versions")</latest>"
-        echo "    <release>$(tail -n1 <<<"$versions")</release>"
-        echo '    <versions>'
-        sed 's|.*|      <version>&</version>|' <<<"$versions"
-        echo '    </versions>'
-        echo "    <lastUpdated>$(date -u +%Y%m%d%H%M%S)</lastUpdated>"
-        echo '  </versioning>'
-        echo '</metadata>'
-    } >"$base/maven-metadata.xml"
-    checksums "$base/maven-metadata.xml"
-}
+# shellcheck source=maven-repo.sh
+source "$root/scripts/maven-repo.sh"
 
 # The extension's pom: no dependencies, as the project that uses it brings JUnit 5 itself.
 cat >"$work/heapgrowth-junit.pom" <<EOF
@@ -106,8 +70,8 @@ cat >"$work/heapgrowth-junit.pom" <<EOF
   </licenses>
 </project>
 EOF
-put heapgrowth-junit "$junit_jar" "$work/heapgrowth-junit.pom"
-put heapgrowth-maven-plugin "$plugin_jar" maven-plugin/pom.xml
+publish_artifact "$repo" "$group" heapgrowth-junit "$version" "$work/heapgrowth-junit.pom" "$junit_jar"
+publish_artifact "$repo" "$group" heapgrowth-maven-plugin "$version" maven-plugin/pom.xml "$plugin_jar"
 echo "local-repo: $group:heapgrowth-junit:$version and $group:heapgrowth-maven-plugin:$version in $repo"
 
 if [ -x gradle-plugin/publish.sh ]; then
