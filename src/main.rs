@@ -256,7 +256,7 @@ impl Reporting {
             return EXIT_ERROR;
         }
         if let Some(path) = &self.html {
-            if let Err(error) = write_file_atomically(path, &report::render_html(&reports)) {
+            if let Err(error) = report::write_report_file(path, &report::render_html(&reports)) {
                 say(format_args!(
                     "cannot write the HTML report to {}: {error}",
                     path.display()
@@ -342,7 +342,7 @@ impl ReportSink {
                     Ok(()) => Ok(()),
                 }
             }
-            Target::File(path) => write_file_atomically(path, text)
+            Target::File(path) => report::write_report_file(path, text)
                 .map_err(|e| format!("cannot write the report to {}: {e}", path.display())),
         }
     }
@@ -366,19 +366,6 @@ fn check_output_path(flag: &str, path: &Path) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Writes a temporary file beside `path` and renames it over `path`: a reader never sees half
-/// a report, and a failed write leaves an earlier report as it was.
-fn write_file_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".heapgrowth-{}.tmp", std::process::id()));
-    let temporary = path.with_file_name(name);
-    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
 }
 
 /// The built-in rules (unless --no-jdk-ignores), then the project's `heapgrowth-ignore.txt` in

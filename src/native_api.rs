@@ -33,7 +33,7 @@ use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
-use crate::report::gate::{judge, Baseline};
+use crate::report::gate::{judge, Baseline, Judgement};
 use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
 
@@ -161,11 +161,14 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             dumps.path(),
             &Progress::new(false),
         );
+        let judgement = judge(
+            &report,
+            &Baseline::parse(baseline.as_deref().unwrap_or_default()),
+        );
         // Kept only for a test that fails (an error, or growth the baseline lacks); else they
         // go with the private directory.
         if let Some(dir) = &keep_dumps_dir {
-            let baseline = Baseline::parse(baseline.as_deref().unwrap_or_default());
-            if report.result.is_err() || !judge(&report, &baseline).passes() {
+            if report.result.is_err() || !judgement.passes() {
                 engine::keep_dumps(&mut report, dir);
             }
         }
@@ -179,7 +182,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
                 eprintln!("heapgrowth: {name}: warning: {warning}");
             }
         }
-        let result = gate(&report, baseline.as_deref());
+        let result = gate(&report, &judgement);
         string_array(env, &result.into_fields())
     })
     .unwrap_or(std::ptr::null_mut())
@@ -736,7 +739,8 @@ impl GateResult {
     }
 }
 
-fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
+/// The results for the extension, from the report and its judgement against the baseline.
+fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
     let full_text = render_scenario(report, StackDepth::default());
     let json = to_json(std::slice::from_ref(report));
     let html = render_html(std::slice::from_ref(report));
@@ -752,8 +756,6 @@ fn gate(report: &ScenarioReport, baseline: Option<&str>) -> GateResult {
             html,
         };
     }
-    let baseline = Baseline::parse(baseline.unwrap_or_default());
-    let judgement = judge(report, &baseline);
     let mut message = render_scenario(&judgement.new_only(report), StackDepth::default());
     let accepted = judgement.accepted();
     if accepted > 0 {
@@ -1044,6 +1046,11 @@ mod tests {
         }
     }
 
+    /// The gate as `search` runs it: the report judged against `baseline`.
+    fn gated(report: &ScenarioReport, baseline: &str) -> GateResult {
+        gate(report, &judge(report, &Baseline::parse(baseline)))
+    }
+
     #[test]
     fn the_gate_passes_accepted_paths_fails_new_ones_and_lists_stale_ones() {
         let report = report_growing(&["AUDIT", "HISTORY"]);
@@ -1052,7 +1059,7 @@ mod tests {
             normalized_node(&growing("AUDIT"), None),
             normalized_node(&growing("REMOVED"), None)
         );
-        let result = gate(&report, Some(&baseline));
+        let result = gated(&report, &baseline);
         assert_eq!(result.status, "growing");
         assert!(
             result.message.contains("Cart.HISTORY"),
@@ -1074,7 +1081,7 @@ mod tests {
         // The page, like the full text, shows every growing node.
         assert!(result.html.contains("Cart.AUDIT") && result.html.contains("Cart.HISTORY"));
 
-        let all_accepted = gate(&report_growing(&["AUDIT"]), Some(&baseline));
+        let all_accepted = gated(&report_growing(&["AUDIT"]), &baseline);
         assert_eq!(all_accepted.status, "clean");
         // The rewrite content is the normalized report, which the baseline reads back.
         let rewritten = Baseline::parse(&all_accepted.normalized);
@@ -1085,7 +1092,7 @@ mod tests {
     #[test]
     fn an_error_report_fails_the_gate_with_its_message() {
         let report = ScenarioReport::failed("T.m", "heap dump failed: disk full".into());
-        let result = gate(&report, Some("GcRoot(Class)\n"));
+        let result = gated(&report, "GcRoot(Class)\n");
         assert_eq!(result.status, "error");
         assert!(result.message.contains("disk full"));
     }

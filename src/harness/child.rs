@@ -10,7 +10,9 @@ use super::{heapgrowth_dir, trial::CRASH_LOG, Harness, RESULT_ENV};
 use crate::engine::{run as run_engine, RunOptions};
 use crate::jvm::JvmOptions;
 use crate::report::gate::{judge, Baseline};
-use crate::report::{render_html, render_normalized, render_scenario, ScenarioReport, StackDepth};
+use crate::report::{
+    render_html, render_normalized, render_scenario, write_report_file, ScenarioReport, StackDepth,
+};
 
 /// Runs trial `name` and exits; the verdict goes to the file named by [`RESULT_ENV`].
 pub(super) fn run(harness: &Harness, name: &str) -> ! {
@@ -40,7 +42,11 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
 fn with_page(report: &ScenarioReport, name: &str, message: String) -> String {
     let page = page_path(name);
     let html = render_html(std::slice::from_ref(report));
-    match write_atomically(&page, &html) {
+    let written = page
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| write_report_file(&page, &html));
+    match written {
         Ok(()) => format!(
             "{message}
 HTML report: {}",
@@ -56,22 +62,6 @@ HTML report: {}",
 
 fn page_path(name: &str) -> PathBuf {
     heapgrowth_dir().join(format!("{name}.html"))
-}
-
-/// Writes a temporary file beside `path` and renames it over `path`, so a browser open on the
-/// page of an earlier run never reads half a page.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{}.tmp", std::process::id()));
-    let temporary = path.with_file_name(name);
-    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
 }
 
 /// The trial's verdict: the gate against the accepted snapshot, then insta.

@@ -12,7 +12,7 @@ pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text, StackDepth};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::attribution::Attribution;
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome};
@@ -115,4 +115,18 @@ pub fn unmatched_rule_warning(rule: &IgnoreRule) -> String {
          the report shows it (com.example.Cache.entries or Cache.entries)",
         rule.pattern
     )
+}
+
+/// Writes `text` to a temporary file beside `path` and renames it over `path`: a reader (a
+/// browser open on an earlier page, a CI step) never sees half a report, and a failed write
+/// leaves an earlier report as it was. For every front end that writes report files.
+pub fn write_report_file(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".heapgrowth-{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(name);
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }
