@@ -21,7 +21,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use heapgrowth::growth::{GrowthSearch, SearchConfig};
-use heapgrowth::heap::HeapGraph;
 use heapgrowth::jvm::{Jvm, JvmOptions};
 use heapgrowth::tempdir::PrivateTempDir;
 
@@ -138,7 +137,7 @@ fn child(objects: u64) {
         let kept_before = LIVE.load(Ordering::Relaxed);
         PEAK.store(kept_before, Ordering::Relaxed);
         let started = Instant::now();
-        let graph = HeapGraph::open(&path).unwrap();
+        let graph = heapgrowth::hprof::open(&path).unwrap();
         let parse_ms = started.elapsed().as_secs_f64() * 1e3;
         let model = LIVE.load(Ordering::Relaxed) - kept_before;
         let started = Instant::now();

@@ -13,8 +13,8 @@
 //! `long-chain`, `long-chain-2x`: a linked list of 500,000 (1,000,000) nodes from a static
 //! field, so the path tree is as deep as the list; the second must take about twice as long.
 
-use heapgrowth::heap::builder::{HeapBuilder, Value};
 use heapgrowth::heap::FieldType;
+use heapgrowth::hprof::builder::{HeapBuilder, Value};
 
 const DEPTH: usize = 20_000;
 const CHAIN_LENGTH: usize = 500_000;

@@ -14,8 +14,8 @@
 
 use std::path::PathBuf;
 
-use heapgrowth::heap::builder::{DumpOptions, HeapBuilder, ObjectId, Value};
 use heapgrowth::heap::{FieldType, PrimitiveType, RootKind};
+use heapgrowth::hprof::builder::{DumpOptions, HeapBuilder, ObjectId, Value};
 
 fn main() {
     let Some(dir) = std::env::args().nth(1).map(PathBuf::from) else {

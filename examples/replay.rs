@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use heapgrowth::growth::{build_tree, GrowthSearch, Names, SearchConfig};
-use heapgrowth::heap::HeapGraph;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +33,7 @@ fn main() {
     let (mut parse, mut analysis) = (Vec::new(), Vec::new());
     for _ in 0..runs.max(1) {
         let started = Instant::now();
-        let graph = HeapGraph::open(&dump).expect("the dump reads");
+        let graph = heapgrowth::hprof::open(&dump).expect("the dump reads");
         parse.push(started.elapsed().as_secs_f64() * 1e3);
         let mut search = GrowthSearch::new(SearchConfig::default());
         let started = Instant::now();
@@ -57,7 +56,7 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 fn digest(dump: &std::path::Path) -> u64 {
-    let graph = HeapGraph::open(dump).expect("the dump reads");
+    let graph = heapgrowth::hprof::open(dump).expect("the dump reads");
     let (tree, objects) = build_tree(&graph, &mut Names::default());
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     for node in tree.nodes() {

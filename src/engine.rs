@@ -18,7 +18,6 @@ use crate::growth::{
     ConfirmationCut, GrowingNode, GrowthSearch, IgnoreRule, NextStep, SearchConfig, SearchOutcome,
     DEFAULT_WARMUP_LOOPS, MAX_SNAPSHOTS_PER_SEARCH,
 };
-use crate::heap::HeapGraph;
 use crate::hprof::HprofError;
 use crate::jvm::{on_jvm_end, Jvm, JvmEnd, JvmError, JvmOptions, Scenario, START_FAILED_REASON};
 use crate::line::escape_line;
@@ -491,7 +490,7 @@ fn search_inner(
             "{name}: loop {loops}, snapshot {snapshot}: reading"
         ));
         let started = Instant::now();
-        let graph = HeapGraph::open(&path);
+        let graph = crate::hprof::open(&path);
         // The dump holds every secret in the heap: delete it as soon as it has been read.
         let next = match graph {
             Ok(graph) => {

@@ -1,9 +1,11 @@
 //! heapgrowth: runs a JVM scenario in loops, diffs heap snapshots, and reports the reference
 //! paths to the objects that grow with every loop.
 //!
-//! Layers depend one way: [`jvm`] (JVM access, the only JNI/JVMTI code) → [`hprof`] and
-//! [`heap`] (the snapshot and its JNI-free model) → [`growth`] (path tree, diff, retained size)
-//! → [`report`] (text and JSON). [`engine`] ties them together for the command line.
+//! Layers depend one way: [`heap`] (the JNI-free model of one snapshot, depending on nothing
+//! above it) ← [`hprof`] (the dump reader that builds it) and [`jvm`] (JVM access, the only
+//! JNI/JVMTI code) ← [`growth`] (path tree, diff, retained size) ← [`attribution`] ←
+//! [`report`] (text, JSON, HTML) ← [`engine`] and the front ends (command line, cargo harness,
+//! JUnit).
 #![warn(missing_docs)]
 
 pub mod attribution;

@@ -208,8 +208,8 @@ impl Containers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::heap::builder::HeapBuilder;
     use crate::heap::FieldType;
+    use crate::hprof::builder::HeapBuilder;
 
     /// A class 20,000 levels below `java.util.HashMap` (and a `HashSet` below that) still
     /// finds the map's `table` and counts as a set over a map; computing it for every class

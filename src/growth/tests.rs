@@ -2,8 +2,8 @@
 //! a given number of loops, and the search runs over it as it would over real snapshots.
 
 use super::*;
-use crate::heap::builder::{HeapBuilder, Value};
 use crate::heap::{FieldType, HeapGraph, PrimitiveType};
+use crate::hprof::builder::{HeapBuilder, Value};
 
 /// Runs a search with default settings over `heap_after(loops)`.
 fn search(heap_after: impl Fn(u32) -> HeapGraph) -> SearchOutcome {
@@ -24,8 +24,8 @@ struct Jdk {
     item: ClassRef,
 }
 
-type ClassRef = crate::heap::builder::ClassId;
-type ObjRef = crate::heap::builder::ObjectId;
+type ClassRef = crate::hprof::builder::ClassId;
+type ObjRef = crate::hprof::builder::ObjectId;
 
 impl Jdk {
     fn new() -> Jdk {

@@ -3,16 +3,13 @@
 //! included, is decoded on demand from the memory-mapped dump.
 
 use std::collections::HashMap;
-use std::path::Path;
 
+use super::record::{self, layout, read_u32, Id4, Id8, IdWidth};
 use super::storage::{IdIndex, RecordOffsets};
 use super::{
     ClassIndex, ClassInfo, FieldType, FieldValue, ObjectIndex, ObjectKind, PrimitiveType,
     Reference, ReferenceKind, Root, StackFrame,
 };
-use crate::hprof::format::{self, layout};
-use crate::hprof::records::{read_u32, Id4, Id8, IdWidth};
-use crate::hprof::HprofError;
 
 /// The class word of an object: the kind in the top two bits, a class index in the rest.
 /// For a class object the index is the class it describes (its own class is always
@@ -88,8 +85,8 @@ const HEADER_ESTIMATE: u64 = 16;
 
 /// A heap dump as a graph of objects numbered `0..object_count()` in ascending id order.
 ///
-/// Built by [`HeapGraph::open`] (memory-maps the file) or [`HeapGraph::from_bytes`]; the
-/// synthetic heaps of [`super::builder::HeapBuilder`] go through the same reader.
+/// Built by [`crate::hprof::open`] (memory-maps the file) or [`crate::hprof::from_bytes`]; the
+/// synthetic heaps of [`crate::hprof::builder::HeapBuilder`] go through the same reader.
 pub struct HeapGraph {
     pub(crate) bytes: DumpBytes,
     /// Sub-records that crossed a segment boundary, copied together; record offsets at or
@@ -121,26 +118,6 @@ impl std::fmt::Debug for HeapGraph {
 }
 
 impl HeapGraph {
-    /// Memory-maps the heap dump at `path` and indexes it. The file must not change while the
-    /// graph exists.
-    pub fn open(path: &Path) -> Result<HeapGraph, HprofError> {
-        let io_error = |source| HprofError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(io_error)?;
-        // Safety: the mapping is read-only and private to this graph. Mapped memory can still
-        // change if another process writes the file; heap dumps are written once and then only
-        // read, and the documented contract is that the file isn't modified while open.
-        let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
-        crate::hprof::read_graph(DumpBytes::Mapped(map))
-    }
-
-    /// Indexes a heap dump held in memory.
-    pub fn from_bytes(bytes: Vec<u8>) -> Result<HeapGraph, HprofError> {
-        crate::hprof::read_graph(DumpBytes::Owned(bytes))
-    }
-
     /// Number of objects, class objects included.
     pub fn object_count(&self) -> usize {
         self.ids.len()
@@ -423,7 +400,7 @@ impl HeapGraph {
                 if field.name == name {
                     return self.decode_value(fields.get(position..)?, field.ty);
                 }
-                position += format::field_size(field.ty, self.id_size) as usize;
+                position += record::field_size(field.ty, self.id_size) as usize;
             }
             class = info.super_class;
         }

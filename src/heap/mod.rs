@@ -1,14 +1,15 @@
 //! The heap model: a heap snapshot as flat arrays indexed by a dense object index, with no JNI
 //! types, so that every analysis above it can be tested on synthetic heaps
-//! (see [`builder::HeapBuilder`]).
+//! (see [`crate::hprof::builder::HeapBuilder`]). It depends on nothing above it
+//! (only the crate's small `parallel` helper): the reader ([`crate::hprof`]) builds it.
 //!
 //! Objects are numbered `0..object_count()` in ascending order of their HPROF id. Class objects
 //! (which HPROF describes only as class dumps) are objects too, so static fields have an owner.
 //! The graph decodes references lazily from the memory-mapped dump instead of copying them into
 //! edge arrays: that keeps per-object memory small (see docs/bench.md).
 
-pub mod builder;
 pub(crate) mod graph;
+pub(crate) mod record;
 pub(crate) mod storage;
 
 pub use graph::HeapGraph;
@@ -108,12 +109,12 @@ pub enum PrimitiveType {
 impl PrimitiveType {
     /// Bytes one value takes in a heap dump.
     pub fn size(self) -> u8 {
-        crate::hprof::format::primitive_size(self)
+        record::primitive_size(self)
     }
 
     /// The Java keyword (`int`); the array class is named `int[]`.
     pub fn java_name(self) -> &'static str {
-        crate::hprof::format::primitive_java_name(self)
+        record::primitive_java_name(self)
     }
 }
 

@@ -4,6 +4,7 @@
 //! Reference: the HPROF format description shipped with the JDK (`heapDumper.cpp` comments)
 //! plus the Android additions (root kinds 0x89–0x90, 0xC3, 0xFE).
 
+pub(crate) use crate::heap::record::{field_size, layout, primitive_java_name, primitive_size};
 use crate::heap::{FieldType, PrimitiveType, RootKind};
 
 /// Every header starts with this, followed by `1\0` or `2\0`.
@@ -156,24 +157,6 @@ pub(crate) fn primitive_type_code(ty: PrimitiveType) -> u8 {
     }
 }
 
-/// Bytes one value of a primitive type takes in the dump.
-pub(crate) fn primitive_size(ty: PrimitiveType) -> u8 {
-    match ty {
-        PrimitiveType::Boolean | PrimitiveType::Byte => 1,
-        PrimitiveType::Char | PrimitiveType::Short => 2,
-        PrimitiveType::Float | PrimitiveType::Int => 4,
-        PrimitiveType::Double | PrimitiveType::Long => 8,
-    }
-}
-
-/// Bytes one value of a field type takes in the dump (references take the id size).
-pub(crate) fn field_size(ty: FieldType, id_size: u8) -> u8 {
-    match ty {
-        FieldType::Object => id_size,
-        FieldType::Primitive(p) => primitive_size(p),
-    }
-}
-
 /// The eight primitive types in basic type code order; their array classes are numbered the
 /// same way.
 pub(crate) const PRIMITIVE_TYPES: [PrimitiveType; 8] = [
@@ -190,20 +173,6 @@ pub(crate) const PRIMITIVE_TYPES: [PrimitiveType; 8] = [
 /// Position of a primitive type in [`PRIMITIVE_TYPES`].
 pub(crate) fn primitive_ordinal(ty: PrimitiveType) -> usize {
     (primitive_type_code(ty) - 4) as usize
-}
-
-/// Java keyword of a primitive type (`int`).
-pub(crate) fn primitive_java_name(ty: PrimitiveType) -> &'static str {
-    match ty {
-        PrimitiveType::Boolean => "boolean",
-        PrimitiveType::Char => "char",
-        PrimitiveType::Float => "float",
-        PrimitiveType::Double => "double",
-        PrimitiveType::Byte => "byte",
-        PrimitiveType::Short => "short",
-        PrimitiveType::Int => "int",
-        PrimitiveType::Long => "long",
-    }
 }
 
 fn primitive_descriptor(ty: PrimitiveType) -> char {
@@ -279,38 +248,6 @@ pub(crate) fn jvm_class_name(java_name: &str) -> String {
         }
     }
     name
-}
-
-/// Fixed offsets inside the object sub-records, for an id size `I`. Positions count from the
-/// tag byte.
-pub(crate) mod layout {
-    /// INSTANCE DUMP: tag, id, stack serial u32, class id, field byte count u32, field bytes.
-    pub(crate) const fn instance_class_id(id: usize) -> usize {
-        1 + id + 4
-    }
-    pub(crate) const fn instance_field_count(id: usize) -> usize {
-        1 + 2 * id + 4
-    }
-    pub(crate) const fn instance_fields(id: usize) -> usize {
-        1 + 2 * id + 8
-    }
-    /// OBJECT ARRAY DUMP / PRIMITIVE ARRAY DUMP: tag, id, stack serial u32, length u32, then
-    /// the array class id (object arrays) or the element type byte (primitive arrays).
-    pub(crate) const fn array_length(id: usize) -> usize {
-        1 + id + 4
-    }
-    pub(crate) const fn object_array_class_id(id: usize) -> usize {
-        1 + id + 8
-    }
-    pub(crate) const fn object_array_elements(id: usize) -> usize {
-        1 + 2 * id + 8
-    }
-    pub(crate) const fn primitive_array_type(id: usize) -> usize {
-        1 + id + 8
-    }
-    pub(crate) const fn primitive_array_elements(id: usize) -> usize {
-        1 + id + 9
-    }
 }
 
 #[cfg(test)]

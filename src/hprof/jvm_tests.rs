@@ -96,7 +96,7 @@ fn reads_dumps_of_real_jvms() {
             &[],
             &[dump.to_str().unwrap()],
         );
-        let graph = HeapGraph::open(&dump).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let graph = super::open(&dump).unwrap_or_else(|e| panic!("{name}: {e}"));
         check_real_dump(name, &graph);
     }
 }
@@ -319,6 +319,6 @@ fn parse_real_dump_benchmark() {
     );
     assert!(median.reachable >= count, "the nodes are reachable");
     // Sanity for the walk helper: same answer from an independent graph.
-    let graph = HeapGraph::open(&dump).unwrap();
+    let graph = super::open(&dump).unwrap();
     assert_eq!(walk_from_roots(&graph).0, median.reachable);
 }

@@ -11,7 +11,7 @@ use crate::heap::{HeapGraph, ObjectIndex};
 /// What one [`measure_parse_and_walk`] run saw.
 #[derive(Clone, Debug)]
 pub struct ParseMeasurement {
-    /// Time for [`HeapGraph::open`].
+    /// Time for [`crate::hprof::open`].
     pub parse: Duration,
     /// Time for the breadth-first walk from the roots.
     pub walk: Duration,
@@ -28,7 +28,7 @@ pub struct ParseMeasurement {
 /// Opens the dump at `path` and walks it breadth-first from its roots, timing both.
 pub fn measure_parse_and_walk(path: &Path) -> Result<ParseMeasurement, HprofError> {
     let start = Instant::now();
-    let graph = HeapGraph::open(path)?;
+    let graph = super::open(path)?;
     let parse = start.elapsed();
     let start = Instant::now();
     let (reachable, references) = walk_from_roots(&graph);

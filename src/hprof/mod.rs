@@ -15,6 +15,7 @@
 //! sub-records split across segments (copied together). Corrupt input gives an [`HprofError`]
 //! naming the offset, never a panic.
 
+pub mod builder;
 mod classes;
 mod error;
 pub(crate) mod format;
@@ -33,14 +34,36 @@ mod tests;
 pub use error::HprofError;
 pub use measure::{measure_parse_and_walk, walk_from_roots, ParseMeasurement};
 
+use std::path::Path;
+
 use crate::heap::graph::DumpBytes;
 use crate::heap::storage::IdIndex;
 use crate::heap::{HeapGraph, ObjectIndex, Root, RootKind, StackFrame};
 use records::{Id4, Id8, IdWidth};
 use scan::{HeapScan, TopLevel};
 
+/// Memory-maps the heap dump at `path` and indexes it. The file must not change while the
+/// graph exists.
+pub fn open(path: &Path) -> Result<HeapGraph, HprofError> {
+    let io_error = |source| HprofError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    // Safety: the mapping is read-only and private to this graph. Mapped memory can still
+    // change if another process writes the file; heap dumps are written once and then only
+    // read, and the documented contract is that the file isn't modified while open.
+    let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
+    read_graph(DumpBytes::Mapped(map))
+}
+
+/// Indexes a heap dump held in memory.
+pub fn from_bytes(bytes: Vec<u8>) -> Result<HeapGraph, HprofError> {
+    read_graph(DumpBytes::Owned(bytes))
+}
+
 /// Reads a whole dump into a graph.
-pub(crate) fn read_graph(bytes: DumpBytes) -> Result<HeapGraph, HprofError> {
+fn read_graph(bytes: DumpBytes) -> Result<HeapGraph, HprofError> {
     let header = scan::read_header(bytes.as_slice())?;
     if header.id_size == 8 {
         read_graph_with::<Id8>(bytes, header)
@@ -212,7 +235,7 @@ fn resolve_roots(
 /// Only if the graph breaks its own invariants (an id that doesn't map back to its object):
 /// a reader bug, which is what fuzzing looks for.
 pub fn read_and_walk(bytes: &[u8]) -> Result<u64, HprofError> {
-    let graph = HeapGraph::from_bytes(bytes.to_vec())?;
+    let graph = from_bytes(bytes.to_vec())?;
     let mut checksum = graph.object_count() as u64 ^ ((graph.class_count() as u64) << 32);
     for o in 0..graph.object_count() as ObjectIndex {
         let class = graph.class_of(o);

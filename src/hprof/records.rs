@@ -6,45 +6,8 @@
 
 use super::format::{self, layout, sub};
 use super::HprofError;
+pub(crate) use crate::heap::record::{read_u32, Id4, Id8, IdWidth};
 use crate::heap::{FieldType, RootKind};
-
-/// Width of HPROF identifiers, as a type so the hot loops compile once per width.
-pub(crate) trait IdWidth: Copy + Send + Sync + 'static {
-    /// Bytes per identifier.
-    const SIZE: usize;
-    /// Reads a big-endian identifier from the first `SIZE` bytes.
-    fn read(bytes: &[u8]) -> Option<u64>;
-}
-
-/// 4-byte identifiers (32-bit JVMs, some Android dumps).
-#[derive(Clone, Copy)]
-pub(crate) struct Id4;
-/// 8-byte identifiers (64-bit HotSpot).
-#[derive(Clone, Copy)]
-pub(crate) struct Id8;
-
-impl IdWidth for Id4 {
-    const SIZE: usize = 4;
-    #[inline(always)]
-    fn read(bytes: &[u8]) -> Option<u64> {
-        Some(u32::from_be_bytes(bytes.get(..4)?.try_into().ok()?) as u64)
-    }
-}
-
-impl IdWidth for Id8 {
-    const SIZE: usize = 8;
-    #[inline(always)]
-    fn read(bytes: &[u8]) -> Option<u64> {
-        Some(u64::from_be_bytes(bytes.get(..8)?.try_into().ok()?))
-    }
-}
-
-#[inline(always)]
-pub(crate) fn read_u32(bytes: &[u8], pos: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(
-        bytes.get(pos..pos + 4)?.try_into().ok()?,
-    ))
-}
 
 /// The bytes of one sub-record, addressed from its tag byte.
 pub(crate) trait RecordBytes {

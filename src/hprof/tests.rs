@@ -4,15 +4,15 @@
 use super::format::sub;
 use super::writer::{HprofWriter, Segmenting, SubRecords};
 use super::{read_and_walk, HprofError};
-use crate::heap::builder::{DumpOptions, HeapBuilder, ObjectId, ObjectOrder, Value};
 use crate::heap::{
     FieldType, FieldValue, HeapGraph, ObjectIndex, ObjectKind, PrimitiveType, ReferenceKind,
     RootKind,
 };
+use crate::hprof::builder::{DumpOptions, HeapBuilder, ObjectId, ObjectOrder, Value};
 
 /// Handles to the interesting objects of [`sample_heap`].
 struct Sample {
-    cart_class: crate::heap::builder::ClassId,
+    cart_class: crate::hprof::builder::ClassId,
     cart: ObjectId,
     items: Vec<ObjectId>,
     array: ObjectId,
@@ -517,7 +517,7 @@ fn start_thread_records_also_name_threads() {
     dump.heap.root(RootKind::JavaFrame, 0x300, 7);
     dump.heap.root(RootKind::NativeStack, 0x300, 8); // serial nobody names
     dump.out.start_thread(7, 0x200, 0);
-    let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
+    let graph = super::from_bytes(dump.finish()).unwrap();
     let thread = graph.index_of_id(0x200);
     assert_eq!(graph.roots().len(), 2);
     assert_eq!(graph.roots()[0].thread, thread);
@@ -561,7 +561,7 @@ fn android_records_are_understood() {
         dump.heap.root(kind, 0x200, 0);
     }
     dump.heap.root(RootKind::JniMonitor, 0x300, 0);
-    let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
+    let graph = super::from_bytes(dump.finish()).unwrap();
     assert_eq!(graph.object_count(), 3);
     let no_data = graph.index_of_id(0x300).unwrap();
     assert_eq!(
@@ -588,7 +588,7 @@ fn array_classes_come_from_load_class_or_class_dumps() {
     dump.heap.object_array(0x200, 0x110, &[0x300]);
     dump.heap
         .primitive_array(0x300, PrimitiveType::Int, 1, &[0, 0, 0, 7]);
-    let graph = HeapGraph::from_bytes(dump.finish()).unwrap();
+    let graph = super::from_bytes(dump.finish()).unwrap();
     let array = graph.index_of_id(0x200).unwrap();
     let array_class = graph.class_of(array);
     assert_eq!(graph.class(array_class).name, "java.lang.Object[]");
@@ -748,12 +748,12 @@ fn two_thread_indexing_agrees_across_layouts() {
 #[test]
 fn errors_in_the_second_share_are_reported_with_their_offset() {
     let bytes = two_thread_heap().write();
-    let graph = HeapGraph::from_bytes(bytes.clone()).unwrap();
+    let graph = super::from_bytes(bytes.clone()).unwrap();
     let last = graph.object_count() as ObjectIndex - 1;
     let offset = graph.offsets.get(last);
     let mut corrupt = bytes.clone();
     corrupt[offset as usize] = 0x55;
-    let error = HeapGraph::from_bytes(corrupt).unwrap_err();
+    let error = super::from_bytes(corrupt).unwrap_err();
     assert!(
         matches!(error, HprofError::UnknownSubRecord { offset: o, tag: 0x55 } if o == offset),
         "{error}"
@@ -764,7 +764,7 @@ fn errors_in_the_second_share_are_reported_with_their_offset() {
     assert!(graph.offsets.get(before) < offset);
     let mut duplicate = bytes;
     duplicate[offset as usize + 1..offset as usize + 9].copy_from_slice(&before_id.to_be_bytes());
-    let error = HeapGraph::from_bytes(duplicate).unwrap_err();
+    let error = super::from_bytes(duplicate).unwrap_err();
     assert!(
         matches!(error, HprofError::DuplicateId { id, .. } if id == before_id),
         "{error}"
@@ -796,9 +796,9 @@ fn every_truncation_is_an_error() {
     ] {
         let (h, _) = sample_heap(options.id_size);
         let bytes = h.write_with(&options);
-        HeapGraph::from_bytes(bytes.clone()).expect("the whole dump reads");
+        super::from_bytes(bytes.clone()).expect("the whole dump reads");
         for len in 0..bytes.len() {
-            let result = HeapGraph::from_bytes(bytes[..len].to_vec());
+            let result = super::from_bytes(bytes[..len].to_vec());
             assert!(
                 result.is_err(),
                 "a dump cut to {len} of {} bytes was accepted ({options:?})",
@@ -810,7 +810,7 @@ fn every_truncation_is_an_error() {
 
 #[test]
 fn header_errors() {
-    let bad = |bytes: &[u8]| HeapGraph::from_bytes(bytes.to_vec()).unwrap_err();
+    let bad = |bytes: &[u8]| super::from_bytes(bytes.to_vec()).unwrap_err();
     assert!(matches!(bad(b""), HprofError::BadHeader { .. }));
     assert!(matches!(
         bad(b"JAVA PROFILE 9.9.9\0\0\0\0\x08"),
@@ -836,7 +836,7 @@ fn unknown_sub_record_tag_names_its_offset() {
     let offset = dump.heap_offset(1);
     let mut bytes = dump.finish();
     bytes[offset as usize] = 0x55;
-    let error = HeapGraph::from_bytes(bytes).unwrap_err();
+    let error = super::from_bytes(bytes).unwrap_err();
     assert!(
         matches!(error, HprofError::UnknownSubRecord { offset: o, tag: 0x55 } if o == offset),
         "{error}"
@@ -858,7 +858,7 @@ fn absurd_lengths_are_truncation_errors() {
     let mut bytes = dump.finish();
     patch_u32(&mut bytes, instance + 1 + 8 + 4 + 8);
     assert!(matches!(
-        HeapGraph::from_bytes(bytes).unwrap_err(),
+        super::from_bytes(bytes).unwrap_err(),
         HprofError::Truncated {
             what: "instance dump",
             ..
@@ -873,7 +873,7 @@ fn absurd_lengths_are_truncation_errors() {
     let mut bytes = dump.finish();
     patch_u32(&mut bytes, array + 1 + 4 + 4);
     assert!(matches!(
-        HeapGraph::from_bytes(bytes).unwrap_err(),
+        super::from_bytes(bytes).unwrap_err(),
         HprofError::Truncated { .. }
     ));
 
@@ -882,7 +882,7 @@ fn absurd_lengths_are_truncation_errors() {
     let segment_header = dump.heap_offset(0) as usize - 9;
     let mut bytes = dump.finish();
     patch_u32(&mut bytes, segment_header + 5);
-    let error = HeapGraph::from_bytes(bytes).unwrap_err();
+    let error = super::from_bytes(bytes).unwrap_err();
     assert!(
         matches!(
             error,
@@ -901,7 +901,7 @@ fn reference_to_a_missing_class_is_an_error() {
     dump.class(0x100, 0, &[]);
     dump.heap.instance(0x200, 0xdead, &[]);
     let offset = dump.heap_offset(1);
-    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    let error = super::from_bytes(dump.finish()).unwrap_err();
     assert!(
         matches!(error, HprofError::MissingClass { offset: o, class_id: 0xdead, .. } if o == offset),
         "{error}"
@@ -909,7 +909,7 @@ fn reference_to_a_missing_class_is_an_error() {
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0xbad, &[]);
-    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    let error = super::from_bytes(dump.finish()).unwrap_err();
     assert!(
         matches!(
             error,
@@ -924,7 +924,7 @@ fn reference_to_a_missing_class_is_an_error() {
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[]);
     dump.heap.object_array(0x200, 0x999, &[]);
-    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    let error = super::from_bytes(dump.finish()).unwrap_err();
     assert!(
         matches!(
             error,
@@ -943,7 +943,7 @@ fn super_class_cycles_are_errors() {
     dump.class(0x100, 0x110, &[]);
     dump.class(0x110, 0x120, &[]);
     dump.class(0x120, 0x100, &[]);
-    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    let error = super::from_bytes(dump.finish()).unwrap_err();
     assert!(
         matches!(error, HprofError::SuperClassCycle { .. }),
         "{error}"
@@ -952,7 +952,7 @@ fn super_class_cycles_are_errors() {
     let mut dump = Dump::new(8);
     dump.class(0x100, 0x100, &[]);
     assert!(matches!(
-        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        super::from_bytes(dump.finish()).unwrap_err(),
         HprofError::SuperClassCycle { .. }
     ));
 }
@@ -964,7 +964,7 @@ fn duplicate_ids_are_errors() {
     dump.heap.instance(0x200, 0x100, &[]);
     dump.heap.instance(0x200, 0x100, &[]);
     assert!(matches!(
-        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        super::from_bytes(dump.finish()).unwrap_err(),
         HprofError::DuplicateId { id: 0x200, .. }
     ));
 
@@ -973,7 +973,7 @@ fn duplicate_ids_are_errors() {
     dump.class(0x100, 0, &[]);
     dump.heap.instance(0x100, 0x100, &[]);
     assert!(matches!(
-        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        super::from_bytes(dump.finish()).unwrap_err(),
         HprofError::DuplicateId { id: 0x100, .. }
     ));
 
@@ -981,7 +981,7 @@ fn duplicate_ids_are_errors() {
     dump.class(0x100, 0, &[]);
     dump.class(0x100, 0, &[]);
     assert!(matches!(
-        HeapGraph::from_bytes(dump.finish()).unwrap_err(),
+        super::from_bytes(dump.finish()).unwrap_err(),
         HprofError::DuplicateId { id: 0x100, .. }
     ));
 }
@@ -996,14 +996,14 @@ fn bad_type_codes_and_short_instances_are_errors() {
     let mut bytes = dump.finish();
     bytes[array + 1 + 8 + 8] = 3; // not a basic type
     assert!(matches!(
-        HeapGraph::from_bytes(bytes).unwrap_err(),
+        super::from_bytes(bytes).unwrap_err(),
         HprofError::BadBasicType { code: 3, .. }
     ));
 
     let mut dump = Dump::new(8);
     dump.class(0x100, 0, &[(FieldType::INT, 0x50)]);
     dump.heap.instance(0x200, 0x100, &[0, 0]); // two bytes for a four-byte int
-    let error = HeapGraph::from_bytes(dump.finish()).unwrap_err();
+    let error = super::from_bytes(dump.finish()).unwrap_err();
     assert!(
         matches!(
             error,
@@ -1030,9 +1030,9 @@ fn heap_dump_without_end_record_is_truncated() {
         },
     );
     let mut bytes = out.finish();
-    HeapGraph::from_bytes(bytes.clone()).unwrap();
+    super::from_bytes(bytes.clone()).unwrap();
     bytes.truncate(bytes.len() - 9);
-    let error = HeapGraph::from_bytes(bytes).unwrap_err();
+    let error = super::from_bytes(bytes).unwrap_err();
     assert!(matches!(error, HprofError::Truncated { .. }), "{error}");
 }
 
@@ -1183,7 +1183,7 @@ fn dump_over_4_gib() {
         let _ = std::fs::remove_file(&path);
         return;
     }
-    let result = HeapGraph::open(&path);
+    let result = super::open(&path);
     let _ = std::fs::remove_file(&path);
     let graph = result.unwrap();
     assert_eq!(graph.object_count(), 5);

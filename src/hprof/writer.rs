@@ -1,4 +1,4 @@
-//! Writing HPROF: the low-level encoder behind [`crate::heap::builder::HeapBuilder`], also used
+//! Writing HPROF: the low-level encoder behind [`crate::hprof::builder::HeapBuilder`], also used
 //! by the reader's tests to craft dumps the builder wouldn't make (corrupt ones included).
 
 use super::format::{self, sub, tag};

@@ -3,7 +3,7 @@
 //! exercises the reader.
 //!
 //! ```
-//! use heapgrowth::heap::builder::HeapBuilder;
+//! use heapgrowth::hprof::builder::HeapBuilder;
 //! use heapgrowth::heap::{FieldType, RootKind};
 //!
 //! let mut h = HeapBuilder::new();
@@ -31,9 +31,10 @@
 
 use std::collections::HashMap;
 
-use super::{FieldType, HeapGraph, ObjectIndex, PrimitiveType, RootKind};
-use crate::hprof::format;
-use crate::hprof::writer::{put_id, HprofWriter, Segmenting, SubRecords};
+use crate::heap::{FieldType, HeapGraph, ObjectIndex, PrimitiveType, RootKind};
+
+use super::format;
+use super::writer::{put_id, HprofWriter, Segmenting, SubRecords};
 
 /// An object of a [`HeapBuilder`] heap, named by the HPROF id the builder gave it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -925,7 +926,7 @@ impl HeapBuilder {
     ///
     /// As [`build`](Self::build).
     pub fn build_with(&self, options: &DumpOptions) -> HeapGraph {
-        HeapGraph::from_bytes(self.write_with(options))
+        super::from_bytes(self.write_with(options))
             .unwrap_or_else(|e| panic!("the reader rejected a builder dump ({options:?}): {e}"))
     }
 }
