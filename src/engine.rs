@@ -21,7 +21,7 @@ use crate::growth::{
 use crate::hprof::HprofError;
 use crate::jvm::{on_jvm_end, Jvm, JvmEnd, JvmError, JvmOptions, Scenario, START_FAILED_REASON};
 use crate::line::escape_line;
-use crate::report::{ScenarioReport, Timings};
+use crate::report::{LoopUnit, ScenarioReport, Subject, Timings};
 use crate::tempdir::PrivateTempDir;
 
 /// The time one scenario's search may take (loops, dumps and their analysis; attribution not
@@ -59,6 +59,9 @@ pub struct SearchSettings {
     /// [`ScenarioReport::kept_dumps`], for [`keep_dumps`] to move when the scenario fails
     /// (`keepDumps = failed`). Default: every dump is deleted once read.
     pub keep_last_dumps: bool,
+    /// Keep every heap dump of the search, not only the last two (`--keep-dumps all`: to diff
+    /// them later, or open them in another tool).
+    pub keep_all_dumps: bool,
     /// Paths left out of the search, reported as ignored. The default is heapgrowth's rules
     /// for known JDK growth ([`IgnoreRule::known_jdk_growth`]); add to them rather than
     /// replacing them unless that growth should count.
@@ -72,6 +75,7 @@ impl Default for SearchSettings {
             search: SearchConfig::default(),
             time_budget: DEFAULT_TIME_BUDGET,
             keep_last_dumps: false,
+            keep_all_dumps: false,
             ignore_rules: IgnoreRule::known_jdk_growth(),
         }
     }
@@ -128,6 +132,9 @@ pub struct RunOptions {
     /// Where to keep the last two heap dumps of each scenario that grows or fails
     /// (`--keep-dumps failed`); `None`: every dump is deleted.
     pub keep_dumps_in: Option<PathBuf>,
+    /// With `keep_dumps_in`: keep every dump of every scenario, whatever it found
+    /// (`--keep-dumps all`).
+    pub keep_every_dump: bool,
 }
 
 impl RunOptions {
@@ -140,6 +147,7 @@ impl RunOptions {
             progress: true,
             attribution: true,
             keep_dumps_in: None,
+            keep_every_dump: false,
         }
     }
 }
@@ -346,6 +354,8 @@ pub fn run(
     let dumps = PrivateTempDir::new("dumps")?;
     let settings = SearchSettings {
         keep_last_dumps: options.settings.keep_last_dumps || options.keep_dumps_in.is_some(),
+        keep_all_dumps: options.settings.keep_all_dumps
+            || (options.keep_every_dump && options.keep_dumps_in.is_some()),
         ..options.settings.clone()
     };
     for class_name in &options.scenarios {
@@ -371,7 +381,7 @@ pub fn run(
             Err(error) => ScenarioReport::failed(class_name, describe(ScenarioError::Jvm(error))),
         };
         if let Some(dir) = &options.keep_dumps_in {
-            if report.has_growth() || report.result.is_err() {
+            if report.has_growth() || report.result.is_err() || options.keep_every_dump {
                 keep_dumps(&mut report, dir);
             }
         }
@@ -385,8 +395,8 @@ pub fn run(
 }
 
 /// Runs the growth search on one scenario: warm-up, snapshots into `dumps` (each deleted once
-/// read), confirmation. Never fails as a whole: a failing scenario gives a report with its
-/// error.
+/// read), confirmation, attribution. Never fails as a whole: a failing scenario gives a report
+/// with its error.
 pub fn search(
     driver: &mut dyn Driver,
     name: &str,
@@ -397,19 +407,30 @@ pub fn search(
     let mut timings = Timings::default();
     let mut attributions = Vec::new();
     let mut kept = VecDeque::new();
-    let result = search_inner(
-        driver,
-        name,
-        settings,
-        dumps,
-        &mut timings,
-        &mut kept,
-        progress,
-    )
-    .inspect(|outcome| {
-        attributions = attribute(driver, name, outcome, &mut timings, progress);
-    })
-    .map_err(describe);
+    let result = warm_up(driver, name, settings, progress)
+        .and_then(|budget| {
+            let mut source = LoopedScenario {
+                driver: &mut *driver,
+                name,
+                tail: settings.search.loops_per_snapshot,
+                budget,
+                snapshot_started: Instant::now(),
+                progress,
+            };
+            search_snapshots(
+                &mut source,
+                name,
+                settings,
+                dumps,
+                &mut timings,
+                &mut kept,
+                progress,
+            )
+        })
+        .inspect(|outcome| {
+            attributions = attribute(driver, name, outcome, &mut timings, progress);
+        })
+        .map_err(describe);
     ScenarioReport {
         scenario: name.to_owned(),
         result,
@@ -417,6 +438,9 @@ pub fn search(
         timings,
         kept_dumps: kept.into(),
         dumps_not_kept: None,
+        subject: Subject::Scenario,
+        loop_unit: LoopUnit::Loops,
+        not_attributed: None,
     }
 }
 
@@ -447,8 +471,173 @@ fn attribute(
         .collect()
 }
 
-fn search_inner(
+/// Runs the growth search over the snapshots of `source` (heap dumps given, a JVM attached
+/// to), with the same reading, analysis and deletion of dumps as [`search`]. `settings`'
+/// warm-up and time budget are the source's business.
+pub fn search_source(
+    source: &mut dyn SnapshotSource,
+    name: &str,
+    settings: &SearchSettings,
+    dumps: &Path,
+    progress: &Progress,
+) -> ScenarioReport {
+    let mut timings = Timings::default();
+    let mut kept = VecDeque::new();
+    let result = search_snapshots(
+        source,
+        name,
+        settings,
+        dumps,
+        &mut timings,
+        &mut kept,
+        progress,
+    )
+    .map_err(describe);
+    ScenarioReport {
+        scenario: name.to_owned(),
+        result,
+        attributions: Vec::new(),
+        timings,
+        kept_dumps: kept.into(),
+        dumps_not_kept: None,
+        subject: source.subject(),
+        loop_unit: source.unit(),
+        not_attributed: source.not_attributed(),
+    }
+}
+
+/// Where the snapshots of one search come from: a scenario heapgrowth runs in loops (a
+/// [`Driver`], in [`search`]), heap dumps the user gives, a running JVM heapgrowth attached
+/// to. [`search_source`] reads each snapshot, feeds it to the growth search and deletes it.
+pub trait SnapshotSource {
+    /// What the source is, for the report.
+    fn subject(&self) -> Subject;
+    /// What the source's positions count.
+    fn unit(&self) -> LoopUnit;
+    /// Where the source is now: loops run, dumps read, snapshots taken.
+    fn position(&self) -> u32;
+    /// The next snapshot: a heap dump the source writes to `new_dump` (a new file in the
+    /// private directory), or one that already exists.
+    fn take_snapshot(&mut self, new_dump: &Path) -> Result<Snapshot, ScenarioError>;
+    /// Gets ready for the next snapshot, after the search asked for `requested` more loops
+    /// (a source that runs no loops moves on by one).
+    fn advance(&mut self, requested: u32) -> Result<Advance, ScenarioError>;
+    /// Whether every snapshot the source has must be read, even once the search has what it
+    /// needs (dumps the user gave: the report then shows the last one's values).
+    fn reads_to_the_end(&self) -> bool {
+        false
+    }
+    /// Why the source cannot attribute growth, said once in the report; `None` where it can.
+    fn not_attributed(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A snapshot a [`SnapshotSource`] took.
+#[derive(Debug)]
+pub enum Snapshot {
+    /// A heap dump written to the path the source was given, in this many milliseconds; it is
+    /// deleted once read.
+    Written {
+        /// How long the dump took (the JVM's full collection included).
+        dump_ms: u64,
+    },
+    /// A heap dump that already exists (the user's file): read, never deleted.
+    Existing(PathBuf),
+}
+
+/// What a [`SnapshotSource`] can do after a snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advance {
+    /// The next snapshot can be taken.
+    Ready,
+    /// One more snapshot can be taken, and confirmation stops after it.
+    Last(ConfirmationCut),
+    /// No snapshot will come.
+    End(ConfirmationCut),
+}
+
+/// Warm-up loops before the first snapshot; the time budget starts with them.
+fn warm_up(
     driver: &mut dyn Driver,
+    name: &str,
+    settings: &SearchSettings,
+    progress: &Progress,
+) -> Result<Budget, ScenarioError> {
+    progress.show(format_args!("{name}: warm-up"));
+    let started = Instant::now();
+    let mut budget = Budget::new(settings.time_budget, started);
+    driver.run_loops(settings.warmup)?;
+    budget.ran_loops(settings.warmup, started.elapsed());
+    Ok(budget)
+}
+
+/// A [`Driver`]'s scenario as a [`SnapshotSource`]: a snapshot is a settle and a live dump, and
+/// the loops between snapshots run within the time budget.
+struct LoopedScenario<'a> {
+    driver: &'a mut dyn Driver,
+    name: &'a str,
+    /// Loops run after the full collection before a dump ([`run_gap`]).
+    tail: u32,
+    budget: Budget,
+    /// When the last snapshot started: its whole cost (settle, dump, read, analysis) sizes
+    /// the room left for the next.
+    snapshot_started: Instant,
+    progress: &'a Progress,
+}
+
+impl SnapshotSource for LoopedScenario<'_> {
+    fn subject(&self) -> Subject {
+        Subject::Scenario
+    }
+
+    fn unit(&self) -> LoopUnit {
+        LoopUnit::Loops
+    }
+
+    fn position(&self) -> u32 {
+        self.driver.loops_run()
+    }
+
+    fn take_snapshot(&mut self, new_dump: &Path) -> Result<Snapshot, ScenarioError> {
+        let (name, loops) = (self.name, self.driver.loops_run());
+        self.snapshot_started = Instant::now();
+        self.progress
+            .show(format_args!("{name}: loop {loops}: settling"));
+        self.driver.settle()?;
+        self.progress
+            .show(format_args!("{name}: loop {loops}: dumping"));
+        let started = Instant::now();
+        self.driver.dump_heap(new_dump)?;
+        Ok(Snapshot::Written {
+            dump_ms: elapsed_ms(started),
+        })
+    }
+
+    fn advance(&mut self, requested: u32) -> Result<Advance, ScenarioError> {
+        self.budget.took_snapshot(self.snapshot_started.elapsed());
+        let count = self.budget.affordable_loops(requested);
+        if count == 0 {
+            return Ok(Advance::End(ConfirmationCut::TimeBudget));
+        }
+        let (name, loops) = (self.name, self.driver.loops_run());
+        self.progress
+            .show(format_args!("{name}: loop {loops}, running {count} loops"));
+        let started = Instant::now();
+        run_gap(self.driver, count, self.tail)?;
+        self.budget.ran_loops(count, started.elapsed());
+        Ok(if count < requested {
+            Advance::Last(ConfirmationCut::TimeBudget)
+        } else {
+            Advance::Ready
+        })
+    }
+}
+
+/// The snapshot loop every front end shares: take a snapshot, read it, analyse it, delete it,
+/// and advance the source as far as the search asks.
+fn search_snapshots(
+    source: &mut dyn SnapshotSource,
     name: &str,
     settings: &SearchSettings,
     dumps: &Path,
@@ -456,77 +645,74 @@ fn search_inner(
     kept: &mut VecDeque<PathBuf>,
     progress: &Progress,
 ) -> Result<SearchOutcome, ScenarioError> {
-    progress.show(format_args!("{name}: warm-up"));
-    let started = Instant::now();
-    let mut budget = Budget::new(settings.time_budget, started);
-    driver.run_loops(settings.warmup)?;
-    budget.ran_loops(settings.warmup, started.elapsed());
     let mut search =
         GrowthSearch::with_ignore_rules(settings.search, settings.ignore_rules.clone());
+    let unit = source.unit().singular();
     for snapshot in 1.. {
-        let loops = driver.loops_run();
+        let position = source.position();
         // Unique in the process: a file a failed dump could not remove does not stop the next.
-        let path = dumps.join(format!(
+        let new_dump = dumps.join(format!(
             "snapshot-{}.hprof",
             NEXT_DUMP.fetch_add(1, Ordering::Relaxed)
         ));
-        let snapshot_started = Instant::now();
+        let (path, written) = match source.take_snapshot(&new_dump) {
+            Ok(Snapshot::Written { dump_ms }) => {
+                timings.dump.push(dump_ms);
+                (new_dump, true)
+            }
+            Ok(Snapshot::Existing(path)) => (path, false),
+            Err(error) => {
+                // A dump that failed half way (a full disk) holds secrets too.
+                let _ = std::fs::remove_file(&new_dump);
+                return Err(error);
+            }
+        };
         progress.show(format_args!(
-            "{name}: loop {loops}, snapshot {snapshot}: settling"
-        ));
-        driver.settle()?;
-        progress.show(format_args!(
-            "{name}: loop {loops}, snapshot {snapshot}: dumping"
-        ));
-        let started = Instant::now();
-        if let Err(error) = driver.dump_heap(&path) {
-            // A dump that failed half way (a full disk) holds secrets too.
-            let _ = std::fs::remove_file(&path);
-            return Err(error.into());
-        }
-        timings.dump.push(elapsed_ms(started));
-
-        progress.show(format_args!(
-            "{name}: loop {loops}, snapshot {snapshot}: reading"
+            "{name}: {unit} {position}, snapshot {snapshot}: reading"
         ));
         let started = Instant::now();
         let graph = crate::hprof::open(&path);
         // The dump holds every secret in the heap: delete it as soon as it has been read.
+        let done = |path: PathBuf, kept: &mut VecDeque<PathBuf>| {
+            if written {
+                done_with(path, kept_dumps_limit(settings), kept);
+            }
+        };
         let next = match graph {
             Ok(graph) => {
                 timings.parse.push(elapsed_ms(started));
                 progress.show(format_args!(
-                    "{name}: loop {loops}, snapshot {snapshot}: analysing"
+                    "{name}: {unit} {position}, snapshot {snapshot}: analysing"
                 ));
                 let started = Instant::now();
-                let next = search.add_snapshot(&graph, loops);
+                let next = search.add_snapshot(&graph, position);
                 timings.analysis.push(elapsed_ms(started));
                 drop(graph);
-                done_with(path.clone(), settings.keep_last_dumps, kept);
+                done(path, kept);
                 next
             }
             Err(source) => {
-                done_with(path.clone(), settings.keep_last_dumps, kept);
+                let shown = path.display().to_string();
+                done(path, kept);
                 return Err(ScenarioError::Dump {
-                    path: path.display().to_string(),
+                    path: shown,
                     source,
                 });
             }
         };
-        budget.took_snapshot(snapshot_started.elapsed());
         match next {
-            NextStep::RunLoops(requested) => {
-                let count = budget.affordable_loops(requested);
-                if count < requested {
-                    search.stop_after_next_snapshot(ConfirmationCut::TimeBudget);
-                    if count == 0 {
-                        break;
-                    }
+            NextStep::RunLoops(requested) => match source.advance(requested)? {
+                Advance::Ready => {}
+                Advance::Last(cut) => search.stop_after_next_snapshot(cut),
+                Advance::End(cut) => {
+                    search.stop_after_next_snapshot(cut);
+                    break;
                 }
-                progress.show(format_args!("{name}: loop {loops}, running {count} loops"));
-                let started = Instant::now();
-                run_gap(driver, count, settings.search.loops_per_snapshot)?;
-                budget.ran_loops(count, started.elapsed());
+            },
+            NextStep::Done if source.reads_to_the_end() => {
+                if let Advance::End(_) = source.advance(0)? {
+                    break;
+                }
             }
             NextStep::Done => break,
         }
@@ -534,15 +720,24 @@ fn search_inner(
     Ok(search.finish())
 }
 
-/// A dump that has been read: deleted, as it holds every secret in the heap, unless the last
-/// two are kept.
-fn done_with(path: PathBuf, keep_last: bool, kept: &mut VecDeque<PathBuf>) {
-    if !keep_last {
+/// How many of the latest dumps a search keeps.
+fn kept_dumps_limit(settings: &SearchSettings) -> usize {
+    match (settings.keep_all_dumps, settings.keep_last_dumps) {
+        (true, _) => usize::MAX,
+        (false, true) => KEPT_DUMPS,
+        (false, false) => 0,
+    }
+}
+
+/// A dump that has been read: deleted, as it holds every secret in the heap, unless it is one
+/// of the latest `limit`.
+fn done_with(path: PathBuf, limit: usize, kept: &mut VecDeque<PathBuf>) {
+    if limit == 0 {
         let _ = std::fs::remove_file(&path);
         return;
     }
     kept.push_back(path);
-    while kept.len() > KEPT_DUMPS {
+    while kept.len() > limit {
         if let Some(old) = kept.pop_front() {
             let _ = std::fs::remove_file(old);
         }
@@ -591,8 +786,10 @@ fn move_kept_dumps(kept: &[PathBuf], dir: &Path, scenario: &str) -> Result<Vec<P
         .map_err(fail)?;
     std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
     let mut moved = Vec::new();
+    // Numbers as wide as the last one, so that a shell's `*.hprof` lists them in order.
+    let width = kept.len().to_string().len();
     for (number, path) in kept.iter().enumerate() {
-        let to = target.join(format!("snapshot-{}.hprof", number + 1));
+        let to = target.join(format!("snapshot-{:0width$}.hprof", number + 1));
         // A rename keeps the file's 0600; across file systems, copy with the same mode.
         if std::fs::rename(path, &to).is_err() {
             let _ = std::fs::remove_file(&to);
@@ -755,14 +952,14 @@ mod tests {
         for n in 0..4 {
             let path = dir.path().join(format!("{n}.hprof"));
             std::fs::write(&path, b"dump").unwrap();
-            done_with(path, true, &mut kept);
+            done_with(path, KEPT_DUMPS, &mut kept);
         }
         assert_eq!(
             Vec::from(kept),
             vec![dir.path().join("2.hprof"), dir.path().join("3.hprof")]
         );
         assert!(!dir.path().join("0.hprof").exists() && !dir.path().join("1.hprof").exists());
-        done_with(dir.path().join("3.hprof"), false, &mut VecDeque::new());
+        done_with(dir.path().join("3.hprof"), 0, &mut VecDeque::new());
         assert!(!dir.path().join("3.hprof").exists());
     }
 

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod attribution;
+pub mod diff;
 pub mod engine;
 pub mod growth;
 pub mod harness;

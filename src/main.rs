@@ -40,6 +40,28 @@ struct Cli {
 enum Command {
     /// Run scenarios in loops and report the objects that grow with every loop.
     Run(RunArgs),
+    /// Find what grows over heap dumps that already exist, oldest first (HotSpot or Android
+    /// HPROF files, taken at the same point of a scenario repeated in between).
+    Diff(DiffArgs),
+}
+
+#[derive(Parser)]
+struct DiffArgs {
+    /// The heap dumps, oldest first: 3 to 16 of them, taken at the same point of a scenario
+    /// repeated in between. Five or more let growth be confirmed by the dumps after it. They
+    /// are read in place, never changed or deleted.
+    #[arg(required = true, value_name = "DUMP")]
+    dumps: Vec<PathBuf>,
+    /// The scenario's loops (repetitions) done by each dump, e.g. --loops 3,7,15,31,127: a
+    /// bound that fills is told from a leak by its pace per loop. By default the dumps count as
+    /// equally far apart. Dumps kept by `heapgrowth run --keep-dumps all` are listed with their
+    /// loops in its JSON report (`history`).
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    loops: Option<Vec<u32>>,
+    #[command(flatten)]
+    ignores: IgnoreArgs,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Parser)]
@@ -75,6 +97,54 @@ struct RunArgs {
     /// Seconds one scenario's search may take; confirmation then stops early and says so.
     #[arg(long, default_value_t = engine::DEFAULT_TIME_BUDGET.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     time_budget: u64,
+    #[command(flatten)]
+    ignores: IgnoreArgs,
+    /// Keep heap dumps in --keep-dumps-dir, readable by you only: `failed` keeps the last two of
+    /// each scenario that grows or fails, `all` every dump of every scenario (`heapgrowth diff`
+    /// reads them). Dumps hold every secret in the heap (passwords, tokens, personal data):
+    /// never by default.
+    #[arg(long, value_enum, default_value_t = KeepDumps::Never)]
+    keep_dumps: KeepDumps,
+    /// Where --keep-dumps failed puts them, one directory per scenario.
+    #[arg(long, value_name = "DIR", default_value = "heapgrowth-dumps")]
+    keep_dumps_dir: PathBuf,
+    #[command(flatten)]
+    output: OutputArgs,
+    /// Seconds one scenario may run (its loops, snapshots and attribution) before it is stopped
+    /// as blocked: its thread's stack is reported and the next scenario runs.
+    #[arg(long, default_value_t = engine::DEFAULT_SCENARIO_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    scenario_timeout: u64,
+    /// Skip attribution (the loops run again with recorders to find the code that grows each
+    /// node); the report's attribution is then null.
+    #[arg(long)]
+    no_attribution: bool,
+    /// Start the JVM without heapgrowth's JVMTI agent: attribution then only puts recording
+    /// proxies in fields (which the scenario can see), as in a test JVM without -agentpath:.
+    #[arg(long)]
+    no_agent: bool,
+}
+
+/// Where the report goes and how it looks (`run`, `diff`, `watch`).
+#[derive(Parser)]
+struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Write the report to FILE instead of stdout (replacing it once the run is done).
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page to FILE (replacing it once the run
+    /// is done), whatever --format says.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Show every frame of the recorded stacks, not only those up to the line to look at.
+    #[arg(long)]
+    full_stacks: bool,
+}
+
+/// Which growth to leave out (`run`, `diff`, `watch`).
+#[derive(Parser)]
+struct IgnoreArgs {
     /// Ignore growth on paths through a step matching PATTERN: a glob over the step's
     /// `Owner.field` (the owner with or without its package), then optionally a reason, in one
     /// argument: --ignore 'com.example.Cache.entries warms up over 2000 loops'. Repeatable.
@@ -88,39 +158,6 @@ struct RunArgs {
     /// README); that growth is then reported like any other.
     #[arg(long)]
     no_jdk_ignores: bool,
-    /// Keep the last two heap dumps of each scenario that grows or fails, in --keep-dumps-dir,
-    /// readable by you only. Dumps hold every secret in the heap (passwords, tokens, personal
-    /// data): never by default.
-    #[arg(long, value_enum, default_value_t = KeepDumps::Never)]
-    keep_dumps: KeepDumps,
-    /// Where --keep-dumps failed puts them, one directory per scenario.
-    #[arg(long, value_name = "DIR", default_value = "heapgrowth-dumps")]
-    keep_dumps_dir: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
-    /// Write the report to FILE instead of stdout (replacing it once the run is done).
-    #[arg(long, value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Also write the report as one self-contained HTML page to FILE (replacing it once the run
-    /// is done), whatever --format says.
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
-    /// Seconds one scenario may run (its loops, snapshots and attribution) before it is stopped
-    /// as blocked: its thread's stack is reported and the next scenario runs.
-    #[arg(long, default_value_t = engine::DEFAULT_SCENARIO_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
-    scenario_timeout: u64,
-    /// Skip attribution (the loops run again with recorders to find the code that grows each
-    /// node); the report's attribution is then null.
-    #[arg(long)]
-    no_attribution: bool,
-    /// Show every frame of the recorded stacks, not only those up to the line to look at.
-    #[arg(long)]
-    full_stacks: bool,
-    /// Start the JVM without heapgrowth's JVMTI agent: attribution then only puts recording
-    /// proxies in fields (which the scenario can see), as in a test JVM without -agentpath:.
-    #[arg(long)]
-    no_agent: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -129,6 +166,8 @@ enum KeepDumps {
     Never,
     /// Keep the last two dumps of scenarios that grow or fail.
     Failed,
+    /// Keep every dump of every scenario (for `heapgrowth diff` or another tool).
+    All,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -147,18 +186,19 @@ fn main() -> ExitCode {
     }
     match cli.command {
         Command::Run(args) => run(args),
+        Command::Diff(args) => diff(args),
     }
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let reporting = match Reporting::new(&args) {
+    let reporting = match Reporting::new(&args.output) {
         Ok(reporting) => Arc::new(reporting),
         Err(error) => {
             say(format_args!("{error}"));
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    let ignore_rules = match ignore_rules(&args) {
+    let ignore_rules = match ignore_rules(&args.ignores) {
         Ok(rules) => rules,
         Err(error) => {
             say(format_args!("{error}"));
@@ -176,12 +216,14 @@ fn run(args: RunArgs) -> ExitCode {
             },
             time_budget: std::time::Duration::from_secs(args.time_budget),
             keep_last_dumps: false,
+            keep_all_dumps: false,
             ignore_rules,
         },
         keep_dumps_in: match args.keep_dumps {
             KeepDumps::Never => None,
-            KeepDumps::Failed => Some(args.keep_dumps_dir.clone()),
+            KeepDumps::Failed | KeepDumps::All => Some(args.keep_dumps_dir.clone()),
         },
+        keep_every_dump: matches!(args.keep_dumps, KeepDumps::All),
         ..RunOptions::new(
             JvmOptions {
                 java_home: args.java_home,
@@ -203,6 +245,35 @@ fn run(args: RunArgs) -> ExitCode {
     ExitCode::from(reporting.finish(result))
 }
 
+fn diff(args: DiffArgs) -> ExitCode {
+    let prepared = Reporting::new(&args.output).and_then(|reporting| {
+        let ignore_rules = ignore_rules(&args.ignores)?;
+        heapgrowth::diff::check_dumps(&args.dumps, args.loops.as_deref())
+            .map_err(|e| e.to_string())?;
+        for warning in heapgrowth::diff::order_warnings(&args.dumps) {
+            say(format_args!("warning: {warning}"));
+        }
+        Ok((reporting, ignore_rules))
+    });
+    let (reporting, ignore_rules) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            say(format_args!("{error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let settings = SearchSettings {
+        ignore_rules,
+        ..SearchSettings::default()
+    };
+    let progress = engine::Progress::new(true);
+    let loops = args.loops.as_deref();
+    let result = heapgrowth::diff::diff(&args.dumps, loops, &settings, &progress)
+        .map(|report| vec![report])
+        .map_err(EngineError::TempDir);
+    ExitCode::from(reporting.finish(result))
+}
+
 /// How and where the report is written, and the exit status it gives.
 struct Reporting {
     format: Format,
@@ -216,7 +287,7 @@ struct Reporting {
 }
 
 impl Reporting {
-    fn new(args: &RunArgs) -> Result<Reporting, String> {
+    fn new(args: &OutputArgs) -> Result<Reporting, String> {
         if let Some(path) = &args.html {
             check_output_path("--html", path)?;
         }
@@ -370,7 +441,7 @@ fn check_output_path(flag: &str, path: &Path) -> Result<(), String> {
 
 /// The built-in rules (unless --no-jdk-ignores), then the project's `heapgrowth-ignore.txt` in
 /// the current directory, then --ignore-file's, then --ignore's.
-fn ignore_rules(args: &RunArgs) -> Result<Vec<IgnoreRule>, String> {
+fn ignore_rules(args: &IgnoreArgs) -> Result<Vec<IgnoreRule>, String> {
     let mut rules = if args.no_jdk_ignores {
         Vec::new()
     } else {

@@ -1043,6 +1043,9 @@ mod tests {
             timings: Default::default(),
             kept_dumps: Vec::new(),
             dumps_not_kept: None,
+            subject: Default::default(),
+            loop_unit: Default::default(),
+            not_attributed: None,
         }
     }
 

@@ -20,7 +20,7 @@ pub use search::{
     LeveledOff, NextStep, NodeValues, PathStep, RetainedGrowth, SearchConfig, SearchOutcome,
     SnapshotValues, AMBIGUOUS_EXTRA_SNAPSHOTS, CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS,
     DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
-    MAX_SNAPSHOTS_PER_SEARCH, REQUIRED_RECORDS,
+    MAX_SNAPSHOTS_PER_SEARCH, MIN_CONFIRMATION_GROWTH, REQUIRED_RECORDS,
 };
 pub use tree::{
     build as build_tree, simple_name, NodeId, NodeKey, ObjectNodes, PathTree, StepKind, TreeNode,

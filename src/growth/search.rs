@@ -858,6 +858,7 @@ impl GrowthSearch {
         SearchOutcome {
             loops,
             snapshots,
+            snapshot_loops: self.loops_at.clone(),
             growing,
             leveled_off,
             ignored,
@@ -1151,6 +1152,10 @@ pub enum ConfirmationCut {
     TimeBudget,
     /// The search took [`MAX_SNAPSHOTS_PER_SEARCH`] snapshots.
     SnapshotLimit,
+    /// The heap dumps given ran out (`heapgrowth diff`).
+    DumpsRanOut,
+    /// Watching ended (Ctrl-C, end of input, `--for`) (`heapgrowth watch`).
+    WatchEnded,
 }
 
 impl ConfirmationCut {
@@ -1159,6 +1164,8 @@ impl ConfirmationCut {
         match self {
             ConfirmationCut::TimeBudget => "the time budget ran out",
             ConfirmationCut::SnapshotLimit => "the snapshot limit was reached",
+            ConfirmationCut::DumpsRanOut => "the heap dumps given ran out",
+            ConfirmationCut::WatchEnded => "watching ended",
         }
     }
 }
@@ -1238,6 +1245,8 @@ pub struct SearchOutcome {
     pub loops: u32,
     /// Snapshots taken.
     pub snapshots: u32,
+    /// The loops at each snapshot, in order.
+    pub snapshot_loops: Vec<u32>,
     /// Confirmed growing nodes, sorted by path.
     pub growing: Vec<GrowingNode>,
     /// Paths that grew for a while but leveled off, sorted by path.

@@ -242,6 +242,10 @@ pub struct DumpOptions {
     pub object_order: ObjectOrder,
     /// Also write START THREAD records (HotSpot names threads only through THREAD OBJECT roots).
     pub start_thread_records: bool,
+    /// Write the dump as Android's ART does: `JAVA PROFILE 1.0.3` (whatever `minor_version`
+    /// says), class names in Java form (`java.lang.Object[]`), and a HEAP DUMP INFO sub-record
+    /// naming the heap ("app") before the objects.
+    pub android: bool,
 }
 
 impl Default for DumpOptions {
@@ -254,6 +258,7 @@ impl Default for DumpOptions {
             split_sub_records: false,
             object_order: ObjectOrder::Ascending,
             start_thread_records: false,
+            android: false,
         }
     }
 }
@@ -261,7 +266,7 @@ impl Default for DumpOptions {
 impl DumpOptions {
     /// Layouts worth testing a reader or analysis against, for a builder with ids of `id_size`
     /// bytes: HotSpot 17 and 25 styles, one HEAP DUMP record (1.0.1), tiny segments, segments
-    /// that split sub-records, and objects out of order.
+    /// that split sub-records, objects out of order, and Android's layout.
     pub fn variants(id_size: u8) -> Vec<DumpOptions> {
         let base = DumpOptions {
             id_size,
@@ -295,6 +300,10 @@ impl DumpOptions {
             DumpOptions {
                 object_order: ObjectOrder::Shuffled { seed: 7 },
                 roots_first: true,
+                ..base
+            },
+            DumpOptions {
+                android: true,
                 ..base
             },
         ]
@@ -783,11 +792,21 @@ impl HeapBuilder {
             id_size == 8 || self.next_id <= u32::MAX as u64,
             "this builder's ids don't fit {id_size} bytes: make it with HeapBuilder::with_id_size({id_size})"
         );
-        let mut out = HprofWriter::new(options.minor_version, id_size);
+        let minor_version = if options.android {
+            3
+        } else {
+            options.minor_version
+        };
+        let mut out = HprofWriter::new(minor_version, id_size);
         let mut strings = StringTable::default();
 
         for (serial, class) in (1..).zip(&self.classes) {
-            let name_id = strings.id(&mut out, &format::jvm_class_name(&class.name));
+            let name = if options.android {
+                class.name.clone()
+            } else {
+                format::jvm_class_name(&class.name)
+            };
+            let name_id = strings.id(&mut out, &name);
             out.load_class(serial, class.id, name_id);
         }
         let mut frame_id = 0;
@@ -811,6 +830,10 @@ impl HeapBuilder {
         }
 
         let mut heap = SubRecords::new(id_size);
+        if options.android {
+            // Heap type 'A', the app heap, as ART names it.
+            heap.heap_dump_info(u32::from(b'A'), strings.id(&mut out, "app"));
+        }
         if options.roots_first {
             self.write_roots(&mut heap);
         }

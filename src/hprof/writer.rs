@@ -299,6 +299,14 @@ impl SubRecords {
         self.bytes.extend_from_slice(data);
     }
 
+    /// HEAP DUMP INFO (Android): the heap the objects after it are in, and its name's id.
+    pub(crate) fn heap_dump_info(&mut self, heap_type: u32, name_id: u64) {
+        self.starts.push(self.bytes.len());
+        self.bytes.push(format::sub::HEAP_DUMP_INFO);
+        self.bytes.extend_from_slice(&heap_type.to_be_bytes());
+        put_id(&mut self.bytes, name_id, self.id_size);
+    }
+
     /// Raw bytes as a sub-record of their own (tests use it to plant corrupt records).
     #[cfg(test)]
     pub(crate) fn raw(&mut self, bytes: &[u8]) {

@@ -5,6 +5,8 @@
 (function () {
   "use strict";
   var SVG = "http://www.w3.org/2000/svg";
+  // The word for the current scenario's loop numbers ("loop", "dump", "snapshot").
+  var unit = "loop";
   var errors = [];
   function failed(message) {
     errors.push(String(message));
@@ -141,7 +143,7 @@
         lastLabel = at;
       }
     });
-    svgText(root, left + plotW / 2, height - 6, "loop (log scale)", "middle");
+    svgText(root, left + plotW / 2, height - 6, unit + " (log scale)", "middle");
     [0, 0.5, 1].forEach(function (f) {
       var yy = top + plotH - f * plotH;
       svgText(root, left - 4, yy + 4, String(Math.round(max.count * f)), "end");
@@ -164,7 +166,7 @@
           d: shapePath(m.shape, x(h.loops), y(m.axis, h[m.field]), options.small ? m.size * 0.75 : m.size)
         }, group);
         var tip = svg("title", {}, point);
-        tip.textContent = "loop " + h.loops + ": " + axisLabel(m.axis, h[m.field]) + " " + m.unit +
+        tip.textContent = unit + " " + h.loops + ": " + axisLabel(m.axis, h[m.field]) + " " + m.unit +
           (confirming ? " (confirmation snapshot)" : "");
       });
     });
@@ -177,7 +179,7 @@
       caption.appendChild(document.createTextNode(" " + m.label + " (" + m.unit + ", " + (m.axis === "bytes" ? "right" : "left") + " axis)" + (i + 1 < names.length ? "; " : ". ")));
     });
     if (options.confirmedFrom !== null && options.confirmedFrom !== undefined) {
-      caption.appendChild(document.createTextNode("Filled markers in the shaded band: confirmation snapshots (after loop " +
+      caption.appendChild(document.createTextNode("Filled markers in the shaded band: confirmation snapshots (after " + unit + " " +
         options.confirmedFrom + "); hollow markers: detection snapshots."));
     }
     figure.appendChild(caption);
@@ -191,7 +193,7 @@
     details.appendChild(el("summary", "", "Values at each snapshot"));
     var table = el("table");
     var head = el("tr");
-    head.appendChild(el("th", "", "loop"));
+    head.appendChild(el("th", "", unit));
     names.forEach(function (name) { head.appendChild(el("th", "", MEASURES[name].label)); });
     if (confirmedFrom !== null && confirmedFrom !== undefined) head.appendChild(el("th", "", "snapshot"));
     table.appendChild(head);
@@ -358,8 +360,10 @@
     var facts = el("ul", "facts");
     facts.appendChild(el("li", "", "Grows in: " + growsIn(node)));
     var c = node.confirmed;
-    facts.appendChild(el("li", "", "Confirmed: a new high at each of " + c.snapshots + " snapshots from loop " +
-      c.from_loop + " to loop " + c.to_loop + (c.cut ? " (stopped early: " + c.cut + ")" : "")));
+    facts.appendChild(el("li", "", c.snapshots === 0
+      ? "Not confirmed: a candidate at " + unit + " " + c.to_loop + ", then " + (c.cut || "the search ended")
+      : "Confirmed: a new high at each of " + c.snapshots + " snapshots from " + unit + " " +
+        c.from_loop + " to " + unit + " " + c.to_loop + (c.cut ? " (stopped early: " + c.cut + ")" : "")));
     var r = node.retained;
     facts.appendChild(el("li", "", "Retained size: " + formatBytes(r.bytes) + " (" + sign(r.bytes_increase) + " " +
       formatBytes(Math.abs(r.bytes_increase)) + ")"));
@@ -408,6 +412,8 @@
     var verdict = verdictOf(s);
     section.setAttribute("data-verdict", verdict);
     section.appendChild(el("h2", "", s.scenario));
+    // What the loop numbers count: loops of a run, dumps of a diff, snapshots of a watch.
+    unit = { dumps: "dump", snapshots: "snapshot" }[s.loop_unit] || "loop";
     var line = el("p", "verdict " + verdict);
     line.appendChild(el("span", "badge", verdict.toUpperCase()));
     if (verdict === "error") {
@@ -417,8 +423,10 @@
     } else {
       line.appendChild(document.createTextNode(
         (s.growing.length ? plural(s.growing.length, "growing node", "growing nodes") : "no growing objects") +
-        " after " + s.loops + " loops in " + s.snapshots + " snapshots"));
+        (s.loop_unit ? " over " + s.snapshots + " " + s.loop_unit
+          : " after " + s.loops + " loops in " + s.snapshots + " snapshots")));
       section.appendChild(line);
+      if (s.not_attributed) section.appendChild(el("p", "", "Not attributed: " + s.not_attributed));
     }
     section.appendChild(timings(s.timings_ms, s.snapshots));
     // Largest retained increase first; the JSON keeps the text report's order.
@@ -430,7 +438,7 @@
       var leveled = el("section", "leveled-off");
       leveled.appendChild(el("h3", "", "Leveled off (grew for a while, then no more: not leaks)"));
       s.leveled_off.forEach(function (item) {
-        leveled.appendChild(otherPath("leveled-off", "Leveled off after loop " + item.last_growth_loop + " (grew in " +
+        leveled.appendChild(otherPath("leveled-off", "Leveled off after " + unit + " " + item.last_growth_loop + " (grew in " +
           item.growth.join(", ") + " up to that snapshot, then no more; not a leak): " + lastStep(item.path), item));
       });
       section.appendChild(leveled);

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::ScenarioReport;
+use super::{LoopUnit, ScenarioReport, Subject};
 use crate::attribution::{Attribution, Origin};
 use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind};
 
@@ -18,6 +18,9 @@ struct JsonScenario<'a> {
     error: Option<&'a str>,
     loops: u32,
     snapshots: u32,
+    /// The loops at each snapshot (`heapgrowth diff --loops` takes them for dumps that
+    /// `--keep-dumps all` kept).
+    snapshot_loops: &'a [u32],
     growing: Vec<JsonGrowing<'a>>,
     leveled_off: Vec<JsonLeveledOff<'a>>,
     ignored: Vec<JsonIgnored<'a>>,
@@ -28,6 +31,16 @@ struct JsonScenario<'a> {
     /// Why the dumps asked for could not be kept; omitted otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     dumps_not_kept: Option<&'a str>,
+    /// What was searched: "heap dumps" (`diff`) or "jvm" (`watch`); omitted for a scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<&'static str>,
+    /// What `loops` and the loop numbers count: "dumps" (`diff`) or "snapshots" (`watch`);
+    /// omitted for loops of a scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    loop_unit: Option<&'static str>,
+    /// Why no node is attributed, once for the whole scenario; omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_attributed: Option<&'a str>,
 }
 
 /// A path that grew for a while and stopped.
@@ -307,6 +320,15 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                 analysis: &report.timings.analysis,
                 attribution: &report.timings.attribution,
             };
+            let subject = match report.subject {
+                Subject::Scenario => None,
+                Subject::HeapDumps => Some("heap dumps"),
+                Subject::Jvm => Some("jvm"),
+            };
+            let loop_unit = match report.loop_unit {
+                LoopUnit::Loops => None,
+                unit => Some(unit.plural()),
+            };
             let kept_dumps = || {
                 report
                     .kept_dumps
@@ -320,6 +342,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     error: None,
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
+                    snapshot_loops: &outcome.snapshot_loops,
                     growing: report
                         .growing()
                         .map(|(node, found)| growing(node, found))
@@ -348,18 +371,25 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     timings_ms: timings,
                     kept_dumps: kept_dumps(),
                     dumps_not_kept: report.dumps_not_kept.as_deref(),
+                    subject,
+                    loop_unit,
+                    not_attributed: report.not_attributed.as_deref(),
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
                     error: Some(error),
                     loops: 0,
                     snapshots: 0,
+                    snapshot_loops: &[],
                     growing: Vec::new(),
                     leveled_off: Vec::new(),
                     ignored: Vec::new(),
                     timings_ms: timings,
                     kept_dumps: kept_dumps(),
                     dumps_not_kept: report.dumps_not_kept.as_deref(),
+                    subject,
+                    loop_unit,
+                    not_attributed: report.not_attributed.as_deref(),
                 },
             }
         })

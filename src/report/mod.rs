@@ -47,6 +47,72 @@ pub struct ScenarioReport {
     pub kept_dumps: Vec<PathBuf>,
     /// Why the dumps asked for could not be kept, if so (the report stands).
     pub dumps_not_kept: Option<String>,
+    /// What was searched: a scenario (`run`, the test front ends), heap dumps (`diff`), a
+    /// running JVM (`watch`).
+    pub subject: Subject,
+    /// What the loop numbers of the outcome count: loops of a scenario, dumps given (`diff`
+    /// without `--loops`), snapshots of a watched JVM.
+    pub loop_unit: LoopUnit,
+    /// Why no node is attributed, said once for the whole report rather than per node (heap
+    /// dumps alone do not hold the code that grew them); `None` where attribution ran or was
+    /// switched off.
+    pub not_attributed: Option<String>,
+}
+
+/// What a report searched.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Subject {
+    /// A scenario heapgrowth ran in loops.
+    #[default]
+    Scenario,
+    /// Heap dumps that existed before (`heapgrowth diff`).
+    HeapDumps,
+    /// A running JVM heapgrowth attached to (`heapgrowth watch`).
+    Jvm,
+}
+
+impl Subject {
+    /// How a report's header names it: "Scenario", "Heap dumps", "JVM".
+    pub fn title(self) -> &'static str {
+        match self {
+            Subject::Scenario => "Scenario",
+            Subject::HeapDumps => "Heap dumps",
+            Subject::Jvm => "JVM",
+        }
+    }
+}
+
+/// What the loop numbers of a report count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoopUnit {
+    /// Loops of a scenario that heapgrowth ran.
+    #[default]
+    Loops,
+    /// Heap dumps given to `heapgrowth diff`, numbered from 1 in the order given.
+    Dumps,
+    /// Snapshots of a JVM that `heapgrowth watch` attached to: one per press of Enter or per
+    /// interval.
+    Snapshots,
+}
+
+impl LoopUnit {
+    /// The word for one: "loop", "dump", "snapshot".
+    pub fn singular(self) -> &'static str {
+        match self {
+            LoopUnit::Loops => "loop",
+            LoopUnit::Dumps => "dump",
+            LoopUnit::Snapshots => "snapshot",
+        }
+    }
+
+    /// The word for several.
+    pub fn plural(self) -> &'static str {
+        match self {
+            LoopUnit::Loops => "loops",
+            LoopUnit::Dumps => "dumps",
+            LoopUnit::Snapshots => "snapshots",
+        }
+    }
 }
 
 impl ScenarioReport {
@@ -59,6 +125,9 @@ impl ScenarioReport {
             timings: Timings::default(),
             kept_dumps: Vec::new(),
             dumps_not_kept: None,
+            subject: Subject::Scenario,
+            loop_unit: LoopUnit::Loops,
+            not_attributed: None,
         }
     }
 

@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use super::ScenarioReport;
+use super::{LoopUnit, ScenarioReport};
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
 use crate::growth::{GrowingNode, GrowthKind, PathStep};
 use crate::line::escape_line;
@@ -48,7 +48,8 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         Err(error) => {
             let _ = writeln!(
                 out,
-                "Scenario {}: error: {error}",
+                "{} {}: error: {error}",
+                report.subject.title(),
                 escape_line(&report.scenario)
             );
         }
@@ -58,21 +59,34 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                 1 => "1 growing node".to_owned(),
                 n => format!("{n} growing nodes"),
             };
-            let _ = writeln!(
-                out,
-                "Scenario {}: {summary} after {} loops in {} snapshots",
-                escape_line(&report.scenario),
-                outcome.loops,
-                outcome.snapshots
-            );
+            let unit = report.loop_unit;
+            let title = report.subject.title();
+            let name = escape_line(&report.scenario);
+            let _ = match unit {
+                LoopUnit::Loops => writeln!(
+                    out,
+                    "{title} {name}: {summary} after {} loops in {} snapshots",
+                    outcome.loops, outcome.snapshots
+                ),
+                LoopUnit::Dumps | LoopUnit::Snapshots => writeln!(
+                    out,
+                    "{title} {name}: {summary} over {} {}",
+                    outcome.snapshots,
+                    unit.plural()
+                ),
+            };
+            if let Some(why) = &report.not_attributed {
+                let _ = writeln!(out, "Not attributed: {}", escape_line(why));
+            }
             for (node, attribution) in report.growing() {
                 out.push('\n');
-                render_node(&mut out, node, attribution, depth);
+                render_node(&mut out, node, attribution, depth, unit);
             }
             for leveled in &outcome.leveled_off {
                 let _ = writeln!(
                     out,
-                    "\nLeveled off after loop {} (grew in {} up to that snapshot, then no more; not a leak): {}",
+                    "\nLeveled off after {} {} (grew in {} up to that snapshot, then no more; not a leak): {}",
+                    unit.singular(),
                     leveled.last_growth_loop,
                     kinds(&leveled.kinds),
                     last_step(&leveled.path)
@@ -119,6 +133,7 @@ fn render_node(
     node: &GrowingNode,
     attribution: Option<&Attribution>,
     depth: StackDepth,
+    unit: LoopUnit,
 ) {
     out.push_str("┬───\n");
     let last = node.path.len().saturating_sub(1);
@@ -132,7 +147,7 @@ fn render_node(
             let _ = writeln!(out, "├─{line}\n│");
         }
     }
-    render_growth(out, node);
+    render_growth(out, node, unit);
     let retained = &node.retained;
     let _ = writeln!(
         out,
@@ -196,7 +211,7 @@ fn render_node(
 
 /// What grew, with its last value and change, and over which loops it was confirmed:
 /// `Grows in: objects (1088, +816), references (1088, +816)`.
-fn render_growth(out: &mut String, node: &GrowingNode) {
+fn render_growth(out: &mut String, node: &GrowingNode, unit: LoopUnit) {
     let mut history = node.history.iter().rev();
     let (Some(last), before) = (history.next(), history.next()) else {
         return;
@@ -221,10 +236,24 @@ fn render_growth(out: &mut String, node: &GrowingNode) {
         .collect();
     let _ = writeln!(out, "    Grows in: {}", measures.join(", "));
     let confirmed = &node.confirmed;
+    if confirmed.snapshots == 0 {
+        // A candidate at the last snapshot: nothing after it could confirm it.
+        let why = confirmed.cut.map_or("", |cut| cut.reason());
+        let _ = writeln!(
+            out,
+            "    Not confirmed: a candidate at {} {}, then {why}",
+            unit.singular(),
+            confirmed.to_loop
+        );
+        return;
+    }
     let _ = write!(
         out,
-        "    Confirmed: a new high at each of {} snapshots from loop {} to loop {}",
-        confirmed.snapshots, confirmed.from_loop, confirmed.to_loop
+        "    Confirmed: a new high at each of {} snapshots from {unit} {} to {unit} {}",
+        confirmed.snapshots,
+        confirmed.from_loop,
+        confirmed.to_loop,
+        unit = unit.singular()
     );
     match confirmed.cut {
         Some(cut) => {

@@ -382,6 +382,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         result: Ok(SearchOutcome {
             loops: 1000,
             snapshots: 7,
+            snapshot_loops: vec![3, 7, 15, 31, 63, 250, 1000],
             growing,
             leveled_off: Vec::new(),
             ignored: Vec::new(),
@@ -396,6 +397,9 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         },
         kept_dumps: Vec::new(),
         dumps_not_kept: None,
+        subject: Default::default(),
+        loop_unit: Default::default(),
+        not_attributed: None,
     }
 }
 

@@ -6,6 +6,7 @@ mod attribution_lines;
 mod bad_input;
 mod cleanup;
 mod corpus;
+mod diff;
 mod growth_classes;
 mod html;
 mod libraries;

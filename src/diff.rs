@@ -1,0 +1,230 @@
+//! `heapgrowth diff`: the growth search over heap dumps that already exist, in the order given
+//! (taken by hand with `jcmd GC.heap_dump`, by a test suite, by Android Studio).
+//!
+//! The dumps are a [`SnapshotSource`] like any other: the reader, the model, the search and
+//! the report are those of `heapgrowth run`. What a dump cannot say is the code that grew it,
+//! so the report says once that nothing is attributed, and why.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::engine::{
+    search_source, Advance, Progress, ScenarioError, SearchSettings, Snapshot, SnapshotSource,
+};
+use crate::growth::{ConfirmationCut, SearchConfig, MAX_SNAPSHOTS_PER_SEARCH};
+use crate::line::escape_line;
+use crate::report::{LoopUnit, ScenarioReport, Subject};
+use crate::tempdir::PrivateTempDir;
+
+/// Why `diff` has nothing to attribute with, said once in its report.
+pub const NOT_ATTRIBUTED: &str = "heap dumps hold the objects, not the code that made them; run \
+     the scenario with `heapgrowth run` or the JUnit extension to name the lines that grow each \
+     node";
+
+/// The fewest dumps a diff takes: a path must set a new high at two dumps after the first, so
+/// that one step of noise (a cleaner's list that was a little longer at the second dump) is not
+/// reported.
+pub const MIN_DUMPS: usize = 3;
+
+/// The first bytes of every HPROF file (`JAVA PROFILE 1.0.x`).
+const HPROF_MAGIC: &[u8] = b"JAVA PROFILE 1.0.";
+
+/// Dumps that cannot be diffed, found before any is read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiffError {
+    /// Fewer than [`MIN_DUMPS`], or more than the search takes.
+    #[error(
+        "diff needs {MIN_DUMPS} to {MAX_SNAPSHOTS_PER_SEARCH} heap dumps, oldest first, got {0}: \
+         what grows between two dumps alone cannot be told from a live heap's noise (a cleaner's \
+         queue, a cache warming up)"
+    )]
+    DumpCount(usize),
+    /// A dump given twice.
+    #[error("{0} is given twice: each dump is one snapshot, oldest first")]
+    Repeated(String),
+    /// A dump that cannot be opened.
+    #[error("cannot read heap dump {path}: {source}")]
+    Unreadable {
+        /// The path given.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `--loops` that don't fit the dumps.
+    #[error(
+        "--loops must give one count per dump ({dumps} here), each larger than the one before"
+    )]
+    Loops {
+        /// How many dumps were given.
+        dumps: usize,
+    },
+    /// A file that is not an HPROF heap dump.
+    #[error("{0} is not an HPROF heap dump (it does not start with \"JAVA PROFILE 1.0.\")")]
+    NotHprof(String),
+}
+
+/// Checks that `dumps` can be diffed: [`MIN_DUMPS`] to [`MAX_SNAPSHOTS_PER_SEARCH`] distinct files, each
+/// readable and starting as an HPROF dump. Checked up front, so that a typo in the last name
+/// does not cost the reading of all the others.
+/// `loops`, when given, are the scenario's loops (repetitions) done by the time of each dump.
+pub fn check_dumps(dumps: &[PathBuf], loops: Option<&[u32]>) -> Result<(), DiffError> {
+    if !(MIN_DUMPS..=MAX_SNAPSHOTS_PER_SEARCH as usize).contains(&dumps.len()) {
+        return Err(DiffError::DumpCount(dumps.len()));
+    }
+    if let Some(loops) = loops {
+        if loops.len() != dumps.len() || loops.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(DiffError::Loops { dumps: dumps.len() });
+        }
+    }
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for path in dumps {
+        let shown = || escape_line(&path.display().to_string());
+        let unreadable = |source| DiffError::Unreadable {
+            path: shown(),
+            source,
+        };
+        if path.is_dir() {
+            return Err(unreadable(std::io::Error::other("it is a directory")));
+        }
+        let mut head = [0u8; HPROF_MAGIC.len()];
+        let mut file = std::fs::File::open(path).map_err(unreadable)?;
+        let read = file.read(&mut head).map_err(unreadable)?;
+        if read < head.len() || head != HPROF_MAGIC {
+            return Err(DiffError::NotHprof(shown()));
+        }
+        let canonical = path.canonicalize().map_err(unreadable)?;
+        if seen.contains(&canonical) {
+            return Err(DiffError::Repeated(shown()));
+        }
+        seen.push(canonical);
+    }
+    Ok(())
+}
+
+/// Warnings about the order of `dumps`: a dump older (by modification time) than one given
+/// before it, as a shell's `*.hprof` gives `dump-10` before `dump-9`. Dumps are read in the
+/// order given; this only says when that looks unintended.
+pub fn order_warnings(dumps: &[PathBuf]) -> Vec<String> {
+    let modified = |path: &PathBuf| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    dumps
+        .windows(2)
+        .filter_map(|pair| match (modified(&pair[0]), modified(&pair[1])) {
+            (Some(earlier), Some(later)) if later < earlier => Some(format!(
+                "{} is older than {}, which is given before it: dumps are read in the order \
+                 given, oldest first",
+                escape_line(&pair[1].display().to_string()),
+                escape_line(&pair[0].display().to_string())
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Search settings for dumps taken as they come: every dump is a detection snapshot, and a
+/// candidate is confirmed by the dumps after it, by the same rules as in a run (a candidate
+/// must gain at least [`crate::growth::MIN_CONFIRMATION_GROWTH`] objects at each: a tree
+/// that churns gains one now and then, a leak between two dumps far more).
+pub fn settings_for(dump_count: usize, base: &SearchSettings) -> SearchSettings {
+    SearchSettings {
+        search: SearchConfig {
+            loops_per_snapshot: 1,
+            max_snapshots: dump_count.clamp(2, MAX_SNAPSHOTS_PER_SEARCH as usize) as u32,
+            confirm_loops: 0,
+        },
+        ..base.clone()
+    }
+}
+
+/// The growth search over `dumps`, oldest first (check them with [`check_dumps`] first). The
+/// dumps are read in place and never deleted or changed; `base`'s ignore rules apply, its loops
+/// and time budget don't.
+///
+/// `loops` are the scenario's loops done by each dump, when known (dumps that `heapgrowth run`
+/// kept: its report lists them). Whether a candidate keeps its pace, or slows down as a bound
+/// fills, is judged per loop; without them the dumps count as equally far apart (dumps taken
+/// after the same number of repetitions each, or at a fixed interval under steady load).
+pub fn diff(
+    dumps: &[PathBuf],
+    loops: Option<&[u32]>,
+    base: &SearchSettings,
+    progress: &Progress,
+) -> std::io::Result<ScenarioReport> {
+    let settings = settings_for(dumps.len(), base);
+    // Nothing is written there; the engine's loop wants a place for new dumps all the same.
+    let unused = PrivateTempDir::new("diff")?;
+    let mut source = GivenDumps {
+        dumps,
+        loops,
+        next: 0,
+    };
+    Ok(search_source(
+        &mut source,
+        &report_name(dumps),
+        &settings,
+        unused.path(),
+        progress,
+    ))
+}
+
+/// The report's name for a diff: the first and last dumps' file names.
+fn report_name(dumps: &[PathBuf]) -> String {
+    let name = |path: &Path| {
+        path.file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string())
+    };
+    match dumps {
+        [first, .., last] => format!("{} to {}", name(first), name(last)),
+        _ => "no dumps".into(),
+    }
+}
+
+/// The dumps of a diff, in order: the position of the `n`th dump is `n`, or its loops.
+struct GivenDumps<'a> {
+    dumps: &'a [PathBuf],
+    loops: Option<&'a [u32]>,
+    next: usize,
+}
+
+impl SnapshotSource for GivenDumps<'_> {
+    fn subject(&self) -> Subject {
+        Subject::HeapDumps
+    }
+
+    fn unit(&self) -> LoopUnit {
+        match self.loops {
+            Some(_) => LoopUnit::Loops,
+            None => LoopUnit::Dumps,
+        }
+    }
+
+    fn position(&self) -> u32 {
+        match self.loops {
+            Some(loops) => loops[self.next],
+            None => self.next as u32 + 1,
+        }
+    }
+
+    fn take_snapshot(&mut self, _new_dump: &Path) -> Result<Snapshot, ScenarioError> {
+        Ok(Snapshot::Existing(self.dumps[self.next].clone()))
+    }
+
+    fn advance(&mut self, _requested: u32) -> Result<Advance, ScenarioError> {
+        self.next += 1;
+        // The search asks for more only while something is unconfirmed: a cut then is one.
+        Ok(if self.next == self.dumps.len() {
+            Advance::End(ConfirmationCut::DumpsRanOut)
+        } else {
+            Advance::Ready
+        })
+    }
+
+    fn reads_to_the_end(&self) -> bool {
+        true
+    }
+
+    fn not_attributed(&self) -> Option<String> {
+        Some(NOT_ATTRIBUTED.into())
+    }
+}
