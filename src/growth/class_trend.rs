@@ -774,12 +774,16 @@ mod tests {
     #[test]
     fn the_class_cap_drops_classes_that_do_not_rise_and_keeps_leaks_and_young_classes() {
         let config = ClassTrendConfig {
-            max_tracked: 3,
+            max_tracked: 4,
             ..defaults()
         };
         let tracked = |trend: &ClassTrend, name: &str| !trend.rows([name]).is_empty();
         let histogram = |t: usize| {
-            let mut h = vec![class("Leak", 1000 + 100 * t as u64), class("Flat", 5000)];
+            let mut h = vec![
+                class("Leak", 1000 + 100 * t as u64),
+                class("Creep", 5000 + 10 * t as u64), // rises, under the floors
+                class("Flat", 5000),
+            ];
             match t {
                 0..=3 => h.push(class("Falling", 5000 - 200 * t as u64)), // gone from 4 on
                 _ => h.extend((4..=t.min(6)).map(|n| class(&format!("New{n}"), 500))),
@@ -792,11 +796,33 @@ mod tests {
         let (trend, _) = run(config.clone(), 7, histogram, |_| FLAT_FLOOR);
         // Interval 5 dropped the flat one for New5; at 6 nothing could go: New6 waits.
         assert!(!tracked(&trend, "Flat") && tracked(&trend, "New5") && !tracked(&trend, "New6"));
-        assert!(tracked(&trend, "Leak") && trend.selected_classes() == ["Leak"]);
+        assert!(tracked(&trend, "Creep") && tracked(&trend, "Leak"));
+        assert_eq!(trend.selected_classes(), ["Leak"]);
         let (trend, _) = run(config, 8, histogram, |_| FLAT_FLOOR);
         // New4 has four flat values at 7: it makes room for New6, never tracked, rather than for
         // Flat, larger but dropped before.
-        assert!(!tracked(&trend, "New4") && tracked(&trend, "New6") && tracked(&trend, "Leak"));
+        assert!(!tracked(&trend, "New4") && tracked(&trend, "New6") && tracked(&trend, "Creep"));
+    }
+
+    #[test]
+    fn a_class_that_grows_in_bytes_only_qualifies_through_its_bytes() {
+        // Arrays that lengthen: as many instances, more bytes every interval.
+        let array = |bytes_per_interval: u64| {
+            move |t: usize| {
+                vec![(
+                    "[B".to_owned(),
+                    1000,
+                    (1 << 20) + bytes_per_interval * t as u64,
+                )]
+            }
+        };
+        let (trend, selections) = run(defaults(), 8, array(100 << 10), |_| FLAT_FLOOR);
+        assert_eq!(selections.iter().position(|s| !s.is_empty()), Some(5));
+        let row = &trend.selected_rows()[0];
+        assert!(row.bytes.qualifies && !row.instances.qualifies);
+        // 4 KiB per interval: 116 KiB over a full ring, under 15 % of 1 MiB.
+        let (_, selections) = run(defaults(), 60, array(4 << 10), |_| FLAT_FLOOR);
+        assert!(selections.iter().all(Vec::is_empty));
     }
 
     #[test]
