@@ -180,7 +180,8 @@ impl Fit {
         self.end - self.start
     }
 
-    /// The fitted rise over what it must be at least; qualifying needs 1 or more.
+    /// The fitted rise over what it must be at least; qualifying needs 1 or more (so a rise above
+    /// 0 even when both floors are 0).
     fn promise(&self, config: &ClassTrendConfig, absolute_floor: u64) -> f64 {
         let required = (config.relative_floor * self.start.max(0.0)).max(absolute_floor as f64);
         self.growth() / required.max(f64::MIN_POSITIVE)
@@ -236,9 +237,7 @@ impl History {
         let instances = Fit::of(self.instances.iter().copied());
         let bytes = Fit::of(self.bytes.iter().copied());
         let qualifies = |fit: &Fit, values, floor| {
-            fit.growth() > 0.0
-                && fit.promise(config, floor) >= 1.0
-                && sets_recent_high(values, config.rising_window)
+            fit.promise(config, floor) >= 1.0 && sets_recent_high(values, config.rising_window)
         };
         let instances_qualify = qualifies(&instances, &self.instances, config.min_instance_growth);
         let bytes_qualify = qualifies(&bytes, &self.bytes, config.min_byte_growth);
@@ -246,7 +245,7 @@ impl History {
         let corroborated = floor.growth() > 0.0
             && floor.growth() >= config.heap_floor_share * bytes.growth().max(0.0);
         self.streak = if instances_qualify || bytes_qualify {
-            self.streak + 1
+            self.streak.saturating_add(1)
         } else {
             0
         };
@@ -549,12 +548,7 @@ pub fn render_trend_rows(rows: &[TrendRow]) -> Vec<String> {
             ),
             ("", "bytes", &row.bytes, ""),
         ] {
-            let number = |index: usize| {
-                trend
-                    .values
-                    .get(index)
-                    .map_or(String::new(), u64::to_string)
-            };
+            let number = |value: Option<&u64>| value.map_or(String::new(), u64::to_string);
             let growth = trend
                 .relative_growth
                 .map_or("from 0".to_owned(), |g| format!("{:+.1}%", g * 100.0));
@@ -562,8 +556,8 @@ pub fn render_trend_rows(rows: &[TrendRow]) -> Vec<String> {
                 class,
                 measure,
                 &trend.values.len().to_string(),
-                &number(0),
-                &number(trend.values.len().wrapping_sub(1)),
+                &number(trend.values.first()),
+                &number(trend.values.last()),
                 &format!("{:+.1}", trend.slope_per_interval),
                 &format!("{:.1}", trend.fitted_start),
                 &format!("{:.1}", trend.fitted_end),
