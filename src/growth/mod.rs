@@ -1,7 +1,9 @@
 //! Growth detection: path trees of snapshots, their diff, and retained sizes. Works on
-//! [`crate::heap::HeapGraph`] only, so every rule is tested on synthetic heaps.
+//! [`crate::heap::HeapGraph`] only, so every rule is tested on synthetic heaps. [`class_trend`]
+//! is the cheap gate before a dump: per-class counts over intervals, tested on synthetic series.
 
 mod bitset;
+pub mod class_trend;
 mod containers;
 mod decode;
 mod ignore;
@@ -11,6 +13,9 @@ mod roots;
 mod search;
 mod tree;
 
+pub use class_trend::{
+    render_trend_rows, ClassTrend, ClassTrendConfig, ClassTrendConfigError, MeasureTrend, TrendRow,
+};
 pub use ignore::{IgnoreRule, RuleOrigin, KNOWN_JDK_GROWTH};
 pub use names::{NameId, Names};
 pub use retained::{retained_sizes, Retained};
