@@ -6,6 +6,7 @@
 //! → [`report`] (text and JSON). [`engine`] ties them together for the command line.
 #![warn(missing_docs)]
 
+pub mod attach;
 pub mod attribution;
 pub mod engine;
 pub mod growth;
