@@ -191,20 +191,44 @@ impl ChildProcess {
         assert_eq!(unsafe { libc::kill(self.pid() as i32, signal) }, 0);
     }
 
+    /// SIGSTOP, and waits until every thread has stopped: `kill` returns before they do, and
+    /// a thread still running for a millisecond can answer a request.
+    fn stop(&self) {
+        self.signal(libc::SIGSTOP);
+        let deadline = Instant::now() + CHILD_OUTPUT_LIMIT;
+        while self.thread_states().iter().any(|&s| s != 'T') {
+            assert!(Instant::now() < deadline, "the child does not stop");
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// SIGKILL without reaping: the child stays a zombie until dropped.
     fn kill_leaving_zombie(&self) {
         self.signal(libc::SIGKILL);
         // Wait until the kernel has ended it (state Z), without reaping it.
-        while fs::read_to_string(format!("/proc/{}/stat", self.pid()))
-            .map(|stat| {
-                !stat[stat.rfind(')').unwrap() + 1..]
-                    .trim_start()
-                    .starts_with('Z')
-            })
-            .unwrap_or(false)
-        {
-            thread::sleep(Duration::from_millis(5));
+        while self.thread_states().first().is_some_and(|&s| s != 'Z') {
+            thread::sleep(Duration::from_millis(1));
         }
+    }
+
+    /// The state letter (`/proc/<pid>/task/<tid>/stat` field 3) of each of the child's
+    /// threads, the main thread first.
+    fn thread_states(&self) -> Vec<char> {
+        let pid = self.pid().to_string();
+        let state = |tid: &str| {
+            let stat = fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+            stat[stat.rfind(')')? + 1..].trim_start().chars().next()
+        };
+        let mut states: Vec<char> = state(&pid).into_iter().collect();
+        if let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) {
+            for task in tasks.flatten() {
+                let tid = task.file_name().to_string_lossy().into_owned();
+                if tid != pid {
+                    states.extend(state(&tid));
+                }
+            }
+        }
+        states
     }
 }
 
@@ -467,7 +491,7 @@ fn a_jvm_that_ends_while_we_wait_for_its_socket() {
     let child = ChildProcess::java(&default_java_home(), &[], &["1"]);
     let target = Target::check(child.pid()).unwrap();
     // Stopped, it cannot answer the handshake; then it is killed while we wait.
-    child.signal(libc::SIGSTOP);
+    child.stop();
     let waiting = thread::spawn(move || {
         target.attach_with(AttachOptions {
             attach_timeout: Duration::from_secs(600),
@@ -488,7 +512,7 @@ fn a_jvm_that_ends_mid_request() {
     let child = ChildProcess::java(&default_java_home(), &[], &["1"]);
     let jvm = attach(&child);
     // Stopped, the JVM takes the request but does not answer; then it is killed.
-    child.signal(libc::SIGSTOP);
+    child.stop();
     let asking = thread::spawn(move || jvm.jcmd("VM.version"));
     thread::sleep(Duration::from_millis(300));
     child.kill_leaving_zombie();
@@ -514,7 +538,7 @@ fn a_stopped_jvm_is_a_timeout_not_a_hang() {
         reply_timeout: Duration::from_secs(1),
     };
     let target = Target::check(child.pid()).unwrap();
-    child.signal(libc::SIGSTOP);
+    child.stop();
     let err = target.attach_with(short).unwrap_err();
     assert!(
         matches!(
@@ -530,7 +554,7 @@ fn a_stopped_jvm_is_a_timeout_not_a_hang() {
     // print a thread dump: a JVM nobody attaches to does that on SIGQUIT).
     child.signal(libc::SIGCONT);
     let jvm = target.attach_with(short).unwrap();
-    child.signal(libc::SIGSTOP);
+    child.stop();
     let err = jvm.jcmd("VM.version").unwrap_err();
     assert!(matches!(&err, AttachError::NoReply { .. }), "{err}");
     child.signal(libc::SIGCONT);
