@@ -8,6 +8,7 @@
 //! JUnit).
 #![warn(missing_docs)]
 
+pub mod attach;
 pub mod attribution;
 pub mod diff;
 pub mod engine;
