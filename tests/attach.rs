@@ -17,7 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use heapgrowth::attach::{AttachError, AttachOptions, AttachedJvm, ClassHistogram, Target};
-use heapgrowth::heap::{HeapGraph, ObjectKind};
+use heapgrowth::heap::ObjectKind;
 use heapgrowth::tempdir::PrivateTempDir;
 
 /// Temurin 25, where present: its histogram and dump are checked too.
@@ -288,7 +288,7 @@ fn assert_consistent(histogram: &ClassHistogram) {
 }
 
 fn instances_in_dump(dump: &Path, class: &str) -> usize {
-    let graph = HeapGraph::open(dump).expect("the dump parses");
+    let graph = heapgrowth::hprof::open(dump).expect("the dump parses");
     let class = graph
         .class_by_name(class)
         .expect("the class is in the dump");
