@@ -174,6 +174,9 @@ pub enum ScenarioError {
     /// The JVM refused the scenario or the scenario threw.
     #[error(transparent)]
     Jvm(#[from] JvmError),
+    /// A JVM heapgrowth attached to failed a request, or ended (`heapgrowth watch`).
+    #[error(transparent)]
+    Attach(#[from] crate::attach::AttachError),
     /// The heap dump could not be read.
     #[error("cannot read heap dump {path}: {source}")]
     Dump {
@@ -441,6 +444,7 @@ pub fn search(
         subject: Subject::Scenario,
         loop_unit: LoopUnit::Loops,
         not_attributed: None,
+        class_trends: Vec::new(),
     }
 }
 
@@ -503,6 +507,7 @@ pub fn search_source(
         subject: source.subject(),
         loop_unit: source.unit(),
         not_attributed: source.not_attributed(),
+        class_trends: Vec::new(),
     }
 }
 
@@ -522,6 +527,10 @@ pub trait SnapshotSource {
     /// Gets ready for the next snapshot, after the search asked for `requested` more loops
     /// (a source that runs no loops moves on by one).
     fn advance(&mut self, requested: u32) -> Result<Advance, ScenarioError>;
+    /// Called after each snapshot has been analysed, with the search so far (to show progress).
+    fn after_snapshot(&mut self, search: &GrowthSearch) {
+        let _ = search;
+    }
     /// Whether every snapshot the source has must be read, even once the search has what it
     /// needs (dumps the user gave: the report then shows the last one's values).
     fn reads_to_the_end(&self) -> bool {
@@ -689,6 +698,7 @@ fn search_snapshots(
                 timings.analysis.push(elapsed_ms(started));
                 drop(graph);
                 done(path, kept);
+                source.after_snapshot(&search);
                 next
             }
             Err(source) => {
@@ -899,7 +909,7 @@ fn describe(error: ScenarioError) -> String {
     text
 }
 
-fn elapsed_ms(started: Instant) -> u64 {
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
     started.elapsed().as_millis() as u64
 }
 

@@ -24,3 +24,4 @@ mod parallel;
 pub mod report;
 pub mod settings;
 pub mod tempdir;
+pub mod watch;

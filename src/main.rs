@@ -43,6 +43,60 @@ enum Command {
     /// Find what grows over heap dumps that already exist, oldest first (HotSpot or Android
     /// HPROF files, taken at the same point of a scenario repeated in between).
     Diff(DiffArgs),
+    /// Watch a running JVM (attached to as jcmd does): take a heap dump each time you press
+    /// Enter, or with --every at an interval once a class's live count keeps rising, and
+    /// report what grows.
+    Watch(WatchArgs),
+}
+
+#[derive(Parser)]
+struct WatchArgs {
+    /// The process id of the JVM (a HotSpot JVM of your own user).
+    #[arg(long)]
+    pid: u32,
+    /// Look at this interval (e.g. 30s, 5m, 1h; 500ms) instead of at each press of Enter: a
+    /// class histogram each time, heap dumps once a class keeps growing. Stops on Ctrl-C,
+    /// after --for, or once growth is confirmed.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    every: Option<std::time::Duration>,
+    /// Stop watching after this long (e.g. 10m), and report.
+    #[arg(long = "for", value_name = "DURATION", value_parser = parse_duration)]
+    for_at_most: Option<std::time::Duration>,
+    /// With --every: take a heap dump at every interval, not only once a class's live count
+    /// keeps rising.
+    #[arg(long)]
+    dump_every_interval: bool,
+    #[command(flatten)]
+    ignores: IgnoreArgs,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// `30s`, `5m`, `1h`, `500ms`, or a number of seconds.
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (e.g. 30s, 5m, 1h, 500ms)"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => number,
+        "ms" => number / 1000.0,
+        "m" | "min" => number * 60.0,
+        "h" => number * 3600.0,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {text:?} (use ms, s, m or h)"
+            ))
+        }
+    };
+    if !(seconds > 0.0 && seconds < 1e9) {
+        return Err(format!("{text:?} must be more than 0"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 #[derive(Parser)]
@@ -187,6 +241,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run(args),
         Command::Diff(args) => diff(args),
+        Command::Watch(args) => watch(args),
     }
 }
 
@@ -271,6 +326,108 @@ fn diff(args: DiffArgs) -> ExitCode {
     let result = heapgrowth::diff::diff(&args.dumps, loops, &settings, &progress)
         .map(|report| vec![report])
         .map_err(EngineError::TempDir);
+    ExitCode::from(reporting.finish(result))
+}
+
+fn watch(args: WatchArgs) -> ExitCode {
+    use heapgrowth::watch::{self, Pace, WatchEvent, WatchOptions};
+    let prepared = Reporting::new(&args.output)
+        .and_then(|reporting| Ok((reporting, ignore_rules(&args.ignores)?)));
+    let (reporting, ignore_rules) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            say(format_args!("{error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    // Ctrl-C ends the watch with its report; a second one quits at once.
+    heapgrowth::tempdir::stop_on_first_interrupt();
+    let options = WatchOptions {
+        pid: args.pid,
+        pace: if args.every.is_some() {
+            Pace::Periodic
+        } else {
+            Pace::Interactive
+        },
+        class_gate: !args.dump_every_interval,
+        trend: Default::default(),
+        settings: SearchSettings {
+            ignore_rules,
+            ..SearchSettings::default()
+        },
+        attach: Default::default(),
+    };
+    let mut ticks: Box<dyn watch::Ticks> = match args.every {
+        Some(interval) => Box::new(watch::EveryInterval::new(interval, args.for_at_most)),
+        None => Box::new(watch::OnEnter::new(
+            std::io::BufReader::new(std::io::stdin()),
+            args.for_at_most,
+            || {
+                say(format_args!(
+                    "repeat the scenario, then press Enter (or type how many times you \
+                     repeated it); q or Ctrl-D ends"
+                ))
+            },
+        )),
+    };
+    let mut events = |event: WatchEvent| match event {
+        WatchEvent::Attached { name } => say(format_args!("attached to {}", escape_line(name))),
+        WatchEvent::Histogram {
+            interval,
+            selected,
+            heap_bytes,
+        } => {
+            let classes: Vec<String> = selected
+                .iter()
+                .map(|row| {
+                    format!(
+                        "{} ({:+.0} objects per interval)",
+                        escape_line(&row.class),
+                        row.instances.slope_per_interval
+                    )
+                })
+                .collect();
+            let mib = heap_bytes as f64 / (1 << 20) as f64;
+            match classes.is_empty() {
+                true => say(format_args!(
+                    "interval {interval}: live heap {mib:.1} MiB, no class keeps growing yet"
+                )),
+                false => say(format_args!(
+                    "interval {interval}: live heap {mib:.1} MiB, growing: {}",
+                    classes.join(", ")
+                )),
+            }
+        }
+        WatchEvent::Snapshot {
+            interval,
+            candidates,
+        } => {
+            let paths: Vec<String> = candidates
+                .iter()
+                .filter_map(|path| path.last().map(|step| escape_line(&step.with_source())))
+                .collect();
+            match paths.is_empty() {
+                true => say(format_args!(
+                    "interval {interval}: heap dump read, no path growing yet"
+                )),
+                false => say(format_args!(
+                    "interval {interval}: heap dump read, growing so far (not confirmed yet): {}",
+                    paths.join("; ")
+                )),
+            }
+        }
+        WatchEvent::Stopped { reason } => {
+            say(format_args!("watching stopped: {}", reason.describe()))
+        }
+    };
+    let result = watch::watch(&options, ticks.as_mut(), &mut events);
+    let result = match result {
+        Ok(report) => Ok(vec![report]),
+        Err(error) => {
+            say(format_args!("{}", escape_line(&error.to_string())));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
     ExitCode::from(reporting.finish(result))
 }
 

@@ -1046,6 +1046,7 @@ mod tests {
             subject: Default::default(),
             loop_unit: Default::default(),
             not_attributed: None,
+            class_trends: Vec::new(),
         }
     }
 

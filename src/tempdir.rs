@@ -17,7 +17,7 @@ use std::fs;
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// Exit status after Ctrl-C, as shells report a process killed by SIGINT (128 + 2).
@@ -34,6 +34,10 @@ struct Registry {
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry { live: Vec::new() });
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+/// Set by [`stop_on_first_interrupt`]: the first interrupt asks the work to stop.
+static STOP_ON_FIRST: AtomicBool = AtomicBool::new(false);
+/// Set by the first interrupt when [`STOP_ON_FIRST`] is.
+static STOP_REQUESTED: AtomicBool = AtomicBool::new(false);
 
 /// Locks the registry, also after a panic elsewhere poisoned it: the list stays consistent
 /// because every critical section is a single push or remove.
@@ -273,6 +277,15 @@ pub fn install_interrupt_cleanup() -> io::Result<()> {
             ctrlc::set_handler(|| {
                 // Runs on ctrlc's own thread, not in signal context, so locking and file system
                 // calls are allowed.
+                if STOP_ON_FIRST.load(Ordering::SeqCst)
+                    && !STOP_REQUESTED.swap(true, Ordering::SeqCst)
+                {
+                    eprintln!(
+                        "heapgrowth: stopping after the current step; press Ctrl-C again to quit \
+                         at once (heap dumps are deleted either way)"
+                    );
+                    return;
+                }
                 let _held = delete_all_live();
                 eprintln!("heapgrowth: interrupted; temporary files deleted");
                 // `_exit`, not `std::process::exit`: `exit` would run the C++ static destructors
@@ -284,6 +297,19 @@ pub fn install_interrupt_cleanup() -> io::Result<()> {
         })
         .clone()
         .map_err(|e| io::Error::other(format!("cannot install the Ctrl-C handler: {e}")))
+}
+
+/// Makes the first interrupt (Ctrl-C, SIGTERM, SIGHUP) only ask the work to stop, for work
+/// that ends with a report worth having (`heapgrowth watch`): [`stop_requested`] turns true,
+/// and the work winds down, writes its report and deletes its directories itself. A second
+/// interrupt deletes them all and exits at once, as without this.
+pub fn stop_on_first_interrupt() {
+    STOP_ON_FIRST.store(true, Ordering::SeqCst);
+}
+
+/// Whether an interrupt asked the work to stop (see [`stop_on_first_interrupt`]).
+pub fn stop_requested() -> bool {
+    STOP_REQUESTED.load(Ordering::SeqCst)
 }
 
 #[cfg(test)]

@@ -764,6 +764,21 @@ impl GrowthSearch {
                 }))
     }
 
+    /// The paths that are candidates now, not yet confirmed (a front end that shows progress,
+    /// as `heapgrowth watch` does after each snapshot); empty before the first snapshot.
+    pub fn candidates_so_far(&self) -> Vec<Vec<PathStep>> {
+        if self.loops_at.is_empty() {
+            return Vec::new();
+        }
+        let mut paths: Vec<Vec<PathStep>> = self
+            .reportable(&self.current_candidates())
+            .iter()
+            .map(|&id| self.resolve_path(id))
+            .collect();
+        paths.sort();
+        paths
+    }
+
     /// The result: the nodes that grew through detection and confirmation, those that leveled
     /// off, and those that ignore rules kept out.
     pub fn finish(self) -> SearchOutcome {

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{LoopUnit, ScenarioReport, Subject};
 use crate::attribution::{Attribution, Origin};
-use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind};
+use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind, TrendRow};
 
 #[derive(Serialize)]
 struct Document<'a> {
@@ -41,6 +41,9 @@ struct JsonScenario<'a> {
     /// Why no node is attributed, once for the whole scenario; omitted otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     not_attributed: Option<&'a str>,
+    /// The class-trend table of `heapgrowth watch`; omitted when empty.
+    #[serde(skip_serializing_if = "<[TrendRow]>::is_empty")]
+    class_trends: &'a [TrendRow],
 }
 
 /// A path that grew for a while and stopped.
@@ -374,6 +377,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     subject,
                     loop_unit,
                     not_attributed: report.not_attributed.as_deref(),
+                    class_trends: &report.class_trends,
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
@@ -390,6 +394,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     subject,
                     loop_unit,
                     not_attributed: report.not_attributed.as_deref(),
+                    class_trends: &report.class_trends,
                 },
             }
         })

@@ -15,7 +15,7 @@ pub use text::{render_scenario, render_text, StackDepth};
 use std::path::{Path, PathBuf};
 
 use crate::attribution::Attribution;
-use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome};
+use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome, TrendRow};
 
 /// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub struct Timings {
 }
 
 /// The result of one scenario.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioReport {
     /// Fully qualified class name of the scenario.
     pub scenario: String,
@@ -57,6 +57,9 @@ pub struct ScenarioReport {
     /// dumps alone do not hold the code that grew them); `None` where attribution ran or was
     /// switched off.
     pub not_attributed: Option<String>,
+    /// The class-trend table of `heapgrowth watch`: the classes whose live counts rose, from
+    /// the class histograms between dumps. Empty elsewhere.
+    pub class_trends: Vec<TrendRow>,
 }
 
 /// What a report searched.
@@ -128,6 +131,7 @@ impl ScenarioReport {
             subject: Subject::Scenario,
             loop_unit: LoopUnit::Loops,
             not_attributed: None,
+            class_trends: Vec::new(),
         }
     }
 

@@ -17,7 +17,7 @@ use std::fmt::Write;
 
 use super::{LoopUnit, ScenarioReport};
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
-use crate::growth::{GrowingNode, GrowthKind, PathStep};
+use crate::growth::{render_trend_rows, GrowingNode, GrowthKind, PathStep, TrendRow};
 use crate::line::escape_line;
 
 /// How much of each recorded stack the text report shows.
@@ -78,6 +78,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             if let Some(why) = &report.not_attributed {
                 let _ = writeln!(out, "Not attributed: {}", escape_line(why));
             }
+            render_class_trends(&mut out, &report.class_trends);
             for (node, attribution) in report.growing() {
                 out.push('\n');
                 render_node(&mut out, node, attribution, depth, unit);
@@ -117,6 +118,21 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         let _ = writeln!(out, "\nHeap dumps not kept: {why}");
     }
     out
+}
+
+/// The class-trend table of a watch: the classes whose live counts rose between class
+/// histograms, next to the paths the dumps found for them.
+fn render_class_trends(out: &mut String, rows: &[TrendRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nClass trend (live objects after a full GC, one value per snapshot interval):"
+    );
+    for line in render_trend_rows(rows) {
+        let _ = writeln!(out, "    {}", escape_line(&line));
+    }
 }
 
 fn last_step(path: &[PathStep]) -> String {

@@ -400,6 +400,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         subject: Default::default(),
         loop_unit: Default::default(),
         not_attributed: None,
+        class_trends: Vec::new(),
     }
 }
 

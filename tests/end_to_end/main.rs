@@ -13,3 +13,4 @@ mod libraries;
 mod stability;
 mod support;
 mod survival;
+mod watch;

@@ -1,0 +1,530 @@
+//! `heapgrowth watch --pid PID`: the growth search on a JVM that runs by itself (a service
+//! under load, a long integration test, an application the user drives by hand), through the
+//! attach protocol ([`crate::attach`]).
+//!
+//! Between snapshots a class histogram (live instance counts after a full collection: cheap
+//! next to a dump) feeds the class-trend rule of seed 000 ([`ClassTrend`]). Watching at an
+//! interval, the first heap dump waits until a class qualifies as growing; from then on every
+//! interval dumps, the dumps feed the same [`crate::growth::GrowthSearch`] as `run`'s, and
+//! the watch ends once growth is confirmed (or on Ctrl-C, at the end of `--for`). Watching
+//! interactively, every press of Enter dumps. Each dump goes into a private directory and is
+//! deleted once read.
+
+use std::io::BufRead;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::attach::{AttachError, AttachOptions, AttachedJvm, ClassHistogram, Target};
+use crate::engine::{
+    elapsed_ms, search_source, Advance, Progress, ScenarioError, SearchSettings, Snapshot,
+    SnapshotSource,
+};
+use crate::growth::{
+    ClassTrend, ClassTrendConfig, ConfirmationCut, GrowthSearch, PathStep, SearchConfig,
+    SearchOutcome, TrendRow, DEFAULT_MAX_SNAPSHOTS,
+};
+use crate::line::escape_line;
+use crate::report::{LoopUnit, ScenarioReport, Subject};
+use crate::tempdir::PrivateTempDir;
+
+/// Why a watch cannot attribute growth, said once in its report.
+pub const NOT_ATTRIBUTED: &str = "watch attaches no recorder to the JVM: a field watch needs \
+     can_generate_field_modification_events, which only an agent loaded when the JVM starts \
+     can have; run the scenario with `heapgrowth run` or the JUnit extension to name the lines";
+
+/// How often to look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pace {
+    /// At every tick of the [`Ticks`] (Enter pressed), a histogram and a dump.
+    Interactive,
+    /// At every tick, a histogram; a dump once a class grows ([`WatchOptions::class_gate`]).
+    Periodic,
+}
+
+/// What to watch and how.
+#[derive(Clone, Debug)]
+pub struct WatchOptions {
+    /// The JVM's process id.
+    pub pid: u32,
+    /// Interactive or periodic.
+    pub pace: Pace,
+    /// Periodic: dump only once a class qualifies in the class trend (the default); `false`
+    /// dumps at every interval.
+    pub class_gate: bool,
+    /// The class-trend rule's settings.
+    pub trend: ClassTrendConfig,
+    /// Ignore rules (loops, warm-up and time budget don't apply).
+    pub settings: SearchSettings,
+    /// Timeouts of the attach protocol.
+    pub attach: AttachOptions,
+}
+
+/// One tick of a watch: the user pressed Enter, an interval passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tick {
+    /// Look now; the number is how many times the scenario was repeated since the last look
+    /// (1 when unknown).
+    Now(u32),
+    /// Stop watching.
+    Stop(StopReason),
+}
+
+/// Why watching stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// Ctrl-C (or SIGTERM, SIGHUP).
+    Interrupted,
+    /// `--for` ran out.
+    TimeUp,
+    /// End of input, or `q` (interactive).
+    EndOfInput,
+}
+
+impl StopReason {
+    /// In words: "interrupted".
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::Interrupted => "interrupted",
+            StopReason::TimeUp => "the time given with --for ran out",
+            StopReason::EndOfInput => "input ended",
+        }
+    }
+}
+
+/// Where ticks come from.
+pub trait Ticks {
+    /// Waits for the next tick.
+    fn next_tick(&mut self) -> Tick;
+}
+
+/// What a watch tells its front end as it goes.
+#[derive(Debug)]
+pub enum WatchEvent<'a> {
+    /// Attached to the JVM.
+    Attached {
+        /// Its pid and command line.
+        name: &'a str,
+    },
+    /// A class histogram was taken and folded into the trend.
+    Histogram {
+        /// Its interval (1, 2, ...).
+        interval: u32,
+        /// The classes the trend selects now, with their rows.
+        selected: &'a [TrendRow],
+        /// Live bytes after the collection.
+        heap_bytes: u64,
+    },
+    /// Watching stopped before growth was confirmed.
+    Stopped {
+        /// Why.
+        reason: StopReason,
+    },
+    /// A heap dump was read and analysed.
+    Snapshot {
+        /// Its interval.
+        interval: u32,
+        /// Paths that are candidates now, not yet confirmed.
+        candidates: &'a [Vec<PathStep>],
+    },
+}
+
+/// Errors that stop a watch before it starts.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WatchError {
+    /// The process is not a JVM heapgrowth can attach to, or the attach failed.
+    #[error(transparent)]
+    Attach(#[from] AttachError),
+    /// The private directory for dumps could not be made.
+    #[error("cannot create a private directory for heap dumps: {0}")]
+    TempDir(#[from] std::io::Error),
+    /// Settings that cannot work.
+    #[error("{0}")]
+    InvalidOptions(String),
+}
+
+/// Watches the JVM of `options` until growth is confirmed or `ticks` says stop, and reports
+/// what grew with the class-trend table. A JVM that ends or fails a request during the watch
+/// gives a report with that error.
+pub fn watch(
+    options: &WatchOptions,
+    ticks: &mut dyn Ticks,
+    events: &mut dyn FnMut(WatchEvent),
+) -> Result<ScenarioReport, WatchError> {
+    let mut trend = ClassTrend::new(options.trend.clone())
+        .map_err(|e| WatchError::InvalidOptions(e.to_string()))?;
+    let target = Target::check(options.pid)?;
+    let jvm = target.attach_with(options.attach)?;
+    let name = format!("pid {} ({})", options.pid, target.command());
+    events(WatchEvent::Attached { name: &name });
+    let dumps = PrivateTempDir::new("watch")?;
+    let settings = SearchSettings {
+        search: SearchConfig {
+            loops_per_snapshot: 1,
+            max_snapshots: DEFAULT_MAX_SNAPSHOTS,
+            confirm_loops: 0,
+        },
+        ..options.settings.clone()
+    };
+    let mut watched = Watched {
+        jvm,
+        trend: &mut trend,
+        ticks,
+        events,
+        interval: 0,
+        position: 0,
+        stopped: None,
+    };
+    let mut report = loop {
+        // Periodic: histograms only, until a class grows.
+        let gate = options.pace == Pace::Periodic && options.class_gate;
+        match watched.look(gate) {
+            Ok(true) => {}
+            Ok(false) => break watched.report_without_dumps(&name),
+            Err(error) => break failed(&name, error),
+        }
+        let report = search_source(
+            &mut watched,
+            &name,
+            &settings,
+            dumps.path(),
+            &Progress::new(false),
+        );
+        let grew = report.has_growth();
+        if grew || report.result.is_err() || watched.stopped.is_some() {
+            break report;
+        }
+        // Nothing confirmed: back to histograms until a class grows again.
+    };
+    if let Some(reason) = watched.stopped {
+        (watched.events)(WatchEvent::Stopped { reason });
+    }
+    let rows = match &report.result {
+        Ok(outcome) => trend_rows_for(&trend, outcome),
+        Err(_) => trend.selected_rows(),
+    };
+    report.class_trends = rows;
+    if report.has_growth() {
+        report.not_attributed = Some(NOT_ATTRIBUTED.into());
+    }
+    Ok(report)
+}
+
+/// The trend rows of the selected classes and of the classes the growing nodes hold.
+fn trend_rows_for(trend: &ClassTrend, outcome: &SearchOutcome) -> Vec<TrendRow> {
+    let mut names: Vec<String> = trend
+        .selected_rows()
+        .into_iter()
+        .map(|row| row.class)
+        .collect();
+    for node in &outcome.growing {
+        for child in &node.children {
+            if !child.step.target.is_empty() && !names.contains(&child.step.target) {
+                names.push(child.step.target.clone());
+            }
+        }
+    }
+    trend.rows(names.iter().map(String::as_str))
+}
+
+fn failed(name: &str, error: ScenarioError) -> ScenarioReport {
+    ScenarioReport {
+        subject: Subject::Jvm,
+        loop_unit: LoopUnit::Snapshots,
+        ..ScenarioReport::failed(name, escape_line(&error.to_string()))
+    }
+}
+
+/// The watched JVM as a [`SnapshotSource`]: each snapshot a live dump, each advance a tick and
+/// a histogram.
+struct Watched<'a> {
+    jvm: AttachedJvm,
+    trend: &'a mut ClassTrend,
+    ticks: &'a mut dyn Ticks,
+    events: &'a mut dyn FnMut(WatchEvent),
+    /// Histograms taken.
+    interval: u32,
+    /// Repetitions (interactive) or intervals (periodic) so far: the search's loops.
+    position: u32,
+    stopped: Option<StopReason>,
+}
+
+impl Watched<'_> {
+    /// Waits for ticks and takes a histogram at each, until one is due for a dump: at once
+    /// unless `gate`, else when a class qualifies. False when watching stopped first.
+    fn look(&mut self, gate: bool) -> Result<bool, ScenarioError> {
+        loop {
+            match self.ticks.next_tick() {
+                Tick::Stop(reason) => {
+                    self.stopped = Some(reason);
+                    return Ok(false);
+                }
+                Tick::Now(repetitions) => {
+                    self.position = self.position.saturating_add(repetitions.max(1));
+                }
+            }
+            let histogram = self.jvm.class_histogram(true)?;
+            self.fold(&histogram);
+            if !gate || !self.trend.selected_classes().is_empty() {
+                return Ok(true);
+            }
+        }
+    }
+
+    fn fold(&mut self, histogram: &ClassHistogram) {
+        self.interval += 1;
+        self.trend.observe(
+            histogram
+                .classes
+                .iter()
+                .map(|class| (class.java_name(), class.instances, class.bytes)),
+            histogram.total_bytes,
+        );
+        let selected = self.trend.selected_rows();
+        (self.events)(WatchEvent::Histogram {
+            interval: self.interval,
+            selected: &selected,
+            heap_bytes: histogram.total_bytes,
+        });
+    }
+
+    /// The report of a watch that stopped before any dump: nothing grew in the trend.
+    fn report_without_dumps(&self, name: &str) -> ScenarioReport {
+        ScenarioReport {
+            result: Ok(SearchOutcome::default()),
+            subject: Subject::Jvm,
+            loop_unit: LoopUnit::Snapshots,
+            ..ScenarioReport::failed(name, String::new())
+        }
+    }
+}
+
+impl SnapshotSource for Watched<'_> {
+    fn subject(&self) -> Subject {
+        Subject::Jvm
+    }
+
+    fn unit(&self) -> LoopUnit {
+        LoopUnit::Snapshots
+    }
+
+    fn position(&self) -> u32 {
+        self.position
+    }
+
+    fn take_snapshot(&mut self, new_dump: &Path) -> Result<Snapshot, ScenarioError> {
+        let started = Instant::now();
+        self.jvm.dump_heap(new_dump, true)?;
+        Ok(Snapshot::Written {
+            dump_ms: elapsed_ms(started),
+        })
+    }
+
+    fn advance(&mut self, _requested: u32) -> Result<Advance, ScenarioError> {
+        // Once dumps have started, every tick dumps: the search needs consecutive snapshots.
+        if self.look(false)? {
+            Ok(Advance::Ready)
+        } else {
+            Ok(Advance::End(ConfirmationCut::WatchEnded))
+        }
+    }
+
+    fn after_snapshot(&mut self, search: &GrowthSearch) {
+        let candidates = search.candidates_so_far();
+        (self.events)(WatchEvent::Snapshot {
+            interval: self.interval,
+            candidates: &candidates,
+        });
+    }
+
+    fn not_attributed(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Ticks at a fixed interval, until `for_at_most` has passed or an interrupt asks to stop.
+#[derive(Debug)]
+pub struct EveryInterval {
+    interval: Duration,
+    next: Instant,
+    deadline: Option<Instant>,
+}
+
+impl EveryInterval {
+    /// The first tick comes at once, the next `interval` later, and so on.
+    pub fn new(interval: Duration, for_at_most: Option<Duration>) -> EveryInterval {
+        let now = Instant::now();
+        EveryInterval {
+            interval,
+            next: now,
+            deadline: for_at_most.map(|d| now + d),
+        }
+    }
+}
+
+/// How often a wait checks for Ctrl-C.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
+impl Ticks for EveryInterval {
+    fn next_tick(&mut self) -> Tick {
+        loop {
+            if crate::tempdir::stop_requested() {
+                return Tick::Stop(StopReason::Interrupted);
+            }
+            let now = Instant::now();
+            if self.deadline.is_some_and(|deadline| now >= deadline) {
+                return Tick::Stop(StopReason::TimeUp);
+            }
+            if now >= self.next {
+                // A look that took longer than the interval is not caught up with a burst.
+                self.next = (self.next + self.interval).max(now);
+                return Tick::Now(1);
+            }
+            let until = self.deadline.map_or(self.next, |d| d.min(self.next));
+            std::thread::sleep(until.saturating_duration_since(now).min(STOP_POLL));
+        }
+    }
+}
+
+/// Ticks at each line of input: an empty line is one repetition of the scenario, a number
+/// that many; `q` or the end of input stops. Ctrl-C stops too.
+pub struct OnEnter {
+    lines: mpsc::Receiver<String>,
+    deadline: Option<Instant>,
+    prompt: Box<dyn FnMut() + Send>,
+}
+
+impl std::fmt::Debug for OnEnter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnEnter").finish_non_exhaustive()
+    }
+}
+
+impl OnEnter {
+    /// Reads lines of `input` on a thread of its own (so that Ctrl-C is seen while waiting);
+    /// `prompt` is called before each wait.
+    pub fn new(
+        input: impl BufRead + Send + 'static,
+        for_at_most: Option<Duration>,
+        prompt: impl FnMut() + Send + 'static,
+    ) -> OnEnter {
+        let (send, lines) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("heapgrowth-input".into())
+            .spawn(move || {
+                for line in input.lines() {
+                    let Ok(line) = line else { break };
+                    if send.send(line).is_err() {
+                        break;
+                    }
+                }
+            })
+            .expect("a thread to read input");
+        OnEnter {
+            lines,
+            deadline: for_at_most.map(|d| Instant::now() + d),
+            prompt: Box::new(prompt),
+        }
+    }
+}
+
+impl Ticks for OnEnter {
+    fn next_tick(&mut self) -> Tick {
+        (self.prompt)();
+        loop {
+            if crate::tempdir::stop_requested() {
+                return Tick::Stop(StopReason::Interrupted);
+            }
+            if self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+            {
+                return Tick::Stop(StopReason::TimeUp);
+            }
+            match self.lines.recv_timeout(STOP_POLL) {
+                Ok(line) => match parse_repetitions(&line) {
+                    Some(count) => return Tick::Now(count),
+                    None if line.trim().eq_ignore_ascii_case("q") => {
+                        return Tick::Stop(StopReason::EndOfInput)
+                    }
+                    // Anything else: ask again.
+                    None => (self.prompt)(),
+                },
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Tick::Stop(StopReason::EndOfInput)
+                }
+            }
+        }
+    }
+}
+
+/// An empty line is one repetition; a positive number that many.
+fn parse_repetitions(line: &str) -> Option<u32> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Some(1);
+    }
+    line.parse::<u32>().ok().filter(|&n| n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_count_repetitions() {
+        assert_eq!(parse_repetitions(""), Some(1));
+        assert_eq!(parse_repetitions("  \r"), Some(1));
+        assert_eq!(parse_repetitions("5"), Some(5));
+        assert_eq!(parse_repetitions("0"), None);
+        assert_eq!(parse_repetitions("-3"), None);
+        assert_eq!(parse_repetitions("q"), None);
+    }
+
+    #[test]
+    fn on_enter_ticks_per_line_and_stops_at_the_end() {
+        let input = std::io::Cursor::new(b"\n3\nwhat\n\nq\n\n".to_vec());
+        let counter = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let seen = std::sync::Arc::clone(&counter);
+        let mut ticks = OnEnter::new(input, None, move || {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let got: Vec<Tick> = (0..5).map(|_| ticks.next_tick()).collect();
+        assert_eq!(
+            got,
+            [
+                Tick::Now(1),
+                Tick::Now(3),
+                Tick::Now(1),
+                Tick::Stop(StopReason::EndOfInput),
+                // After q, the line after it still ticks if asked; the watch stops at q.
+                Tick::Now(1),
+            ]
+        );
+        // One prompt per wait, one more after the line that was not understood.
+        assert_eq!(counter.load(std::sync::atomic::Ordering::SeqCst), 6);
+        assert_eq!(ticks.next_tick(), Tick::Stop(StopReason::EndOfInput));
+    }
+
+    #[test]
+    fn every_interval_stops_when_its_time_is_up() {
+        let mut ticks =
+            EveryInterval::new(Duration::from_millis(20), Some(Duration::from_millis(70)));
+        let mut now_ticks = 0;
+        loop {
+            match ticks.next_tick() {
+                Tick::Now(1) => now_ticks += 1,
+                Tick::Stop(reason) => {
+                    assert_eq!(reason, StopReason::TimeUp);
+                    break;
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Ticks at 0, 20, 40 and 60 ms; the deadline at 70 ms ends it (a slow machine may
+        // skip some, never add any).
+        assert!((1..=4).contains(&now_ticks), "{now_ticks}");
+    }
+}

@@ -1,0 +1,379 @@
+//! `heapgrowth watch --pid` (issue 14) on child JVMs the tests start: one that leaks through a
+//! static field and its clean twin, at an interval and interactively; and the JVMs it must
+//! refuse or survive (not a JVM, no such pid, another user's, attach disabled, one that exits
+//! mid-watch). Each run ends with nothing left in $TMPDIR; the dumps were private (the attach
+//! layer checks the directory and the file's mode) and are gone.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use super::support::json;
+
+/// Puts 200 sessions in a map every 50 ms; `clean` keeps the map at 500. A list of buffers
+/// churns (cleared at 1000) either way. `exit-soon` exits after 3 s.
+const SERVICE_JAVA: &str = r#"
+import java.util.*;
+public class Service {
+    static final List<byte[]> CHURN = new ArrayList<>();
+    static final Map<Integer, String> SESSIONS = new HashMap<>();
+    public static void main(String[] args) throws Exception {
+        List<String> flags = Arrays.asList(args);
+        boolean clean = flags.contains("clean");
+        boolean exitSoon = flags.contains("exit-soon");
+        System.out.println("ready");
+        System.out.flush();
+        long started = System.nanoTime();
+        int n = 0;
+        while (true) {
+            for (int i = 0; i < 200; i++) {
+                n++;
+                SESSIONS.put(n, "session-" + n);
+                if (clean) SESSIONS.remove(n - 500);
+                CHURN.add(new byte[64]);
+                if (CHURN.size() > 1000) CHURN.clear();
+            }
+            Thread.sleep(50);
+            if (exitSoon && System.nanoTime() - started > 3_000_000_000L) System.exit(0);
+        }
+    }
+}
+"#;
+
+/// A child JVM running `Service.java`, killed and reaped on drop.
+struct Service {
+    child: Child,
+    dir: PathBuf,
+}
+
+impl Service {
+    fn start(name: &str, jvm_args: &[&str], args: &[&str], uid: Option<u32>) -> Service {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("watch-service-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("Service.java"), SERVICE_JAVA).unwrap();
+        let mut command = Command::new(java());
+        command
+            .args(jvm_args)
+            .arg("Service.java")
+            .args(args)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(uid) = uid {
+            std::os::unix::fs::chown(&dir, Some(uid), Some(uid)).unwrap();
+            command.uid(uid).gid(uid);
+        }
+        let mut child = command.spawn().expect("java starts");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), "ready", "the service started");
+        // Its later output is not read; keep the pipe open so writes don't fail.
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut stdout, &mut std::io::sink());
+        });
+        Service { child, dir }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.child.id()));
+    }
+}
+
+fn java() -> PathBuf {
+    match std::env::var_os("JAVA_HOME") {
+        Some(home) => Path::new(&home).join("bin/java"),
+        None => PathBuf::from("java"),
+    }
+}
+
+fn fresh_tmp(name: &str) -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("watch-tmp-{name}"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    tmp
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn watch_command(tmp: &Path, pid: u32, extra: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_heapgrowth"));
+    command
+        .env("TMPDIR", tmp)
+        .args(["watch", "--pid", &pid.to_string()])
+        .args(extra);
+    command
+}
+
+fn watch(name: &str, pid: u32, extra: &[&str]) -> Output {
+    let tmp = fresh_tmp(name);
+    let output = watch_command(&tmp, pid, extra)
+        .stdin(Stdio::null())
+        .output()
+        .expect("heapgrowth runs");
+    assert_eq!(
+        entries(&tmp),
+        Vec::<String>::new(),
+        "{name}: left in $TMPDIR"
+    );
+    output
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The last steps of the growing nodes of a JSON report.
+fn growing_targets(report: &serde_json::Value) -> Vec<String> {
+    report["scenarios"][0]["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| {
+            let path = node["path"].as_array().unwrap();
+            path.last().unwrap()["text"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn periodic_watch_finds_the_field_that_leaks_and_shows_the_class_trend() {
+    let mut service = Service::start("leak-periodic", &[], &[], None);
+    let output = watch(
+        "leak-periodic",
+        service.pid(),
+        &["--every", "300ms", "--for", "120s", "--format", "json"],
+    );
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{log}");
+    let report = json(&output);
+    assert_eq!(
+        growing_targets(&report),
+        ["STATIC_FIELD Service.SESSIONS -> instance of java.util.HashMap"],
+        "{log}"
+    );
+    let scenario = &report["scenarios"][0];
+    assert_eq!(scenario["subject"], "jvm");
+    let trend_classes: Vec<&str> = scenario["class_trends"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["class"].as_str().unwrap())
+        .collect();
+    assert!(
+        trend_classes.contains(&"java.util.HashMap$Node"),
+        "{trend_classes:?}"
+    );
+    // The gate: histograms first, the first dump only once a class grew.
+    let first_dump = log.find("heap dump read").expect("dumps were taken");
+    let first_growing = log.find("growing: ").expect("a class grew");
+    assert!(first_growing < first_dump, "{log}");
+    assert!(log.contains("no class keeps growing yet"), "{log}");
+    assert!(service.alive(), "watching leaves the JVM running");
+}
+
+#[test]
+fn periodic_watch_of_the_clean_twin_takes_no_dump_and_finds_nothing() {
+    let mut service = Service::start("clean-periodic", &[], &["clean"], None);
+    let output = watch(
+        "clean-periodic",
+        service.pid(),
+        &["--every", "300ms", "--for", "6s"],
+    );
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    assert!(
+        !log.contains("heap dump read"),
+        "no class grew, no dump: {log}"
+    );
+    assert!(
+        log.contains("watching stopped: the time given with --for ran out"),
+        "{log}"
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("JVM pid "), "{text}");
+    assert!(text.contains("no growing objects"), "{text}");
+    assert!(service.alive());
+}
+
+#[test]
+fn every_interval_dumps_when_asked_and_the_clean_twin_stays_clean() {
+    let service = Service::start("clean-every", &[], &["clean"], None);
+    let output = watch(
+        "clean-every",
+        service.pid(),
+        &["--every", "300ms", "--for", "5s", "--dump-every-interval"],
+    );
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    assert!(log.contains("heap dump read"), "{log}");
+}
+
+#[test]
+fn interactive_watch_dumps_at_each_enter_and_finds_the_leak() {
+    let service = Service::start("leak-interactive", &[], &[], None);
+    let tmp = fresh_tmp("leak-interactive");
+    let mut child = watch_command(&tmp, service.pid(), &[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    // One Enter a second, as a user repeating the scenario would; the watch ends by itself
+    // once growth is confirmed.
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        if stdin.write_all(b"\n").and_then(|()| stdin.flush()).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{log}");
+    assert!(log.contains("press Enter"), "{log}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("╰→STATIC_FIELD Service.SESSIONS -> instance of java.util.HashMap"),
+        "{text}"
+    );
+    assert!(text.contains("Class trend"), "{text}");
+    assert_eq!(entries(&tmp), Vec::<String>::new());
+}
+
+#[test]
+fn interactive_watch_ends_at_q_with_a_report() {
+    let service = Service::start("clean-interactive", &[], &["clean"], None);
+    let tmp = fresh_tmp("clean-interactive");
+    let mut child = watch_command(&tmp, service.pid(), &["--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..3 {
+        stdin.write_all(b"\n").unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    stdin.write_all(b"q\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    assert!(log.contains("watching stopped: input ended"), "{log}");
+    assert_eq!(log.matches("heap dump read").count(), 3, "{log}");
+    assert_eq!(growing_targets(&json(&output)), Vec::<String>::new());
+    assert_eq!(entries(&tmp), Vec::<String>::new());
+}
+
+/// Exit status 2 and one `heapgrowth:` line holding every part.
+fn assert_one_error(output: &Output, parts: &[&str]) {
+    let log = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{log}");
+    let ours: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("heapgrowth:"))
+        .collect();
+    let errors: Vec<&&str> = ours
+        .iter()
+        .filter(|l| !l.starts_with("heapgrowth: attached") && !l.contains(": interval "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{log}");
+    for part in parts {
+        assert!(errors[0].contains(part), "{part:?} in {}", errors[0]);
+    }
+    assert!(!log.contains("panicked"), "{log}");
+}
+
+#[test]
+fn a_process_that_is_not_a_jvm_is_refused_and_left_alone() {
+    let mut sleep = Command::new("sleep").arg("60").spawn().unwrap();
+    let output = watch("not-a-jvm", sleep.id(), &["--every", "1s"]);
+    assert_one_error(&output, &["is not a Java virtual machine"]);
+    assert!(sleep.try_wait().unwrap().is_none(), "no signal reached it");
+    let _ = sleep.kill();
+    let _ = sleep.wait();
+}
+
+#[test]
+fn a_pid_nobody_has_is_refused() {
+    let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let output = watch("no-pid", pid_max + 1, &[]);
+    assert_one_error(&output, &["no process with pid"]);
+}
+
+#[test]
+fn a_jvm_with_attach_disabled_is_refused() {
+    let mut service = Service::start("no-attach", &["-XX:+DisableAttachMechanism"], &[], None);
+    let output = watch("no-attach", service.pid(), &["--every", "1s"]);
+    assert_one_error(&output, &["-XX:+DisableAttachMechanism"]);
+    assert!(service.alive());
+}
+
+#[test]
+fn a_jvm_of_another_user_is_refused() {
+    // Safety: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        // Only root can start a JVM as another user here; as anyone else, the test's own JVM
+        // would be ours.
+        eprintln!("skipped: needs root to start a JVM as nobody");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    let service = Service::start("other-user", &[], &[], Some(NOBODY));
+    assert_eq!(
+        std::fs::metadata(format!("/proc/{}", service.pid()))
+            .unwrap()
+            .uid(),
+        NOBODY
+    );
+    let output = watch("other-user", service.pid(), &["--every", "1s"]);
+    assert_one_error(
+        &output,
+        &["runs as user nobody", "run heapgrowth as user nobody"],
+    );
+}
+
+#[test]
+fn a_jvm_that_exits_mid_watch_ends_it_with_one_line() {
+    // Clean, so that no confirmed growth ends the watch before the JVM does.
+    let service = Service::start("exits", &[], &["clean", "exit-soon"], None);
+    let output = watch(
+        "exits",
+        service.pid(),
+        &["--every", "300ms", "--for", "60s", "--dump-every-interval"],
+    );
+    assert_one_error(&output, &["ended"]);
+    drop(service);
+}
