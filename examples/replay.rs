@@ -5,6 +5,7 @@
 //! HEAPGROWTH_BENCH_KEEP=/tmp/dumps cargo run --release --example bench   # keeps its dumps
 //! cargo run --release --example replay -- /tmp/dumps/live-1M.hprof 7    # median of 7 runs
 //! cargo run --release --example replay -- /tmp/dumps/live-1M.hprof --digest
+//! cargo run --release --example replay -- /tmp/dumps/live-1M.hprof --objects   # object count
 //! ```
 //!
 //! Run two builds' binaries alternately and compare their medians. `--digest` prints a hash
@@ -20,11 +21,16 @@ use heapgrowth::growth::{build_tree, GrowthSearch, Names, SearchConfig};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(dump) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: replay DUMP [RUNS | --digest]");
+        eprintln!("usage: replay DUMP [RUNS | --digest | --objects]");
         std::process::exit(2);
     };
     if args.get(1).map(String::as_str) == Some("--digest") {
         println!("{:016x}", digest(&dump));
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("--objects") {
+        let graph = heapgrowth::hprof::open(&dump).expect("the dump reads");
+        println!("{}", graph.object_count());
         return;
     }
     let runs: usize = args

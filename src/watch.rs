@@ -176,12 +176,18 @@ pub fn watch(
         position: 0,
         stopped: None,
     };
+    // The report of the last search that found nothing, for a watch that stops after it.
+    let mut last: Option<ScenarioReport> = None;
     let mut report = loop {
         // Periodic: histograms only, until a class grows.
         let gate = options.pace == Pace::Periodic && options.class_gate;
         match watched.look(gate) {
             Ok(true) => {}
-            Ok(false) => break watched.report_without_dumps(&name),
+            Ok(false) => {
+                break last
+                    .take()
+                    .unwrap_or_else(|| watched.report_without_dumps(&name))
+            }
             Err(error) => break failed(&name, error),
         }
         let report = search_source(
@@ -196,6 +202,7 @@ pub fn watch(
             break report;
         }
         // Nothing confirmed: back to histograms until a class grows again.
+        last = Some(report);
     };
     if let Some(reason) = watched.stopped {
         (watched.events)(WatchEvent::Stopped { reason });

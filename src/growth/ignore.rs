@@ -36,7 +36,9 @@ pub struct IgnoreRule {
 /// Growth inside the JDK itself that happens while a JVM warms up and then stops, seen under
 /// test runners (Surefire, Gradle) in the first hundred loops or so of a test: caches the JDK
 /// fills once per distinct method type, lambda shape or reflective call. None of it is code a
-/// user can change; all of it levels off. Each entry: pattern, reason.
+/// user can change; all of it levels off. Each entry: pattern, reason. They match fields and
+/// root groups, never a stack frame's locals (`LOCAL` steps): a JDK frame such as
+/// `LambdaForm$MH.invoke` holds what it was called with, the user's objects.
 pub const KNOWN_JDK_GROWTH: &[(&str, &str)] = &[
     (
         "java.lang.invoke.MethodType.internTable",

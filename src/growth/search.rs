@@ -437,6 +437,11 @@ impl GrowthSearch {
         self.rules.iter().position(|rule| match key.kind {
             // A root group's target is the label that tells groups of one kind apart.
             StepKind::GcRoot => rule.matches_root(names.get(key.name), names.get(key.target)),
+            // The JDK's rules name its caches. A frame of the JDK's own classes holds what it
+            // was called with: since JDK 18, `main` and test methods are invoked through
+            // method handles (`LambdaForm$MH.invoke`, `DirectMethodHandleAccessor.invoke`),
+            // whose locals hold the user's classes, and everything below them is the user's.
+            StepKind::Local if rule.origin == RuleOrigin::KnownJdkGrowth => false,
             _ => rule.matches_location(names.get(key.owner), names.get(key.name)),
         })
     }

@@ -1047,6 +1047,55 @@ fn known_jdk_growth_is_ignored_by_default() {
 }
 
 #[test]
+fn jdk_rules_name_caches_not_the_frames_that_call_user_code() {
+    // JDK 18+ calls `main` (source launcher, frameworks) and test methods (reflection) through
+    // method handles, so the main thread's stack has `LambdaForm$MH.invoke` and
+    // `DirectMethodHandleAccessor.invoke` frames whose locals hold the user's class. A leak
+    // below them is the user's, not a JDK cache warming up.
+    for (frame_class, method) in [
+        ("java.lang.invoke.LambdaForm$MH", "invoke"),
+        ("jdk.internal.reflect.DirectMethodHandleAccessor", "invoke"),
+    ] {
+        let outcome = search(|loops| {
+            let mut jdk = Jdk::new();
+            let object = jdk.object();
+            jdk.h.class(frame_class, Some(object), &[]);
+            let main = jdk.h.class("com.example.Main", Some(object), &[]);
+            // Defined by a loader only the class reaches, as the source launcher's is: the
+            // frame's local is the shortest path to it.
+            let loader_class = jdk.h.class("com.example.AppLoader", Some(object), &[]);
+            let loader = jdk.h.instance(loader_class, &[]);
+            jdk.h.set_class_loader(main, loader);
+            jdk.h.static_field(main, "SESSIONS", FieldType::Object);
+            let items = jdk.items(loops);
+            let sessions = jdk.array_list(&items);
+            jdk.h.set_static(main, "SESSIONS", sessions);
+            let thread = jdk.h.thread_named("main");
+            jdk.h.thread_stack(thread, &[(frame_class, method, "", 0)]);
+            // The frame's local holds the class object of the class it invokes.
+            jdk.h.frame_local_at(main.object(), thread, 0);
+            jdk.build()
+        });
+        assert_eq!(
+            reported(&outcome),
+            ["STATIC_FIELD Main.SESSIONS -> instance of java.util.ArrayList"],
+            "under {frame_class}.{method}: {outcome:?}"
+        );
+        assert!(outcome.ignored.is_empty(), "{:?}", outcome.ignored);
+    }
+    // The twin: the JDK's own cache in the same class is still ignored.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let cached = jdk.items(loops);
+        let cache = jdk.array_list(&cached);
+        jdk.holder("java.lang.invoke.LambdaForm", "LF_CACHE", cache);
+        jdk.build()
+    });
+    assert!(outcome.growing.is_empty());
+    assert_eq!(outcome.ignored.len(), 1);
+}
+
+#[test]
 fn a_search_cut_short_by_its_time_budget_says_so() {
     let mut search = GrowthSearch::new(SearchConfig::default());
     let mut loops = DEFAULT_WARMUP_LOOPS;

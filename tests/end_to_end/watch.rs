@@ -51,11 +51,21 @@ struct Service {
 
 impl Service {
     fn start(name: &str, jvm_args: &[&str], args: &[&str], uid: Option<u32>) -> Service {
+        Service::start_on(&java(), name, jvm_args, args, uid)
+    }
+
+    fn start_on(
+        java: &Path,
+        name: &str,
+        jvm_args: &[&str],
+        args: &[&str],
+        uid: Option<u32>,
+    ) -> Service {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("watch-service-{name}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("Service.java"), SERVICE_JAVA).unwrap();
-        let mut command = Command::new(java());
+        let mut command = Command::new(java);
         command
             .args(jvm_args)
             .arg("Service.java")
@@ -195,6 +205,31 @@ fn periodic_watch_finds_the_field_that_leaks_and_shows_the_class_trend() {
     assert!(first_growing < first_dump, "{log}");
     assert!(log.contains("no class keeps growing yet"), "{log}");
     assert!(service.alive(), "watching leaves the JVM running");
+}
+
+/// Where the brief's second JDK is installed.
+const JDK_25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+#[test]
+fn periodic_watch_on_jdk_25_finds_the_leak_below_the_launchers_method_handle_frame() {
+    let java = Path::new(JDK_25).join("bin/java");
+    if !java.exists() {
+        eprintln!("skipped: no JDK 25 at {JDK_25}");
+        return;
+    }
+    // JDK 25's source launcher calls main through a method handle: the class is reached
+    // through a `LambdaForm$MH.invoke` frame, which the JDK's ignore rules must not hide.
+    let service = Service::start_on(&java, "leak-25", &[], &[], None);
+    let output = watch(
+        "leak-25",
+        service.pid(),
+        &["--every", "300ms", "--for", "120s", "--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(
+        growing_targets(&json(&output)),
+        ["STATIC_FIELD Service.SESSIONS -> instance of java.util.HashMap"]
+    );
 }
 
 #[test]
