@@ -20,7 +20,7 @@ chmod 700 "$work"
 trap 'rm -rf "$work"' EXIT
 javac --release 17 -nowarn -d "$work/corpus" $(find tests/corpus/src -name '*.java') 2>/dev/null
 
-stats() { sort -n | awk '{a[NR]=$1} END {printf "%s|%s|%s", a[int((NR+1)/2)], a[1], a[NR]}'; }
+stats() { sort -n | awk '{a[NR]=$1} END {printf "%s|%s|%s\n", a[int((NR+1)/2)], a[1], a[NR]}'; }
 
 echo "| heap | dumps | dump MB each | median s (range) | median peak RSS MB (range) | peak RSS − one dump, B/object |"
 echo "|---|---|---|---|---|---|"
@@ -38,7 +38,8 @@ for size in $sizes; do
         : >"$work/s"; : >"$work/m"
         for _ in $(seq "$runs"); do
             /usr/bin/time -f "%e %M" -o "$work/t" "$bin" diff "${dumps[@]:0:$count}" >/dev/null 2>&1 || true
-            read -r secs kb <"$work/t"
+            # The last line: time also writes "Command exited with non-zero status 1" (growth).
+            read -r secs kb < <(tail -n 1 "$work/t")
             echo "$secs" >>"$work/s"
             echo "$kb" >>"$work/m"
         done
