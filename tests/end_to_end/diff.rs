@@ -11,7 +11,7 @@ use heapgrowth::heap::{FieldType, RootKind};
 use heapgrowth::hprof::builder::{DumpOptions, HeapBuilder};
 use serde_json::Value;
 
-use super::support::{corpus_classes, json};
+use super::support::{corpus_classes, entries, json};
 
 /// Leaks and their clean twins: `run` and `diff` of its dumps must agree on each.
 const SCENARIOS: &[&str] = &[
@@ -56,15 +56,6 @@ fn diff(tmp: &Path, dumps: &[PathBuf], extra: &[&str]) -> Output {
         .args(dumps)
         .args(extra);
     command.output().expect("heapgrowth runs")
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// The dumps of one `run` of every scenario, kept with `--keep-dumps all`, and run's JSON

@@ -166,3 +166,13 @@ pub fn json(output: &Output) -> serde_json::Value {
         )
     })
 }
+
+/// The names in `dir`, sorted (what a run left in its $TMPDIR).
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::support::corpus_classes;
+use super::support::{corpus_classes, entries};
 
 /// A fresh, empty $TMPDIR for one test.
 fn fresh_tmp(name: &str) -> PathBuf {
@@ -89,15 +89,6 @@ fn run_in(tmp: &Path, mut command: Command) -> Run {
 fn run(name: &str, scenarios: &[&str], extra: &[&str]) -> Run {
     let tmp = fresh_tmp(name);
     run_in(&tmp, command(&tmp, scenarios, extra))
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::support::json;
+use super::support::{entries, json};
 
 /// Puts 200 sessions in a map every 50 ms; `clean` keeps the map at 500. A list of buffers
 /// churns (cleared at 1000) either way. `exit-soon` exits after 3 s.
@@ -120,15 +120,6 @@ fn fresh_tmp(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).unwrap();
     tmp
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 fn watch_command(tmp: &Path, pid: u32, extra: &[&str]) -> Command {
