@@ -214,7 +214,18 @@ impl HeapGraph {
     /// The object's HPROF id (its address when the dump was taken).
     #[inline]
     pub fn id(&self, o: ObjectIndex) -> u64 {
-        self.ids.id(o)
+        if let Some(id) = self.ids.stored_id(o) {
+            return id;
+        }
+        // Every object record (instance, array, class dump) starts with its tag, then its id.
+        let id = self.record(o).get(1..).and_then(|bytes| {
+            if self.id_size == 8 {
+                Id8::read(bytes)
+            } else {
+                Id4::read(bytes)
+            }
+        });
+        id.expect("an indexed record holds its id")
     }
 
     /// The object with this HPROF id, if the dump has a record for it.

@@ -12,33 +12,49 @@ use crate::parallel::{self, on_each};
 /// rank counts: one cache line answers whether an id exists and which index it has. Pages of
 /// the address space without objects cost 4 bytes. When the ids are spread too thinly for that
 /// to pay (corrupt or unusual dumps), a directory over the sorted ids takes over.
+///
+/// With the bitmap, the sorted ids themselves are not kept (8 bytes per object, the largest
+/// array of the model): every object's record starts with its id, so `index → id` reads it
+/// there ([`crate::heap::HeapGraph::id`]). The directory needs them for its binary search.
 pub(crate) struct IdIndex {
-    /// Strictly ascending; `index → id`.
-    ids: Vec<u64>,
+    len: usize,
     lookup: Lookup,
 }
 
 enum Lookup {
     Bitmap(RankBitmap),
-    Directory(Directory),
+    Directory {
+        /// Strictly ascending; `index → id`.
+        ids: Vec<u64>,
+        directory: Directory,
+    },
 }
 
 impl IdIndex {
     /// Builds the lookup over `ids`, which must be strictly ascending.
     pub(crate) fn new(ids: Vec<u64>) -> IdIndex {
         debug_assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        let len = ids.len();
         let lookup = match RankBitmap::new(&ids) {
             Some(bitmap) => Lookup::Bitmap(bitmap),
-            None => Lookup::Directory(Directory::new(&ids)),
+            None => Lookup::Directory {
+                directory: Directory::new(&ids),
+                ids,
+            },
         };
-        IdIndex { ids, lookup }
+        IdIndex { len, lookup }
     }
 
     /// The same, always with the directory (to test it).
     #[cfg(test)]
     fn with_directory(ids: Vec<u64>) -> IdIndex {
-        let lookup = Lookup::Directory(Directory::new(&ids));
-        IdIndex { ids, lookup }
+        IdIndex {
+            len: ids.len(),
+            lookup: Lookup::Directory {
+                directory: Directory::new(&ids),
+                ids,
+            },
+        }
     }
 
     /// The dense index of `id`, if an object has it.
@@ -46,25 +62,29 @@ impl IdIndex {
     pub(crate) fn index_of(&self, id: u64) -> Option<u32> {
         match &self.lookup {
             Lookup::Bitmap(bitmap) => bitmap.rank_of(id),
-            Lookup::Directory(directory) => directory.index_of(&self.ids, id),
+            Lookup::Directory { ids, directory } => directory.index_of(ids, id),
         }
     }
 
+    /// The id of object `index` where the index keeps ids (the directory); `None` with the
+    /// bitmap, where the object's record has it.
     #[inline(always)]
-    pub(crate) fn id(&self, index: u32) -> u64 {
-        self.ids[index as usize]
+    pub(crate) fn stored_id(&self, index: u32) -> Option<u64> {
+        match &self.lookup {
+            Lookup::Bitmap(_) => None,
+            Lookup::Directory { ids, .. } => ids.get(index as usize).copied(),
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.ids.len()
+        self.len
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {
-        let lookup = match &self.lookup {
+        match &self.lookup {
             Lookup::Bitmap(bitmap) => bitmap.heap_bytes(),
-            Lookup::Directory(directory) => directory.heap_bytes(),
-        };
-        self.ids.capacity() * 8 + lookup
+            Lookup::Directory { ids, directory } => ids.capacity() * 8 + directory.heap_bytes(),
+        }
     }
 }
 
@@ -579,7 +599,13 @@ mod tests {
         for (index, lookup) in both_lookups(ids) {
             for (i, &id) in ids.iter().enumerate() {
                 assert_eq!(index.index_of(id), Some(i as u32), "{lookup}: id {id:x}");
-                assert_eq!(index.id(i as u32), id);
+                // The directory keeps the ids; the bitmap leaves them to the records.
+                let stored = index.stored_id(i as u32);
+                assert!(
+                    stored.is_none() || stored == Some(id),
+                    "{lookup}: id {id:x}"
+                );
+                assert_eq!(stored.is_some(), lookup == "directory", "{lookup}");
             }
             for &probe in probes {
                 assert_eq!(
@@ -649,7 +675,7 @@ mod tests {
         let sparse: Vec<u64> = (0..5000u64).map(|i| i * ((1 << 40) + 8)).collect();
         assert!(matches!(
             IdIndex::new(sparse.clone()).lookup,
-            Lookup::Directory(_)
+            Lookup::Directory { .. }
         ));
         assert_finds_exactly(&sparse, &[1, (3 << 40) + 16, u64::MAX]);
         // Perfectly aligned ids far apart are dense in units of their alignment.
@@ -666,7 +692,8 @@ mod tests {
         let ids: Vec<u64> = (0..100_000u64).map(|i| 0x7_0000_0000 + i * 32).collect();
         let index = IdIndex::new(ids);
         assert!(matches!(index.lookup, Lookup::Bitmap(_)));
-        let lookup_bytes = index.heap_bytes() - 100_000 * 8;
+        // The bitmap keeps no id array: what it holds is the lookup alone.
+        let lookup_bytes = index.heap_bytes();
         assert!(lookup_bytes < 100_000, "{lookup_bytes} bytes for 100k ids");
     }
 
