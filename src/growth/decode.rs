@@ -26,7 +26,7 @@ const DECODE_BLOCK: usize = 4096;
 /// Blocks queued for decoding ahead of the grouping. Grouping one block can take much longer
 /// than decoding the next (or the other way round); some slack keeps both threads busy
 /// through such stretches.
-const BLOCKS_AHEAD: usize = 16;
+const BLOCKS_AHEAD: usize = 4;
 
 /// How many collections ahead the decoder fetches the first records of their internals.
 const CONTAINERS_AHEAD: usize = 8;
@@ -226,7 +226,21 @@ struct DecodedBlockInternals {
     steps: Vec<Step>,
 }
 
+/// Steps a spare block keeps room for, at most: what a block of ordinary objects needs
+/// (a few per object), not what the block that held a large collection's internals grew to.
+const SPARE_STEPS: usize = 8 * DECODE_BLOCK;
+
 impl DecodedBlock {
+    /// Gives back the room a large object's steps took, before the block waits as a spare:
+    /// spares kept every block's largest size, at the analysis's memory peak (15 bytes per
+    /// object on the benchmark heap, a third of the peak).
+    fn trim(&mut self) {
+        self.steps.shrink_to(SPARE_STEPS);
+        self.internals.ids.shrink_to(SPARE_STEPS);
+        self.internals.ends.shrink_to(SPARE_STEPS);
+        self.internals.steps.shrink_to(SPARE_STEPS);
+    }
+
     /// The steps of the object at `index` in the block, and its traced internals.
     fn object(&self, index: usize) -> (DecodedObject, &[Step], TracedInternals<'_>) {
         let (steps_start, internals_start) = match index.checked_sub(1) {
@@ -597,6 +611,8 @@ pub(super) fn walk_in_order(
                 let (decoded, steps, internals) = block.object(i);
                 walk.expand(object, node, decoded, steps, internals);
             }
+            let mut block = block;
+            block.trim();
             spares.push(block);
         }
     });

@@ -8,6 +8,8 @@
 //! it would need several more arrays per object for an answer that, for groups of objects
 //! rather than single objects, is the same set as this one.
 
+use super::bitset::BitSet;
+use super::names::FastMap;
 use super::roots::{NonStrongFields, RootSet};
 use super::tree::{NodeId, ObjectNodes};
 use crate::heap::{HeapGraph, ObjectIndex, ObjectKind};
@@ -35,37 +37,34 @@ pub fn retained_sizes(
 
     let non_strong = NonStrongFields::new(graph);
     let roots = RootSet::new(graph);
-    // Everything still reachable without the groups.
-    let mut reached = vec![false; count];
-    let mut queue: Vec<ObjectIndex> = Vec::new();
-    let mut in_group = vec![false; count];
+    // Everything still reachable without the groups. Bit sets and a depth-first stack: this
+    // runs beside the model and the path tree's arrays, at the peak of the analysis's memory.
+    let mut in_group = BitSet::new(count);
     for group in &members {
         for &object in group {
-            in_group[object as usize] = true;
+            in_group.test_and_set(object);
         }
     }
-    let visit = |object: ObjectIndex, queue: &mut Vec<ObjectIndex>, reached: &mut Vec<bool>| {
-        if !reached[object as usize] && !in_group[object as usize] {
-            reached[object as usize] = true;
-            queue.push(object);
+    let mut reached = BitSet::new(count);
+    let mut stack: Vec<ObjectIndex> = Vec::new();
+    let visit = |object: ObjectIndex, stack: &mut Vec<ObjectIndex>, reached: &mut BitSet| {
+        if !in_group.contains(object) && !reached.test_and_set(object) {
+            stack.push(object);
         }
     };
     for entry in &roots.entries {
-        visit(entry.object, &mut queue, &mut reached);
+        visit(entry.object, &mut stack, &mut reached);
     }
     for &class in objects.late_roots() {
-        visit(class, &mut queue, &mut reached);
+        visit(class, &mut stack, &mut reached);
     }
-    let mut head = 0;
     let mut targets = Vec::new();
-    while head < queue.len() {
-        let object = queue[head];
-        head += 1;
+    while let Some(object) = stack.pop() {
         for edge in roots.implicit_edges(object) {
-            visit(edge.target(), &mut queue, &mut reached);
+            visit(edge.target(), &mut stack, &mut reached);
         }
         if let Some(class) = class_object(graph, object) {
-            visit(class, &mut queue, &mut reached);
+            visit(class, &mut stack, &mut reached);
         }
         targets.clear();
         graph.for_each_reference(object, |r| {
@@ -74,26 +73,24 @@ pub fn retained_sizes(
             }
         });
         for &target in &targets {
-            visit(target, &mut queue, &mut reached);
+            visit(target, &mut stack, &mut reached);
         }
     }
 
-    // How many groups reach each retained object, then each group's share.
-    let mut shares = vec![0u16; count];
-    let mut stamp = vec![u32::MAX; count];
+    // What each group retains: what it reaches that nothing else does. `seen` marks the
+    // current group's objects and is cleared after it, through its set.
+    let mut seen = BitSet::new(count);
     let mut retained_sets: Vec<Vec<ObjectIndex>> = Vec::with_capacity(groups.len());
-    for (group, group_members) in members.iter().enumerate() {
+    for group_members in &members {
         let mut set = Vec::new();
         let mut stack: Vec<ObjectIndex> = group_members.clone();
         for &object in group_members {
-            stamp[object as usize] = group as u32;
+            seen.test_and_set(object);
         }
         while let Some(object) = stack.pop() {
             set.push(object);
-            shares[object as usize] = shares[object as usize].saturating_add(1);
             let mut follow = |target: ObjectIndex| {
-                if !reached[target as usize] && stamp[target as usize] != group as u32 {
-                    stamp[target as usize] = group as u32;
+                if !reached.contains(target) && !seen.test_and_set(target) {
                     stack.push(target);
                 }
             };
@@ -109,13 +106,17 @@ pub fn retained_sizes(
                 follow(class);
             }
         }
+        for &object in &set {
+            seen.remove(object);
+        }
         retained_sets.push(set);
     }
+    let shares = shares_of(&retained_sets);
     retained_sets
         .iter()
         .map(|set| {
             let (objects, bytes) = set.iter().fold((0f64, 0f64), |(objects, bytes), &object| {
-                let share = f64::from(shares[object as usize].max(1));
+                let share = f64::from(shares.get(&object).copied().unwrap_or(1));
                 (
                     objects + 1.0 / share,
                     bytes + graph.shallow_size(object) as f64 / share,
@@ -127,6 +128,23 @@ pub fn retained_sizes(
             }
         })
         .collect()
+}
+
+/// How many of `sets` hold each object that more than one holds (the others: one). Memory in
+/// proportion to the retained objects, not to the heap.
+fn shares_of(sets: &[Vec<ObjectIndex>]) -> FastMap<ObjectIndex, u16> {
+    let mut shared = FastMap::default();
+    if sets.len() < 2 {
+        return shared;
+    }
+    let mut all: Vec<ObjectIndex> = sets.iter().flatten().copied().collect();
+    all.sort_unstable();
+    for run in all.chunk_by(|a, b| a == b) {
+        if run.len() > 1 {
+            shared.insert(run[0], run.len().min(u16::MAX as usize) as u16);
+        }
+    }
+    shared
 }
 
 /// The class object of `object`'s class: an instance or array keeps its class (and so the
