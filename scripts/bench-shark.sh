@@ -73,8 +73,8 @@ timed() {
 echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo);" \
     "$(java -version 2>&1 | head -n1); shark 3.0-alpha-8 with -Xmx$xmx; $runs runs each, alternating."
 echo
-echo "| heap | dumps | tool | time s, median (range) | peak memory MB, median (range) | peak RSS MB, median (range) | growing |"
-echo "|---|---|---|---|---|---|---|"
+echo "| heap | dumps | tool | time s, median (range) | peak memory MB, median (range) | peak RSS MB, median (range) | dumps read | growing |"
+echo "|---|---|---|---|---|---|---|---|"
 ratios=()
 for heap in $heaps; do
     mkdir -p "$work/dumps"
@@ -106,11 +106,13 @@ for heap in $heaps; do
         for tool in shark heapgrowth; do
             ms_median=$(median <"$work/$tool.ms")
             growing=$(grep -c '^growing: ' "$work/$tool.out" || true)
-            printf '| %s | %d | %s | %.2f (%s) | %s (%s) | %s (%s) | %s |\n' "$stem" "$count" "$tool" \
+            # Shark stops at the first diff that finds nothing growing, as its CLI does.
+            read_dumps=$(value traversals "$work/$tool.out")
+            printf '| %s | %d | %s | %.2f (%s) | %s (%s) | %s (%s) | %s | %s |\n' "$stem" "$count" "$tool" \
                 "$(awk -v m="$ms_median" 'BEGIN {print m / 1000}')" \
                 "$(awk '{printf "%.2f\n", $1 / 1000}' "$work/$tool.ms" | range)" \
                 "$(median <"$work/$tool.mb")" "$(range <"$work/$tool.mb")" \
-                "$(median <"$work/$tool.rss")" "$(range <"$work/$tool.rss")" "$growing"
+                "$(median <"$work/$tool.rss")" "$(range <"$work/$tool.rss")" "${read_dumps:-$count}" "$growing"
         done
         ratios+=("| $stem | $count | $(median <"$work/ratio.ms") ($(range <"$work/ratio.ms")) | $(median <"$work/ratio.mb") ($(range <"$work/ratio.mb")) |")
     done
