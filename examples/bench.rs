@@ -13,7 +13,8 @@
 //! live heap dump, read, analysis. It prints one markdown row per snapshot: dump, parse and
 //! analysis time, the ratio (parse + analysis) / dump, and memory per object measured by a
 //! counting allocator: what the heap model holds, what the search keeps between snapshots,
-//! and the peak of the parse and analysis together. The JVM's own memory is not included.
+//! and the peak of the parse and analysis together (the JVM's own memory is not included); and
+//! the dump file's size.
 //! With `HEAPGROWTH_BENCH_KEEP=DIR` the dumps are copied to `DIR` for `examples/replay.rs` and
 //! `scripts/bench-shark.sh`: every snapshot as `live-1M-1.hprof`, `live-1M-2.hprof`, ... (two
 //! loops apart, as a series for a growth search) and the last one also as `live-1M.hprof` (a
@@ -96,8 +97,8 @@ fn main() {
             .map(|a| a.parse().expect("sizes are numbers of objects"))
             .collect()
     };
-    println!("| heap | snapshot | objects | dump ms | parse ms | analysis ms | (parse+analysis)/dump | model B/obj | kept B/obj | peak B/obj |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| heap | snapshot | objects | dump ms | parse ms | analysis ms | (parse+analysis)/dump | model B/obj | kept B/obj | peak B/obj | dump MB |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for size in sizes {
         let status = Command::new(std::env::current_exe().unwrap())
             .args(["--heap", shape.name(), "--child", &size.to_string()])
@@ -164,6 +165,7 @@ fn child(shape: Shape, objects: u64) {
         let started = Instant::now();
         jvm.dump_heap(&path).unwrap();
         let dump_ms = started.elapsed().as_secs_f64() * 1e3;
+        let dump_mb = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
         // Read the file once so the parse is timed with the dump in the page cache, as it is
         // right after the JVM wrote it.
         let kept_before = counting_allocator::live_bytes();
@@ -192,7 +194,7 @@ fn child(shape: Shape, objects: u64) {
         let kept = counting_allocator::live_bytes() as f64 - kept_before as f64;
         let peak = (counting_allocator::peak_bytes() - kept_before) as f64;
         println!(
-            "| {label} | {snapshot} | {count} | {dump_ms:.0} | {parse_ms:.0} | {analysis_ms:.0} | {:.2} | {:.1} | {:.2} | {:.1} |",
+            "| {label} | {snapshot} | {count} | {dump_ms:.0} | {parse_ms:.0} | {analysis_ms:.0} | {:.2} | {:.1} | {:.2} | {:.1} | {dump_mb:.0} |",
             (parse_ms + analysis_ms) / dump_ms,
             model as f64 / count,
             kept / count,

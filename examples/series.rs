@@ -16,10 +16,10 @@
 //! ```text
 //! dump=1 ms=...                  read + analysis of dump 1
 //! growing: <the last step of each growing node's path>
-//! total_ms=... growing=... peak_mb=... peak_b_per_object=...
+//! total_ms=... growing=... objects=... peak_mb=... peak_b_per_object=...
 //! ```
 //!
-//! `peak_mb` is the most heap memory the process's Rust allocations held at once (a counting
+//! `objects` is the largest dump's object count; `peak_mb` is the most heap memory the process's Rust allocations held at once (a counting
 //! global allocator), from the first read to the end; the mapped dump files are not counted
 //! (they are the page cache's; `/usr/bin/time -v` shows them in the resident set).
 
@@ -81,7 +81,7 @@ fn main() {
         println!("growing: {}", last_step.unwrap_or_default());
     }
     println!(
-        "total_ms={total_ms:.0} growing={} peak_mb={:.1} peak_b_per_object={:.1}",
+        "total_ms={total_ms:.0} growing={} objects={most_objects} peak_mb={:.1} peak_b_per_object={:.1}",
         outcome.growing.len(),
         peak as f64 / 1e6,
         peak as f64 / most_objects as f64

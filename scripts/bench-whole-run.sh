@@ -7,8 +7,10 @@
 #
 # For every run it also reads the JSON report's timings and prints the snapshot cost of the
 # whole run: (parse + analysis) summed over ALL snapshots of the run, divided by the sum of the
-# dump times (issue 16's goal: at most 0.35), with the sums of each phase and the first
-# snapshot's ratio alone. Then the median of RUNS runs (default 5) per binary and scenario.
+# dump times (issue 16's goal: at most 0.35), with the sums of each phase, the first
+# snapshot's ratio alone and the analysis time of each snapshot ("rest" is the wall time less
+# the phases: the JVM's start, the scenario's constructor, the loops, settling and the
+# collections before dumps). Then the median of RUNS runs (default 5) per binary and scenario.
 #
 #   scripts/bench-whole-run.sh OLD_BINARY [NEW_BINARY] [RUNS]
 #   scripts/bench-whole-run.sh - [NEW_BINARY] [RUNS]     # one binary only: a baseline
@@ -44,21 +46,22 @@ cases=(
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 range() { sort -n | awk 'NR==1 {lo=$1} {hi=$1} END {print lo "–" hi}'; }
 # The run's phase sums from its JSON report: snapshots loops dump parse analysis attribution
-# first-snapshot-ratio.
+# first-snapshot-ratio analysis-per-snapshot.
 phases() {
     jq -r '.scenarios[0] | .timings_ms as $t
         | [.snapshots, .loops, ($t.dump | add // 0), ($t.parse | add // 0),
            ($t.analysis | add // 0), ($t.attribution | add // 0),
            (if ($t.dump | length) > 0 and $t.dump[0] > 0
-            then (($t.parse[0] + $t.analysis[0]) / $t.dump[0]) else 0 end)]
+            then (($t.parse[0] + $t.analysis[0]) / $t.dump[0]) else 0 end),
+           ($t.analysis | map(tostring) | join("/"))]
         | @tsv' "$1"
 }
 
 : >"$work/summary"
 echo "Per run (ms; ratio = (parse + analysis) / dump, summed over all snapshots of the run):"
 echo
-echo "| scenario | binary | run | wall | snapshots | loops | dump | parse | analysis | attribution | rest | ratio | first snapshot's ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| scenario | binary | run | wall | snapshots | loops | dump | parse | analysis | attribution | rest | ratio | first snapshot's ratio | analysis per snapshot |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for case in "${cases[@]}"; do
     IFS='|' read -r name classpath scenario extra <<<"$case"
     if [[ -n "$filter" && "$name" != *"$filter"* ]]; then
@@ -79,16 +82,16 @@ for case in "${cases[@]}"; do
             wall=$(( ($(date +%s%N) - started) / 1000000 ))
             echo "$wall" >>"$work/$b.times"
             if [ -s "$work/report.json" ]; then
-                IFS=$'\t' read -r snapshots loops dump parse analysis attribution first <<<"$(phases "$work/report.json")"
+                IFS=$'\t' read -r snapshots loops dump parse analysis attribution first each <<<"$(phases "$work/report.json")"
             else
-                snapshots='?' loops='?' dump=0 parse=0 analysis=0 attribution=0 first=0
+                snapshots='?' loops='?' dump=0 parse=0 analysis=0 attribution=0 first=0 each=
             fi
             ratio=$(awk -v d="$dump" -v p="$parse" -v a="$analysis" 'BEGIN {printf "%.2f", (d > 0 ? (p + a) / d : 0)}')
             echo "$ratio" >>"$work/$b.ratios"
             echo "$snapshots|$loops|$status" >"$work/$b.last"
-            printf '| %s | %s | %d | %d | %s | %s | %d | %d | %d | %d | %d | %s | %.2f |\n' "$name" "$bin" "$run" \
+            printf '| %s | %s | %d | %d | %s | %s | %d | %d | %d | %d | %d | %s | %.2f | %s |\n' "$name" "$bin" "$run" \
                 "$wall" "$snapshots" "$loops" "$dump" "$parse" "$analysis" "$attribution" \
-                $((wall - dump - parse - analysis - attribution)) "$ratio" "$first"
+                $((wall - dump - parse - analysis - attribution)) "$ratio" "$first" "$each"
         done
     done
     for b in "${!bins[@]}"; do
