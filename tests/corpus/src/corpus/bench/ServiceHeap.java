@@ -22,8 +22,12 @@
  *                         the start: bounded, it only churns
  *
  * Per-object counts (ServiceHeap$Product and its strings, boxes and map nodes, ...) are in
- * the OBJECTS_PER_* constants below; with them the built heap comes within a few percent of N
- * (JDK 17.0.15: N = 1,000,000 gave a live dump of 1,0xx,xxx objects; see docs/bench.md).
+ * the OBJECTS_PER_* constants below; with them the built heap comes within a few percent of N.
+ * Measured (JDK 17.0.15, 2 cores): N = 1,000,000: 8,823 products, 13,157 users, 6,666
+ * sessions; jmap -histo:live total 1,034,284 objects (32.8 MB), of which about 33,000 are the
+ * JVM's; the live dump 52.7 MB with 1,035,792 objects. Most numerous: HashMap$Node 192,421,
+ * byte[] 142,042, String 136,950, Long 128,892, HashMap 55,992 (and as many tables), Event,
+ * OrderLine and LinkedList$Node 39,996 each, Object[] 31,129, ArrayList 29,927.
  * Everything is deterministic (indices and fixed arithmetic, no Random, no clock).
  *
  * Each run() serves REQUESTS_PER_LOOP (20) requests: each puts a RequestContext (a request id
@@ -37,7 +41,7 @@
  * Growing node: ... INSTANCE_FIELD corpus.bench.ServiceHeap.inFlight -> java.util.HashMap
  *   => corpus.bench.ServiceHeap$RequestContext, +3 per loop (11 objects each, with its map
  *   node: the context, its id string, a Long, the headers map with 2 nodes and a path string).
- * Growing call: corpus.bench.ServiceHeap.serve(ServiceHeap.java:391).
+ * Growing call: corpus.bench.ServiceHeap.serve(ServiceHeap.java:395).
  */
 package corpus.bench;
 
