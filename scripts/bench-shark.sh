@@ -60,8 +60,8 @@ series=$target/release/examples/series
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 range() { sort -n | awk 'NR==1 {lo=$1} {hi=$1} END {print lo "–" hi}'; }
-# value KEY FILE: the value of the last `KEY=value` in FILE.
-value() { grep -o "$1=[0-9.]*" "$2" | tail -n1 | cut -d= -f2; }
+# value KEY FILE: the value of the last `KEY=value` in FILE, or nothing.
+value() { { grep -o "$1=[0-9.]*" "$2" || true; } | tail -n1 | cut -d= -f2; }
 # timed OUT CMD...: runs CMD with stdout to OUT and records wall seconds and peak RSS (KB) in
 # OUT.time.
 timed() {
