@@ -61,7 +61,9 @@ timed_java() {
     local prefix=$1 started
     shift
     started=$(date +%s%N)
-    java -Djava.io.tmpdir="$work/tmp" "$@" >"$prefix.log" 2>&1 || true
+    # The engine makes its private dump directories in $TMPDIR, the JVM's own temporary files
+    # go to java.io.tmpdir: both under $work, which the trap removes.
+    TMPDIR=$work/tmp java -Djava.io.tmpdir="$work/tmp" "$@" >"$prefix.log" 2>&1 || true
     echo $(( ($(date +%s%N) - started) / 1000000 )) >"$prefix.ms"
 }
 

@@ -78,7 +78,7 @@ echo "|---|---|---|---|---|---|---|---|"
 ratios=()
 for heap in $heaps; do
     mkdir -p "$work/dumps"
-    HEAPGROWTH_BENCH_KEEP=$work/dumps "$target/release/examples/bench" --heap "$heap" "$objects" >"$work/bench.out"
+    TMPDIR=$work HEAPGROWTH_BENCH_KEEP=$work/dumps "$target/release/examples/bench" --heap "$heap" "$objects" >"$work/bench.out"
     stem=$(cd "$work/dumps" && ls ./*-1.hprof | sed 's|^\./||; s/-1\.hprof$//')
     for count in 2 3; do
         dumps=()

@@ -28,7 +28,7 @@ filter=${CASES:-}
 command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 2; }
 [ "$new" != target/release/heapgrowth ] || cargo build --release --locked --bin heapgrowth >&2
 if [ "$old" = - ]; then bins=("$new"); else bins=("$old" "$new"); fi
-work=$(mktemp -d)
+work=$(mktemp -d)  # also $TMPDIR of the runs: their dumps' private directories go under it
 trap 'rm -rf "$work"' EXIT
 javac --release 17 -nowarn -d "$work/cart" $(find examples/cart/src -name '*.java')
 javac --release 17 -nowarn -d "$work/corpus" $(find tests/corpus/src -name '*.java')
@@ -75,7 +75,7 @@ for case in "${cases[@]}"; do
             started=$(date +%s%N)
             set +e
             # shellcheck disable=SC2086
-            "$bin" run --classpath "$classpath" --scenario "$scenario" $extra \
+            TMPDIR=$work "$bin" run --classpath "$classpath" --scenario "$scenario" $extra \
                 --format json --output "$work/report.json" 2>/dev/null
             status=$?
             set -e
