@@ -3,63 +3,89 @@
 //! ```text
 //! cargo run --release --example bench                 # 1 M and 5 M objects, 3 snapshots each
 //! cargo run --release --example bench -- 2000000      # other sizes
+//! cargo run --release --example bench -- --heap service 1000000   # the service-shaped heap
 //! ```
 //!
-//! For each size a child process (one JVM per process) starts the JVM, builds the heap with the
-//! corpus scenario `corpus.bench.LiveObjects`, and takes snapshots as `heapgrowth run` does:
+//! For each size a child process (one JVM per process) starts the JVM, builds the heap with a
+//! corpus scenario, `corpus.bench.LiveObjects` (`--heap live`, the default: one big map of small
+//! records) or `corpus.bench.ServiceHeap` (`--heap service`: many maps, strings, boxed values
+//! and deeper graphs, as a web service's heap), and takes snapshots as `heapgrowth run` does:
 //! live heap dump, read, analysis. It prints one markdown row per snapshot: dump, parse and
 //! analysis time, the ratio (parse + analysis) / dump, and memory per object measured by a
 //! counting allocator: what the heap model holds, what the search keeps between snapshots,
-//! and the peak of the parse and analysis together. The JVM's own memory is not included.
-//! With `HEAPGROWTH_BENCH_KEEP=DIR` the dumps are copied to `DIR` (`live-1M.hprof`, ...) for
-//! `examples/replay.rs`.
+//! and the peak of the parse and analysis together (the JVM's own memory is not included); and
+//! the dump file's size.
+//! With `HEAPGROWTH_BENCH_KEEP=DIR` the dumps are copied to `DIR` for `examples/replay.rs` and
+//! `scripts/bench-shark.sh`: every snapshot as `live-1M-1.hprof`, `live-1M-2.hprof`, ... (two
+//! loops apart, as a series for a growth search) and the last one also as `live-1M.hprof` (a
+//! hard link, no second copy); `service-1M-...` for the service heap.
+//! `HEAPGROWTH_BENCH_XMX` sets the JVM's `-Xmx` (default 8g: the 80 M-object heap needs more).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use heapgrowth::growth::{GrowthSearch, SearchConfig};
 use heapgrowth::jvm::{Jvm, JvmOptions};
 use heapgrowth::tempdir::PrivateTempDir;
 
-/// Counts live and peak heap bytes of this process's Rust allocations.
-struct CountingAllocator;
+#[path = "support/counting_allocator.rs"]
+mod counting_allocator;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// Safety: delegates to the system allocator and only adds counting.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // Safety: same contract as the caller's.
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        pointer
-    }
-
-    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        // Safety: same contract as the caller's.
-        unsafe { System.dealloc(pointer, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-}
+use counting_allocator::CountingAllocator;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const DEFAULT_SIZES: [u64; 2] = [1_000_000, 5_000_000];
 const SNAPSHOTS: u32 = 3;
+/// The JVM's `-Xmx` unless `HEAPGROWTH_BENCH_XMX` says otherwise: room for 5 M objects and
+/// the dump's own buffers.
+const DEFAULT_XMX: &str = "8g";
+
+/// The shape of the benchmark heap: which corpus scenario builds it.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `corpus.bench.LiveObjects`: a `HashMap` of customers, 12 objects each.
+    Live,
+    /// `corpus.bench.ServiceHeap`: catalog, users, sessions and a cache, as a service's heap.
+    Service,
+}
+
+impl Shape {
+    fn parse(name: &str) -> Shape {
+        match name {
+            "live" => Shape::Live,
+            "service" => Shape::Service,
+            _ => panic!("--heap is live or service, not {name:?}"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Shape::Live => "live",
+            Shape::Service => "service",
+        }
+    }
+
+    fn scenario(self) -> &'static str {
+        match self {
+            Shape::Live => "corpus.bench.LiveObjects",
+            Shape::Service => "corpus.bench.ServiceHeap",
+        }
+    }
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut shape = Shape::Live;
+    if let Some(at) = args.iter().position(|a| a == "--heap") {
+        shape = Shape::parse(args.get(at + 1).expect("--heap live|service"));
+        args.drain(at..at + 2);
+    }
     if let [flag, size] = args.as_slice() {
         if flag == "--child" {
-            child(size.parse().expect("a number of objects"));
+            child(shape, size.parse().expect("a number of objects"));
             return;
         }
     }
@@ -70,11 +96,11 @@ fn main() {
             .map(|a| a.parse().expect("sizes are numbers of objects"))
             .collect()
     };
-    println!("| heap | snapshot | objects | dump ms | parse ms | analysis ms | (parse+analysis)/dump | model B/obj | kept B/obj | peak B/obj |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| heap | snapshot | objects | dump ms | parse ms | analysis ms | (parse+analysis)/dump | model B/obj | kept B/obj | peak B/obj | dump MB |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for size in sizes {
         let status = Command::new(std::env::current_exe().unwrap())
-            .args(["--child", &size.to_string()])
+            .args(["--heap", shape.name(), "--child", &size.to_string()])
             .status()
             .expect("the benchmark child runs");
         assert!(status.success(), "the benchmark for {size} objects failed");
@@ -103,20 +129,21 @@ fn compile_bench_scenario() -> PathBuf {
     classes
 }
 
-fn child(objects: u64) {
+fn child(shape: Shape, objects: u64) {
     let classes = compile_bench_scenario();
+    let xmx = std::env::var("HEAPGROWTH_BENCH_XMX").unwrap_or_else(|_| DEFAULT_XMX.into());
     let jvm = Jvm::start(&JvmOptions {
         java_home: None,
         classpath: vec![classes],
         jvm_args: vec![
             format!("-Dheapgrowth.bench.objects={objects}"),
-            "-Xmx8g".into(),
+            format!("-Xmx{xmx}"),
         ],
         ..JvmOptions::default()
     })
     .expect("the JVM starts");
     let mut scenario = jvm
-        .open_scenario("corpus.bench.LiveObjects")
+        .open_scenario(shape.scenario())
         .expect("the bench scenario opens");
     scenario.run_loops(1).unwrap();
     let dumps = PrivateTempDir::new("heapgrowth-bench").unwrap();
@@ -125,39 +152,48 @@ fn child(objects: u64) {
         max_snapshots: SNAPSHOTS + 1,
         ..SearchConfig::default()
     });
-    let label = format!("{} M", objects as f64 / 1e6);
+    let size = format!("{} M", objects as f64 / 1e6);
+    let label = match shape {
+        Shape::Live => size.clone(),
+        Shape::Service => format!("service {size}"),
+    };
+    let file_stem = format!("{}-{}", shape.name(), size.replace(' ', ""));
     for snapshot in 1..=SNAPSHOTS {
         scenario.run_loops(2).unwrap();
         let path = dumps.path().join(format!("bench-{snapshot}.hprof"));
         let started = Instant::now();
         jvm.dump_heap(&path).unwrap();
         let dump_ms = started.elapsed().as_secs_f64() * 1e3;
+        let dump_mb = std::fs::metadata(&path).unwrap().len() as f64 / 1e6;
         // Read the file once so the parse is timed with the dump in the page cache, as it is
         // right after the JVM wrote it.
-        let kept_before = LIVE.load(Ordering::Relaxed);
-        PEAK.store(kept_before, Ordering::Relaxed);
+        let kept_before = counting_allocator::live_bytes();
+        counting_allocator::reset_peak();
         let started = Instant::now();
         let graph = heapgrowth::hprof::open(&path).unwrap();
         let parse_ms = started.elapsed().as_secs_f64() * 1e3;
-        let model = LIVE.load(Ordering::Relaxed) - kept_before;
+        let model = counting_allocator::live_bytes() - kept_before;
         let started = Instant::now();
         search.add_snapshot(&graph, scenario.loops_run());
         let analysis_ms = started.elapsed().as_secs_f64() * 1e3;
         let count = graph.object_count() as f64;
         drop(graph);
         if let Some(keep) = std::env::var_os("HEAPGROWTH_BENCH_KEEP") {
-            // For examples/replay.rs: the last snapshot of each size.
-            std::fs::copy(
-                &path,
-                Path::new(&keep).join(format!("live-{label}.hprof").replace(' ', "")),
-            )
-            .unwrap();
+            // Every snapshot, as a series (scripts/bench-shark.sh); the last one also under
+            // the name without a number, for examples/replay.rs.
+            let kept = Path::new(&keep).join(format!("{file_stem}-{snapshot}.hprof"));
+            std::fs::copy(&path, &kept).unwrap();
+            if snapshot == SNAPSHOTS {
+                let last = Path::new(&keep).join(format!("{file_stem}.hprof"));
+                let _ = std::fs::remove_file(&last);
+                std::fs::hard_link(&kept, &last).unwrap();
+            }
         }
         std::fs::remove_file(&path).unwrap();
-        let kept = LIVE.load(Ordering::Relaxed) as f64 - kept_before as f64;
-        let peak = (PEAK.load(Ordering::Relaxed) - kept_before) as f64;
+        let kept = counting_allocator::live_bytes() as f64 - kept_before as f64;
+        let peak = (counting_allocator::peak_bytes() - kept_before) as f64;
         println!(
-            "| {label} | {snapshot} | {count} | {dump_ms:.0} | {parse_ms:.0} | {analysis_ms:.0} | {:.2} | {:.1} | {:.2} | {:.1} |",
+            "| {label} | {snapshot} | {count} | {dump_ms:.0} | {parse_ms:.0} | {analysis_ms:.0} | {:.2} | {:.1} | {:.2} | {:.1} | {dump_mb:.0} |",
             (parse_ms + analysis_ms) / dump_ms,
             model as f64 / count,
             kept / count,

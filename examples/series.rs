@@ -1,0 +1,89 @@
+//! The growth search over a series of saved heap dumps, once: heapgrowth's side of the
+//! side-by-side benchmark with shark (`scripts/bench-shark.sh`), which runs shark's
+//! `ObjectGrowthDetector` over the same files.
+//!
+//! ```text
+//! HEAPGROWTH_BENCH_KEEP=/tmp/dumps cargo run --release --example bench -- 1000000
+//! cargo run --release --example series -- 2 /tmp/dumps/live-1M-1.hprof /tmp/dumps/live-1M-2.hprof
+//! ```
+//!
+//! The first argument is the number of loops between two dumps. Each dump is read
+//! (`HeapGraph::open`) and added to one `GrowthSearch` (`add_snapshot`), in the order given, as
+//! `heapgrowth run` does with its snapshots; then `finish`. The search is told to decide from
+//! these dumps alone (as many detection snapshots as dumps, no confirmation loops), since no
+//! scenario runs here. Prints, as `key=value` lines:
+//!
+//! ```text
+//! dump=1 ms=...                  read + analysis of dump 1
+//! growing: <the last step of each growing node's path>
+//! total_ms=... growing=... objects=... peak_mb=... peak_b_per_object=...
+//! ```
+//!
+//! `objects` is the largest dump's object count; `peak_mb` is the most heap memory the process's Rust allocations held at once (a counting
+//! global allocator), from the first read to the end; the mapped dump files are not counted
+//! (they are the page cache's; `/usr/bin/time -v` shows them in the resident set).
+
+#[path = "support/counting_allocator.rs"]
+mod counting_allocator;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use counting_allocator::CountingAllocator;
+use heapgrowth::growth::{GrowthSearch, SearchConfig};
+use heapgrowth::heap::HeapGraph;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(loops_per_dump), dumps) = (
+        args.first().and_then(|a| a.parse::<u32>().ok()),
+        args.iter().skip(1).map(PathBuf::from).collect::<Vec<_>>(),
+    ) else {
+        eprintln!("usage: series LOOPS_PER_DUMP DUMP...");
+        std::process::exit(2);
+    };
+    if dumps.len() < 2 {
+        eprintln!("usage: series LOOPS_PER_DUMP DUMP... (at least two dumps)");
+        std::process::exit(2);
+    }
+    let before = counting_allocator::live_bytes();
+    counting_allocator::reset_peak();
+    let mut search = GrowthSearch::new(SearchConfig {
+        loops_per_snapshot: loops_per_dump,
+        max_snapshots: dumps.len() as u32,
+        confirm_loops: 0,
+    });
+    let started_all = Instant::now();
+    let mut most_objects = 0;
+    for (index, dump) in dumps.iter().enumerate() {
+        let started = Instant::now();
+        let graph = HeapGraph::open(dump).unwrap_or_else(|error| {
+            eprintln!("{}: {error}", dump.display());
+            std::process::exit(1);
+        });
+        most_objects = most_objects.max(graph.object_count());
+        let loops = loops_per_dump * (index as u32 + 1);
+        search.add_snapshot(&graph, loops);
+        println!(
+            "dump={} ms={:.0}",
+            index + 1,
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    let outcome = search.finish();
+    let total_ms = started_all.elapsed().as_secs_f64() * 1e3;
+    let peak = counting_allocator::peak_bytes() - before;
+    for node in &outcome.growing {
+        let last_step = node.path.last().map(ToString::to_string);
+        println!("growing: {}", last_step.unwrap_or_default());
+    }
+    println!(
+        "total_ms={total_ms:.0} growing={} objects={most_objects} peak_mb={:.1} peak_b_per_object={:.1}",
+        outcome.growing.len(),
+        peak as f64 / 1e6,
+        peak as f64 / most_objects as f64
+    );
+}
