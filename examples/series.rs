@@ -31,7 +31,6 @@ use std::time::Instant;
 
 use counting_allocator::CountingAllocator;
 use heapgrowth::growth::{GrowthSearch, SearchConfig};
-use heapgrowth::heap::HeapGraph;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -60,7 +59,7 @@ fn main() {
     let mut most_objects = 0;
     for (index, dump) in dumps.iter().enumerate() {
         let started = Instant::now();
-        let graph = HeapGraph::open(dump).unwrap_or_else(|error| {
+        let graph = heapgrowth::hprof::open(dump).unwrap_or_else(|error| {
             eprintln!("{}: {error}", dump.display());
             std::process::exit(1);
         });
