@@ -113,6 +113,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CLASS_NAMES 16
@@ -125,6 +126,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 #define MAX_FRAMES 64
 /* Tagged objects alive at once, about 50 bytes of the JVM's native memory each. */
 #define MAX_TAGGED 100000
+/* Samples of watched classes recorded per second at most: each costs a stack trace (a few
+ * microseconds) under the lock, so a watched class allocated at gigabytes a second would
+ * otherwise cost its threads much of their time. Skipped ones are counted. */
+#define MAX_RECORDED_PER_SECOND 5000
 /* HotSpot's default interval, restored at stop (JVMTI cannot read the interval in force). */
 #define HOTSPOT_DEFAULT_INTERVAL (512 * 1024)
 #define WATCHDOG_PERIOD_MS 1000
@@ -165,7 +170,9 @@ static struct {
     int stack_count;
     int slots[STACK_SLOTS];   /* stack index + 1, 0 = empty */
     jint interval;
-    jlong events, samples, dropped_table_full, dropped_tag_budget, dropped_errors;
+    jlong events, samples, dropped_table_full, dropped_tag_budget, dropped_errors, skipped;
+    time_t second;            /* of the samples counted in recorded_this_second */
+    int recorded_this_second;
     char dir[4096];           /* the reply file's directory, watched by the watchdog */
     char stopped_because[MESSAGE_BYTES];
 } s;
@@ -207,12 +214,22 @@ static int intern_stack(int name, const jvmtiFrameInfo *frames, int depth) {
     return -1;
 }
 
+/* The index of the name `klass` is watched under, or -1; under the lock. */
+static int watched_name(JNIEnv *jni, jclass klass) {
+    for (int i = 0; i < s.ref_count; i++) {
+        if ((*jni)->IsSameObject(jni, klass, s.refs[i])) return s.ref_name[i];
+    }
+    return -1;
+}
+
 /* Matches a newly seen class object against the names; under the lock. */
 static void match_class(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass) {
     char *signature = NULL;
     if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE) return;
     for (int i = 0; i < s.name_count; i++) {
         if (strcmp(signature, s.names[i]) != 0) continue;
+        /* A class prepared while start listed the loaded ones is seen twice. */
+        if (watched_name(jni, klass) >= 0) break;
         if (s.ref_count >= MAX_CLASS_REFS) {
             s.class_refs_full = 1;
             break;
@@ -236,16 +253,21 @@ static void JNICALL on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
     /* A handler that got here after stop, or from a disposed session, must not use `jvmti`. */
     if (s.active && !s.paused && jvmti == s.env) {
         s.events++;
-        int name = -1;
-        for (int i = 0; i < s.ref_count && name < 0; i++) {
-            if ((*jni)->IsSameObject(jni, klass, s.refs[i])) name = s.ref_name[i];
-        }
+        int name = watched_name(jni, klass);
         if (name >= 0) {
             s.samples++;
             jvmtiFrameInfo frames[MAX_FRAMES];
             jint depth = 0;
             int stack;
-            if (__atomic_load_n(&tagged_live, __ATOMIC_RELAXED) >= MAX_TAGGED) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+            if (now.tv_sec != s.second) {
+                s.second = now.tv_sec;
+                s.recorded_this_second = 0;
+            }
+            if (s.recorded_this_second >= MAX_RECORDED_PER_SECOND) {
+                s.skipped++;
+            } else if (__atomic_load_n(&tagged_live, __ATOMIC_RELAXED) >= MAX_TAGGED) {
                 s.dropped_tag_budget++;
             } else if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, MAX_FRAMES, frames, &depth) !=
                        JVMTI_ERROR_NONE) {
@@ -256,6 +278,7 @@ static void JNICALL on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread threa
                 s.dropped_errors++;
             } else {
                 s.stacks[stack].samples++;
+                s.recorded_this_second++;
                 __atomic_add_fetch(&tagged_live, 1, __ATOMIC_RELAXED);
             }
         }
@@ -438,6 +461,10 @@ static jint start(JavaVM *vm, JNIEnv *jni, char **args, int count, const char *r
     }
     /* From here on stop_locked undoes everything. */
     s.active = 1;
+    /* ClassPrepare before the list of loaded classes, so that no class can be prepared between
+     * the two unseen (its handler waits for the lock, and a class seen twice counts once). A
+     * failure only loses the classes loaded later, so it does not fail the start. */
+    (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
     jint classes_count = 0;
     jclass *classes = NULL;
     error = (*env)->GetLoadedClasses(env, &classes_count, &classes);
@@ -459,10 +486,7 @@ static jint start(JavaVM *vm, JNIEnv *jni, char **args, int count, const char *r
         started = fail(message, "the sampling was stopped while it started", JVMTI_ERROR_NONE);
     }
     if (started == JNI_OK) {
-        /* Classes loaded from now on are matched as they are prepared (nothing is allocated
-         * before that). A failure here only loses those, and ObjectFree only makes the tag
-         * budget exact, so neither fails the start. */
-        (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL);
+        /* ObjectFree only makes the tag budget exact: a failure does not fail the start. */
         if (wanted.can_generate_object_free_events) {
             (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL);
         }
@@ -687,7 +711,8 @@ static jint report(JNIEnv *jni, char **args, int count, FILE *out, Message *mess
         fprintf(out, "dropped-table-full\t%lld\ndropped-tag-budget\t%lld\ndropped-errors\t%lld\n",
                 (long long)s.dropped_table_full, (long long)s.dropped_tag_budget,
                 (long long)s.dropped_errors);
-        fprintf(out, "tagged\t%lld\nclass-refs-full\t%d\n", (long long)found, s.class_refs_full);
+        fprintf(out, "skipped\t%lld\ntagged\t%lld\nclass-refs-full\t%d\n", (long long)s.skipped,
+                (long long)found, s.class_refs_full);
         for (int i = 0; i < s.name_count; i++) {
             fputs("class", out);
             put_field(out, s.names[i]);

@@ -37,10 +37,12 @@ use crate::jvmti::Frame;
 use crate::tempdir::PrivateTempDir;
 
 /// The sampling interval [`AttachedSampling::start`] is usually given: 32 KiB, one sample per
-/// 32 KiB a thread allocates. HotSpot's default (512 KiB, what JFR's allocation sampling uses)
-/// rarely catches a leak of small objects within a few minutes; 32 KiB catches one of a few
-/// kilobytes a second within a minute while costing the target a few percent of its
-/// allocation throughput at most (measured in `docs/bench.md`, "Live allocation sampling").
+/// 32 KiB a thread allocates. HotSpot's default (512 KiB) rarely catches a leak of small
+/// objects within a few minutes; 32 KiB catches one of a few kilobytes a second within a
+/// minute. The cost is per sample, about half a microsecond of the allocating thread for an
+/// unwatched class: a loop that does nothing but allocate (7 GB/s on one thread) loses about
+/// 10 % of its allocation rate, a program that does anything between its allocations far less
+/// (measured in `docs/bench.md`, "Live allocation sampling").
 pub const DEFAULT_SAMPLING_INTERVAL: u32 = 32 * 1024;
 
 /// The most classes one sampling watches (the agent's table of names).
@@ -126,6 +128,9 @@ pub struct SamplingReport {
     pub dropped_tag_budget: u64,
     /// Samples not recorded because JVMTI failed (stack trace, tag).
     pub dropped_errors: u64,
+    /// Samples of the watched classes not recorded because the agent records at most 5,000 a
+    /// second (each costs a stack trace): the rest is a subsample, in time order.
+    pub skipped: u64,
     /// Sampled objects still in the heap, over all stacks.
     pub tagged_objects: u64,
     /// The watched classes, as asked for.
@@ -459,6 +464,7 @@ fn parse_report(lines: &[String]) -> Result<SamplingReport, String> {
             "dropped-table-full" => report.dropped_table_full = count(1)?,
             "dropped-tag-budget" => report.dropped_tag_budget = count(1)?,
             "dropped-errors" => report.dropped_errors = count(1)?,
+            "skipped" => report.skipped = count(1)?,
             "tagged" => report.tagged_objects = count(1)?,
             "class-refs-full" => report.class_table_full = count(1)? != 0,
             "class" if fields.len() == 3 => report.classes.push(WatchedClass {
@@ -546,7 +552,7 @@ mod tests {
     fn a_report_is_read_with_its_stacks_most_live_first() {
         let report = parse_report(&lines(
             "interval\t32768\nevents\t900\nsamples\t40\ndropped-table-full\t1\n\
-             dropped-tag-budget\t2\ndropped-errors\t3\ntagged\t12\nclass-refs-full\t0\n\
+             dropped-tag-budget\t2\ndropped-errors\t3\nskipped\t7\ntagged\t12\nclass-refs-full\t0\n\
              class\tLLeak$Item;\t1\nclass\t[I\t0\n\
              property\tsun.java.command\tLeak.java 1000\nproperty\tjava.class.path\t\n\
              stack\tLLeak$Item;\t2\t9\n\
@@ -569,6 +575,7 @@ mod tests {
             (900, 40, 12)
         );
         assert_eq!(report.dropped(), 6);
+        assert_eq!(report.skipped, 7);
         assert_eq!(
             report.classes,
             [

@@ -126,6 +126,13 @@ pub fn attribute(
             report.samples
         ));
     }
+    if report.skipped > 0 {
+        notes.push(format!(
+            "{} of {} sampled allocations of {names} were skipped to bound the cost (the agent \
+             records at most 5,000 a second): the counts are of a subsample",
+            report.skipped, report.samples
+        ));
+    }
     if report.class_table_full {
         notes.push(
             "more classes of these names are loaded (by different class loaders) than the agent \
@@ -363,6 +370,28 @@ mod tests {
         );
         assert!(caveats[1].contains("anywhere in the heap"), "{caveats:?}");
         assert_eq!(caveats.last().unwrap(), NO_FIELD_WATCHES);
+        assert!(!caveats.iter().any(|c| c.contains("skipped")));
+
+        let subsampled = SamplingReport {
+            skipped: 7,
+            dropped_table_full: 2,
+            ..sampled
+        };
+        let Attribution::Attributed { caveats, .. } = attribute(&subsampled, &growing, None) else {
+            panic!("attributed");
+        };
+        assert!(
+            caveats
+                .iter()
+                .any(|c| c.starts_with("2 of 40 sampled allocations")),
+            "{caveats:?}"
+        );
+        assert!(
+            caveats
+                .iter()
+                .any(|c| c.starts_with("7 of 40") && c.contains("subsample")),
+            "{caveats:?}"
+        );
     }
 
     #[test]
