@@ -148,14 +148,36 @@ fn report_until(
     sampling: &AttachedSampling,
     enough: impl Fn(&SamplingReport) -> bool,
 ) -> SamplingReport {
+    let mut last = None;
     for _ in 0..MAX_REPORTS {
         wait_rounds(child, ROUNDS_BETWEEN_REPORTS);
         let report = sampling.report(false).unwrap();
         if enough(&report) {
             return report;
         }
+        last = Some(report);
     }
-    panic!("not enough samples after {MAX_REPORTS} reports");
+    let last = last.expect("a report");
+    panic!(
+        "not enough samples after {MAX_REPORTS} reports; the last: {} sampled allocations, {} \
+         of the classes {:?}, {} skipped, {} dropped ({} for the tag budget), {} tagged, stacks \
+         (innermost method, live, samples): {:?}",
+        last.sampled_allocations,
+        last.samples,
+        last.classes,
+        last.skipped,
+        last.dropped(),
+        last.dropped_tag_budget,
+        last.tagged_objects,
+        last.stacks
+            .iter()
+            .map(|s| (
+                s.frames.first().map(|f| f.method.clone()),
+                s.live_objects,
+                s.samples
+            ))
+            .collect::<Vec<_>>()
+    );
 }
 
 /// Live objects of the stacks whose innermost frame is in `method`.
