@@ -154,6 +154,10 @@ fn build_agent(jdk: &Path, agent_source: &Path, out_dir: &Path) {
     let mut command = compiler.to_command();
     command
         .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra"])
+        // Never unmapped once loaded, not even when the JVM dlcloses it after an
+        // Agent_OnAttach that returned an error: events and the watchdog thread of live
+        // sampling may still run its code (see the live-loading comment in the agent).
+        .arg("-Wl,-z,nodelete")
         .arg("-I")
         .arg(&include)
         .arg("-I")

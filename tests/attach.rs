@@ -20,6 +20,10 @@ use heapgrowth::attach::{AttachError, AttachOptions, AttachedJvm, ClassHistogram
 use heapgrowth::heap::ObjectKind;
 use heapgrowth::tempdir::PrivateTempDir;
 
+/// Allocation sampling through the live-loaded agent.
+#[path = "attach/sampling.rs"]
+mod sampling;
+
 /// Temurin 25, where present: its histogram and dump are checked too.
 const JDK25: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
 
@@ -85,7 +89,7 @@ struct ChildProcess {
     stdout: Arc<Lines>,
     stderr: Arc<Lines>,
     uid: u32,
-    _dir: PrivateTempDir,
+    dir: PrivateTempDir,
 }
 
 impl ChildProcess {
@@ -102,17 +106,30 @@ impl ChildProcess {
         args: &[&str],
         uid: Option<u32>,
     ) -> ChildProcess {
+        Self::java_program(java_home, ("Leak.java", LEAK_JAVA), jvm_args, args, uid)
+    }
+
+    /// Starts `java <jvm_args> <file> <args>` for `program` (its file name and source) in a
+    /// private directory of its own, as user and group `uid` if given, and waits until it
+    /// prints `ready`.
+    fn java_program(
+        java_home: &Path,
+        (file, source): (&str, &str),
+        jvm_args: &[&str],
+        args: &[&str],
+        uid: Option<u32>,
+    ) -> ChildProcess {
         let dir = PrivateTempDir::new("attach-test").unwrap();
-        fs::write(dir.path().join("Leak.java"), LEAK_JAVA).unwrap();
+        fs::write(dir.path().join(file), source).unwrap();
         let mut command = Command::new(java_home.join("bin/java"));
         command
             .args(jvm_args)
-            .arg("Leak.java")
+            .arg(file)
             .args(args)
             .current_dir(dir.path());
         if let Some(uid) = uid {
             std::os::unix::fs::chown(dir.path(), Some(uid), Some(uid)).unwrap();
-            std::os::unix::fs::chown(dir.path().join("Leak.java"), Some(uid), Some(uid)).unwrap();
+            std::os::unix::fs::chown(dir.path().join(file), Some(uid), Some(uid)).unwrap();
             // std drops the supplementary groups too when root sets another uid.
             command.uid(uid).gid(uid);
         }
@@ -143,12 +160,17 @@ impl ChildProcess {
             stdout,
             stderr,
             uid,
-            _dir: dir,
+            dir,
         }
     }
 
     fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The child's working directory, where its program is.
+    fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
     /// Waits for a stdout line that `matches`, at most [`CHILD_OUTPUT_LIMIT`].

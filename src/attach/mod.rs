@@ -41,6 +41,7 @@ mod histogram;
 mod perfdata;
 mod process;
 mod protocol;
+mod sampling;
 
 use std::fs;
 use std::io;
@@ -54,6 +55,10 @@ pub use histogram::{ClassCount, ClassHistogram};
 use perfdata::AttachSupport;
 use process::{ProcessHandle, VmKind};
 use protocol::{ReplyError, RequestError};
+pub use sampling::{
+    AgentLibrary, AttachedSampling, SampledStack, SamplingReport, WatchedClass,
+    DEFAULT_SAMPLING_INTERVAL, MAX_SAMPLED_CLASSES,
+};
 
 /// How long [`Target::attach`] waits for the JVM to open its attach socket: `jcmd`'s default
 /// (`sun.tools.attach.attachTimeout`). A healthy JVM opens it within milliseconds; one busy in
@@ -336,6 +341,34 @@ pub enum AttachError {
         library: PathBuf,
         /// `Agent_OnAttach`'s return value.
         code: i32,
+    },
+
+    /// heapgrowth's agent in the JVM refused or failed an allocation sampling command.
+    #[error("allocation sampling in the JVM with pid {pid} failed ({command}): {message}")]
+    SamplingFailed {
+        /// The JVM.
+        pid: u32,
+        /// The agent's command: `start`, `report` or `stop`.
+        command: String,
+        /// The agent's reason.
+        message: String,
+    },
+
+    /// heapgrowth's agent answered, but its reply file is missing or malformed.
+    #[error(
+        "cannot read the reply of heapgrowth's agent in the JVM with pid {pid} to {command}: \
+         {detail} (is {} heapgrowth's agent library?)",
+        .library.display()
+    )]
+    SamplingReplyUnreadable {
+        /// The JVM.
+        pid: u32,
+        /// The agent's command.
+        command: String,
+        /// The library loaded.
+        library: PathBuf,
+        /// What is wrong with the reply.
+        detail: String,
     },
 
     /// A file or socket operation failed.
@@ -765,6 +798,17 @@ impl AttachedJvm {
         self.pid
     }
 
+    /// The same JVM, with operations given up after `reply_timeout` of silence at most.
+    pub(crate) fn with_reply_timeout_at_most(&self, reply_timeout: Duration) -> AttachedJvm {
+        AttachedJvm {
+            options: AttachOptions {
+                reply_timeout: reply_timeout.min(self.options.reply_timeout),
+                ..self.options
+            },
+            ..self.clone()
+        }
+    }
+
     /// Whether the JVM still runs (it is not a zombie and its pid was not reused).
     pub fn is_running(&self) -> bool {
         process::start_time_if_running(self.pid) == Some(self.start_time)
@@ -899,6 +943,17 @@ impl AttachedJvm {
     /// Loads the native agent library at the absolute path `library` into the JVM and runs
     /// its `Agent_OnAttach` with `options`.
     pub fn load_agent(&self, library: &Path, options: &str) -> Result<(), AttachError> {
+        self.load_agent_during(library, options, "load")
+    }
+
+    /// [`AttachedJvm::load_agent`], naming what the load is for in a
+    /// [`AttachError::JvmEnded`] or [`AttachError::NoReply`] (`allocation sampling report`).
+    pub(crate) fn load_agent_during(
+        &self,
+        library: &Path,
+        options: &str,
+        during: &str,
+    ) -> Result<(), AttachError> {
         let not_loaded = |message: String| AttachError::AgentNotLoaded {
             pid: self.pid,
             library: library.to_path_buf(),
@@ -909,7 +964,7 @@ impl AttachedJvm {
         }
         let reply = self.request(
             "load",
-            "load",
+            during,
             [protocol::path_bytes(library), b"true", options.as_bytes()],
         )?;
         // JDK 17 answers a library it cannot load with a non-zero status, JDK 25 with
@@ -934,7 +989,7 @@ impl AttachedJvm {
 
     /// Whether the JVM opens `dir` as the same directory we do: outside containers always;
     /// inside one only if it is mounted there at the same path.
-    fn sees_same_directory(&self, dir: &Path) -> bool {
+    pub(crate) fn sees_same_directory(&self, dir: &Path) -> bool {
         let relative = dir.strip_prefix("/").unwrap_or(dir);
         match fs::metadata(self.root.join(relative)) {
             Ok(_) => process::same_directory(dir, &self.root.join(relative)),

@@ -19,8 +19,12 @@
 //! tagging the heap.
 //!
 //! This module holds the result types and the stack grouping (no JNI); [`live`] drives the
-//! recorders through [`crate::jvm`].
+//! recorders through [`crate::jvm`]. In `heapgrowth watch`, on a JVM heapgrowth did not start,
+//! only allocation sampling can record (a live-loaded agent has no field watches):
+//! [`attached`] turns what the agent counted ([`crate::attach::AttachedSampling`]) into the
+//! same [`Attribution`].
 
+pub mod attached;
 pub mod live;
 
 use std::collections::HashMap;
@@ -248,10 +252,16 @@ pub type Recorded = (String, Vec<StackFrame>);
 /// Groups recorded stacks: identical (operation, first [`MAX_FRAMES`] frames) are counted once,
 /// most frequent first, ties in frame order; at most [`MAX_STACKS`].
 pub fn group(recorded: Vec<Recorded>) -> Vec<StackCount> {
+    group_counted(recorded.into_iter().map(|event| (event, 1)))
+}
+
+/// [`group`] for stacks that come with a count each (the live objects of an allocation stack,
+/// counted by the agent in `heapgrowth watch`): identical stacks add up their counts.
+pub fn group_counted(recorded: impl IntoIterator<Item = (Recorded, u64)>) -> Vec<StackCount> {
     let mut counts: HashMap<(String, Vec<StackFrame>), u64> = HashMap::new();
-    for (operation, mut frames) in recorded {
+    for ((operation, mut frames), count) in recorded {
         frames.truncate(MAX_FRAMES);
-        *counts.entry((operation, frames)).or_default() += 1;
+        *counts.entry((operation, frames)).or_default() += count;
     }
     let mut stacks: Vec<StackCount> = counts
         .into_iter()

@@ -37,6 +37,24 @@ pub(crate) fn extract() -> io::Result<Extracted> {
     })
 }
 
+/// The agent library alone, for loading into a running JVM (`heapgrowth watch`), in a private
+/// temporary directory of its own (deleted on drop). The JVM maps the file when it loads it and
+/// reopens nothing later, but a second load of the same path finds the library loaded already,
+/// so keep this for as long as the JVM is watched.
+#[derive(Debug)]
+pub(crate) struct ExtractedAgent {
+    pub(crate) library: PathBuf,
+    _dir: PrivateTempDir,
+}
+
+/// Writes the agent library into a new private temporary directory, as [`extract`] does.
+pub(crate) fn extract_agent() -> io::Result<ExtractedAgent> {
+    let dir = PrivateTempDir::new("agent")?;
+    let library = dir.path().join("libheapgrowth_agent.so");
+    write_new(&library, AGENT_LIBRARY, 0o700)?;
+    Ok(ExtractedAgent { library, _dir: dir })
+}
+
 /// Creates `path` (failing if it exists) with `mode` and writes `bytes`.
 fn write_new(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let mut file = OpenOptions::new()
@@ -67,6 +85,13 @@ mod tests {
         let dir = extracted.glue_jar.parent().unwrap().to_path_buf();
         assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
         drop(extracted);
+        assert!(!dir.exists());
+
+        let agent = extract_agent().unwrap();
+        assert_eq!(std::fs::read(&agent.library).unwrap(), AGENT_LIBRARY);
+        let dir = agent.library.parent().unwrap().to_path_buf();
+        assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        drop(agent);
         assert!(!dir.exists());
     }
 }

@@ -22,7 +22,7 @@
 mod access;
 mod agent;
 mod attribution;
-mod embedded;
+pub(crate) mod embedded;
 mod error;
 mod exit;
 mod glue;
