@@ -66,6 +66,14 @@ struct WatchArgs {
     /// keeps rising.
     #[arg(long)]
     dump_every_interval: bool,
+    /// Load no agent into the JVM: the growing nodes are then not attributed to the code that
+    /// allocated them. (JDK 21+ prints a warning when an agent is loaded into a running JVM.)
+    #[arg(long)]
+    no_attribution: bool,
+    /// Bytes allocated between two allocation samples of the agent (smaller: more samples,
+    /// more cost to the JVM).
+    #[arg(long, value_name = "BYTES", default_value_t = heapgrowth::attach::DEFAULT_SAMPLING_INTERVAL, value_parser = clap::value_parser!(u32).range(1..))]
+    sampling_interval: u32,
     #[command(flatten)]
     ignores: IgnoreArgs,
     #[command(flatten)]
@@ -356,6 +364,8 @@ fn watch(args: WatchArgs) -> ExitCode {
             ..SearchSettings::default()
         },
         attach: Default::default(),
+        attribution: !args.no_attribution,
+        sampling_interval: args.sampling_interval,
     };
     let mut ticks: Box<dyn watch::Ticks> = match args.every {
         Some(interval) => Box::new(watch::EveryInterval::new(interval, args.for_at_most)),

@@ -15,7 +15,11 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::attach::{AttachError, AttachOptions, AttachedJvm, ClassHistogram, Target};
+use crate::attach::{
+    AgentLibrary, AttachError, AttachOptions, AttachedJvm, AttachedSampling, ClassHistogram,
+    Target, MAX_SAMPLED_CLASSES,
+};
+use crate::attribution::attached;
 use crate::engine::{
     elapsed_ms, search_source, Advance, Progress, ScenarioError, SearchSettings, Snapshot,
     SnapshotSource,
@@ -28,10 +32,9 @@ use crate::line::escape_line;
 use crate::report::{LoopUnit, ScenarioReport, Subject};
 use crate::tempdir::PrivateTempDir;
 
-/// Why a watch cannot attribute growth, said once in its report.
-pub const NOT_ATTRIBUTED: &str = "watch attaches no recorder to the JVM: a field watch needs \
-     can_generate_field_modification_events, which only an agent loaded when the JVM starts \
-     can have; run the scenario with `heapgrowth run` or the JUnit extension to name the lines";
+/// Why a watch run with `--no-attribution` names no line, said once in its report.
+pub const ATTRIBUTION_OFF: &str = "attribution is switched off (--no-attribution): no agent \
+     was loaded into the JVM";
 
 /// How often to look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +61,12 @@ pub struct WatchOptions {
     pub settings: SearchSettings,
     /// Timeouts of the attach protocol.
     pub attach: AttachOptions,
+    /// Load heapgrowth's agent into the JVM to sample the allocations of the classes that
+    /// grow, and attribute the growing nodes to the code that allocated them.
+    pub attribution: bool,
+    /// Bytes between allocation samples ([`crate::attach::DEFAULT_SAMPLING_INTERVAL`] by
+    /// default).
+    pub sampling_interval: u32,
 }
 
 /// One tick of a watch: the user pressed Enter, an interval passed.
@@ -167,6 +176,17 @@ pub fn watch(
         },
         ..options.settings.clone()
     };
+    let (agent, no_sampling) = if options.attribution {
+        match AgentLibrary::extract() {
+            Ok(agent) => (Some(agent), None),
+            Err(error) => (
+                None,
+                Some(format!("heapgrowth's agent is not available: {error}")),
+            ),
+        }
+    } else {
+        (None, Some(ATTRIBUTION_OFF.to_owned()))
+    };
     let mut watched = Watched {
         jvm,
         trend: &mut trend,
@@ -175,6 +195,10 @@ pub fn watch(
         interval: 0,
         position: 0,
         stopped: None,
+        agent,
+        sampling: None,
+        no_sampling,
+        sampling_interval: options.sampling_interval,
     };
     // The report of the last search that found nothing, for a watch that stops after it.
     let mut last: Option<ScenarioReport> = None;
@@ -208,13 +232,11 @@ pub fn watch(
         (watched.events)(WatchEvent::Stopped { reason });
     }
     let rows = match &report.result {
-        Ok(outcome) => trend_rows_for(&trend, outcome),
-        Err(_) => trend.selected_rows(),
+        Ok(outcome) => trend_rows_for(watched.trend, outcome),
+        Err(_) => watched.trend.selected_rows(),
     };
     report.class_trends = rows;
-    if report.has_growth() {
-        report.not_attributed = Some(NOT_ATTRIBUTED.into());
-    }
+    watched.attribute(&mut report);
     Ok(report)
 }
 
@@ -255,6 +277,12 @@ struct Watched<'a> {
     /// Repetitions (interactive) or intervals (periodic) so far: the search's loops.
     position: u32,
     stopped: Option<StopReason>,
+    /// The agent, once extracted; `None` with attribution off.
+    agent: Option<AgentLibrary>,
+    sampling: Option<AttachedSampling>,
+    /// Why there is no sampling, once that is known.
+    no_sampling: Option<String>,
+    sampling_interval: u32,
 }
 
 impl Watched<'_> {
@@ -289,11 +317,70 @@ impl Watched<'_> {
             histogram.total_bytes,
         );
         let selected = self.trend.selected_rows();
+        if !selected.is_empty() {
+            self.start_sampling(&selected);
+        }
         (self.events)(WatchEvent::Histogram {
             interval: self.interval,
             selected: &selected,
             heap_bytes: histogram.total_bytes,
         });
+    }
+
+    /// Starts allocation sampling, once, on the classes the trend selects first: the growing
+    /// nodes' classes are among them (their objects are what the histograms count), and the
+    /// sampling must run while they grow, before the search has confirmed anything.
+    fn start_sampling(&mut self, selected: &[TrendRow]) {
+        if self.sampling.is_some() || self.no_sampling.is_some() {
+            return;
+        }
+        let Some(agent) = &self.agent else { return };
+        let classes: Vec<String> = selected
+            .iter()
+            .take(MAX_SAMPLED_CLASSES)
+            .map(|row| row.class.clone())
+            .collect();
+        match AttachedSampling::start(&self.jvm, agent, &classes, self.sampling_interval) {
+            Ok(sampling) => self.sampling = Some(sampling),
+            Err(error) => {
+                self.no_sampling = Some(format!("allocation sampling did not start: {error}"))
+            }
+        }
+    }
+
+    /// Attributes the growing nodes of `report` from the samples, and stops the sampling.
+    fn attribute(&mut self, report: &mut ScenarioReport) {
+        let sampling = self.sampling.take();
+        let Ok(outcome) = &report.result else {
+            return;
+        };
+        if outcome.growing.is_empty() {
+            return;
+        }
+        let samples = match &sampling {
+            // The last dump ran a full collection: what is counted now is what survived it.
+            Some(sampling) => sampling
+                .report(false)
+                .map_err(|error| format!("the allocation samples could not be read: {error}")),
+            None => Err(self.no_sampling.clone().unwrap_or_else(|| {
+                "no allocation sampling ran: no class kept growing in the class histograms".into()
+            })),
+        };
+        match samples {
+            Ok(samples) => {
+                let source = attached::application_source(&samples);
+                report.attributions = outcome
+                    .growing
+                    .iter()
+                    .map(|node| Some(attached::attribute(&samples, node, source.as_deref())))
+                    .collect();
+            }
+            Err(why) => report.not_attributed = Some(why),
+        }
+        if let Some(sampling) = sampling {
+            // Best effort: the JVM may have ended; the agent's watchdog stops it then.
+            let _ = sampling.stop();
+        }
     }
 
     /// The report of a watch that stopped before any dump: nothing grew in the trend.

@@ -165,10 +165,20 @@ fn growing_targets(report: &serde_json::Value) -> Vec<String> {
 #[test]
 fn periodic_watch_finds_the_field_that_leaks_and_shows_the_class_trend() {
     let mut service = Service::start("leak-periodic", &[], &[], None);
+    // A smaller sampling interval than the default, for enough samples in a few seconds.
     let output = watch(
         "leak-periodic",
         service.pid(),
-        &["--every", "300ms", "--for", "120s", "--format", "json"],
+        &[
+            "--every",
+            "300ms",
+            "--for",
+            "120s",
+            "--format",
+            "json",
+            "--sampling-interval",
+            "2048",
+        ],
     );
     let log = stderr(&output);
     assert_eq!(output.status.code(), Some(1), "{log}");
@@ -195,7 +205,41 @@ fn periodic_watch_finds_the_field_that_leaks_and_shows_the_class_trend() {
     let first_growing = log.find("growing: ").expect("a class grew");
     assert!(first_growing < first_dump, "{log}");
     assert!(log.contains("no class keeps growing yet"), "{log}");
+    // The agent loaded into the JVM sampled the allocations: the line that puts the sessions.
+    let put_line = SERVICE_JAVA
+        .lines()
+        .position(|line| line.contains("SESSIONS.put("))
+        .unwrap()
+        + 1;
+    let attribution = &scenario["growing"][0]["attribution"];
+    assert_eq!(attribution["status"], "attributed", "{attribution}");
+    let stack = &attribution["stacks"][0];
+    let look = stack["place_to_look"].as_u64().unwrap() as usize;
+    assert_eq!(
+        stack["frames"][look],
+        format!("Service.main(Service.java:{put_line})"),
+        "{attribution}"
+    );
     assert!(service.alive(), "watching leaves the JVM running");
+}
+
+#[test]
+fn periodic_watch_without_attribution_loads_no_agent() {
+    let service = Service::start("leak-no-agent", &[], &[], None);
+    let output = watch(
+        "leak-no-agent",
+        service.pid(),
+        &["--every", "300ms", "--for", "120s", "--no-attribution"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("Not attributed: attribution is switched off (--no-attribution)"),
+        "{text}"
+    );
+    // No agent in the JVM: its loaded libraries don't include heapgrowth's.
+    let maps = std::fs::read_to_string(format!("/proc/{}/maps", service.pid())).unwrap();
+    assert!(!maps.contains("libheapgrowth_agent"), "an agent was loaded");
 }
 
 /// Where the brief's second JDK is installed.
