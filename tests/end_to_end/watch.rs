@@ -447,3 +447,30 @@ fn a_jvm_that_exits_mid_watch_ends_it_with_one_line() {
     assert_one_error(&output, &["ended"]);
     drop(service);
 }
+
+#[test]
+fn ctrl_c_ends_a_periodic_watch_with_its_report() {
+    let service = Service::start("ctrl-c", &[], &["clean"], None);
+    let tmp = fresh_tmp("ctrl-c");
+    let child = watch_command(
+        &tmp,
+        service.pid(),
+        &["--every", "200ms", "--format", "json"],
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Interrupt once it has looked a few times, as a user pressing Ctrl-C would.
+    std::thread::sleep(Duration::from_secs(2));
+    // Safety: kill has no memory preconditions; the pid is our unreaped child's.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let output = child.wait_with_output().unwrap();
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    assert!(log.contains("watching stopped: interrupted"), "{log}");
+    assert!(log.contains("press Ctrl-C again to quit"), "{log}");
+    assert_eq!(growing_targets(&json(&output)), Vec::<String>::new());
+    assert_eq!(entries(&tmp), Vec::<String>::new(), "left in $TMPDIR");
+}
