@@ -16,6 +16,7 @@ pub mod growth;
 pub mod harness;
 pub mod heap;
 pub mod hprof;
+pub mod jfr;
 pub mod jvm;
 pub mod jvmti;
 pub mod line;

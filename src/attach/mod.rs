@@ -52,6 +52,7 @@ use std::time::{Duration, Instant};
 
 pub use histogram::{ClassCount, ClassHistogram};
 use perfdata::AttachSupport;
+pub(crate) use process::effective_uid as own_uid;
 use process::{ProcessHandle, VmKind};
 use protocol::{ReplyError, RequestError};
 
@@ -765,6 +766,18 @@ impl AttachedJvm {
         self.pid
     }
 
+    /// The same JVM with another reply timeout: for a request that must not wait long (the
+    /// last one before the process exits).
+    pub fn with_reply_timeout(&self, reply_timeout: Duration) -> AttachedJvm {
+        AttachedJvm {
+            options: AttachOptions {
+                reply_timeout,
+                ..self.options
+            },
+            ..self.clone()
+        }
+    }
+
     /// Whether the JVM still runs (it is not a zombie and its pid was not reused).
     pub fn is_running(&self) -> bool {
         process::start_time_if_running(self.pid) == Some(self.start_time)
@@ -934,7 +947,7 @@ impl AttachedJvm {
 
     /// Whether the JVM opens `dir` as the same directory we do: outside containers always;
     /// inside one only if it is mounted there at the same path.
-    fn sees_same_directory(&self, dir: &Path) -> bool {
+    pub(crate) fn sees_same_directory(&self, dir: &Path) -> bool {
         let relative = dir.strip_prefix("/").unwrap_or(dir);
         match fs::metadata(self.root.join(relative)) {
             Ok(_) => process::same_directory(dir, &self.root.join(relative)),
