@@ -17,6 +17,7 @@ pub mod harness;
 pub mod heap;
 pub mod hprof;
 pub mod jfr;
+pub mod jfr_watch;
 pub mod jvm;
 pub mod jvmti;
 pub mod line;

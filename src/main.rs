@@ -64,8 +64,15 @@ struct WatchArgs {
     for_at_most: Option<std::time::Duration>,
     /// With --every: take a heap dump at every interval, not only once a class's live count
     /// keeps rising.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "jfr")]
     dump_every_interval: bool,
+    /// For heaps too big to dump: no heap dumps, a JFR recording of old-object samples
+    /// instead, dumped with paths to GC roots at each interval (or Enter). Needs a JVM with its
+    /// Flight Recorder and a JDK's `jfr` tool (beside the JVM or in JAVA_HOME); the sample
+    /// queue (256) can only be raised when the JVM starts:
+    /// -XX:FlightRecorderOptions:old-object-queue-size=N.
+    #[arg(long)]
+    jfr: bool,
     #[command(flatten)]
     ignores: IgnoreArgs,
     #[command(flatten)]
@@ -350,7 +357,11 @@ fn watch(args: WatchArgs) -> ExitCode {
             Pace::Interactive
         },
         class_gate: !args.dump_every_interval,
-        trend: Default::default(),
+        trend: if args.jfr {
+            heapgrowth::growth::ClassTrendConfig::old_object_samples()
+        } else {
+            Default::default()
+        },
         settings: SearchSettings {
             ignore_rules,
             ..SearchSettings::default()
@@ -416,11 +427,54 @@ fn watch(args: WatchArgs) -> ExitCode {
                 )),
             }
         }
+        WatchEvent::RecordingStarted {
+            name,
+            queue_size,
+            queue_size_set_at_start,
+        } => say(format_args!(
+            "JFR recording {name} started: old-object samples, a queue of {queue_size}{}",
+            if queue_size_set_at_start {
+                ""
+            } else {
+                " (the default; raise it at JVM start with \
+                 -XX:FlightRecorderOptions:old-object-queue-size=N)"
+            }
+        )),
+        WatchEvent::OldObjectSamples {
+            interval,
+            samples,
+            selected,
+        } => {
+            let classes: Vec<String> = selected
+                .iter()
+                .map(|row| {
+                    format!(
+                        "{} ({:+.1} samples per interval)",
+                        escape_line(&row.class),
+                        row.instances.slope_per_interval
+                    )
+                })
+                .collect();
+            match classes.is_empty() {
+                true => say(format_args!(
+                    "interval {interval}: JFR dump read, {samples} old-object samples, no class \
+                     keeps growing yet"
+                )),
+                false => say(format_args!(
+                    "interval {interval}: JFR dump read, {samples} old-object samples, growing: {}",
+                    classes.join(", ")
+                )),
+            }
+        }
         WatchEvent::Stopped { reason } => {
             say(format_args!("watching stopped: {}", reason.describe()))
         }
     };
-    let result = watch::watch(&options, ticks.as_mut(), &mut events);
+    let result = if args.jfr {
+        heapgrowth::jfr_watch::watch_old_objects(&options, ticks.as_mut(), &mut events)
+    } else {
+        watch::watch(&options, ticks.as_mut(), &mut events)
+    };
     let result = match result {
         Ok(report) => Ok(vec![report]),
         Err(error) => {

@@ -22,6 +22,7 @@
 //! recorders through [`crate::jvm`].
 
 pub mod live;
+pub mod old_objects;
 
 use std::collections::HashMap;
 

@@ -34,7 +34,7 @@ const SETTINGS_FILE: &str = "heapgrowth-old-objects.jfc";
 /// The JFR settings: `jdk.OldObjectSample` only, with stack traces (see the module docs for the
 /// cutoff).
 const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<!-- Written by heapgrowth watch --jfr for one recording; deleted with it. -->
+<!-- Written by heapgrowth for one recording of watch with JFR; deleted with it (no double hyphen in an XML comment). -->
 <configuration version="2.0" label="heapgrowth old objects" provider="heapgrowth"
     description="Old-object samples with allocation stacks; paths to GC roots come with each JFR.dump path-to-gc-roots=true">
   <event name="jdk.OldObjectSample">
@@ -108,7 +108,8 @@ impl QueueSize {
             .flat_map(|options| options.split(','))
             .filter_map(|option| option.strip_prefix("old-object-queue-size="))
             .filter_map(|n| n.trim().parse::<u32>().ok())
-            .last();
+            // The JVM takes the last of a repeated option.
+            .next_back();
         QueueSize {
             samples: set.unwrap_or(DEFAULT_OLD_OBJECT_QUEUE_SIZE),
             set_at_start: set.is_some(),
@@ -304,6 +305,11 @@ mod tests {
     #[test]
     fn settings_enable_the_old_object_event_alone_with_stacks() {
         assert_eq!(SETTINGS.matches("<event ").count(), 1);
+        // XML forbids `--` in a comment: JFR would refuse the whole file.
+        for comment in SETTINGS.split("<!--").skip(1) {
+            let body = comment.split("-->").next().unwrap();
+            assert!(!body.contains("--"), "{body}");
+        }
         assert!(SETTINGS.contains(r#"<event name="jdk.OldObjectSample">"#));
         assert!(SETTINGS.contains(r#"<setting name="stackTrace">true</setting>"#));
     }
