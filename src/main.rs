@@ -71,7 +71,7 @@ struct WatchArgs {
     /// Flight Recorder and a JDK's `jfr` tool (beside the JVM or in JAVA_HOME); the sample
     /// queue (256) can only be raised when the JVM starts:
     /// -XX:FlightRecorderOptions:old-object-queue-size=N.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "html")]
     jfr: bool,
     #[command(flatten)]
     ignores: IgnoreArgs,
