@@ -445,6 +445,7 @@ pub fn search(
         loop_unit: LoopUnit::Loops,
         not_attributed: None,
         class_trends: Vec::new(),
+        old_objects: None,
     }
 }
 
@@ -508,6 +509,7 @@ pub fn search_source(
         loop_unit: source.unit(),
         not_attributed: source.not_attributed(),
         class_trends: Vec::new(),
+        old_objects: None,
     }
 }
 

@@ -16,6 +16,8 @@ pub mod growth;
 pub mod harness;
 pub mod heap;
 pub mod hprof;
+pub mod jfr;
+pub mod jfr_watch;
 pub mod jvm;
 pub mod jvmti;
 pub mod line;

@@ -64,7 +64,7 @@ struct WatchArgs {
     for_at_most: Option<std::time::Duration>,
     /// With --every: take a heap dump at every interval, not only once a class's live count
     /// keeps rising.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "jfr")]
     dump_every_interval: bool,
     /// Load no agent into the JVM: the growing nodes are then not attributed to the code that
     /// allocated them. (JDK 21+ prints a warning when an agent is loaded into a running JVM.)
@@ -74,6 +74,13 @@ struct WatchArgs {
     /// more cost to the JVM).
     #[arg(long, value_name = "BYTES", default_value_t = heapgrowth::attach::DEFAULT_SAMPLING_INTERVAL, value_parser = clap::value_parser!(u32).range(1..))]
     sampling_interval: u32,
+    /// For heaps too big to dump: no heap dumps, a JFR recording of old-object samples
+    /// instead, dumped with paths to GC roots at each interval (or Enter). Needs a JVM with its
+    /// Flight Recorder and a JDK's `jfr` tool (beside the JVM or in JAVA_HOME); the sample
+    /// queue (256) can only be raised when the JVM starts:
+    /// -XX:FlightRecorderOptions:old-object-queue-size=N.
+    #[arg(long, conflicts_with = "html")]
+    jfr: bool,
     #[command(flatten)]
     ignores: IgnoreArgs,
     #[command(flatten)]
@@ -358,7 +365,11 @@ fn watch(args: WatchArgs) -> ExitCode {
             Pace::Interactive
         },
         class_gate: !args.dump_every_interval,
-        trend: Default::default(),
+        trend: if args.jfr {
+            heapgrowth::growth::ClassTrendConfig::old_object_samples()
+        } else {
+            Default::default()
+        },
         settings: SearchSettings {
             ignore_rules,
             ..SearchSettings::default()
@@ -426,11 +437,54 @@ fn watch(args: WatchArgs) -> ExitCode {
                 )),
             }
         }
+        WatchEvent::RecordingStarted {
+            name,
+            queue_size,
+            queue_size_set_at_start,
+        } => say(format_args!(
+            "JFR recording {name} started: old-object samples, a queue of {queue_size}{}",
+            if queue_size_set_at_start {
+                ""
+            } else {
+                " (the default; raise it at JVM start with \
+                 -XX:FlightRecorderOptions:old-object-queue-size=N)"
+            }
+        )),
+        WatchEvent::OldObjectSamples {
+            interval,
+            samples,
+            selected,
+        } => {
+            let classes: Vec<String> = selected
+                .iter()
+                .map(|row| {
+                    format!(
+                        "{} ({:+.1} samples per interval)",
+                        escape_line(&row.class),
+                        row.instances.slope_per_interval
+                    )
+                })
+                .collect();
+            match classes.is_empty() {
+                true => say(format_args!(
+                    "interval {interval}: JFR dump read, {samples} old-object samples, no class \
+                     keeps growing yet"
+                )),
+                false => say(format_args!(
+                    "interval {interval}: JFR dump read, {samples} old-object samples, growing: {}",
+                    classes.join(", ")
+                )),
+            }
+        }
         WatchEvent::Stopped { reason } => {
             say(format_args!("watching stopped: {}", reason.describe()))
         }
     };
-    let result = watch::watch(&options, ticks.as_mut(), &mut events);
+    let result = if args.jfr {
+        heapgrowth::jfr_watch::watch_old_objects(&options, ticks.as_mut(), &mut events)
+    } else {
+        watch::watch(&options, ticks.as_mut(), &mut events)
+    };
     let result = match result {
         Ok(report) => Ok(vec![report]),
         Err(error) => {

@@ -1047,6 +1047,7 @@ mod tests {
             loop_unit: Default::default(),
             not_attributed: None,
             class_trends: Vec::new(),
+            old_objects: None,
         }
     }
 

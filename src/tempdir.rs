@@ -166,7 +166,7 @@ fn remove_dir_all_retrying(path: &Path) -> io::Result<()> {
 
 /// 128 bits from the kernel's random source as 32 hex digits: the name must be unpredictable,
 /// not just unique.
-fn random_hex() -> io::Result<String> {
+pub(crate) fn random_hex() -> io::Result<String> {
     let mut bytes = [0u8; 16];
     let mut filled = 0;
     while filled < bytes.len() {
@@ -286,6 +286,7 @@ pub fn install_interrupt_cleanup() -> io::Result<()> {
                     );
                     return;
                 }
+                run_exit_actions();
                 let _held = delete_all_live();
                 eprintln!("heapgrowth: interrupted; temporary files deleted");
                 // `_exit`, not `std::process::exit`: `exit` would run the C++ static destructors
@@ -297,6 +298,48 @@ pub fn install_interrupt_cleanup() -> io::Result<()> {
         })
         .clone()
         .map_err(|e| io::Error::other(format!("cannot install the Ctrl-C handler: {e}")))
+}
+
+/// Undo actions for what this process did to another one (the JFR recording `watch --jfr`
+/// starts in the watched JVM), run by the interrupt handler before it exits at once.
+type ExitActions = Vec<(u64, Box<dyn Fn() + Send>)>;
+static EXIT_ACTIONS: Mutex<ExitActions> = Mutex::new(Vec::new());
+
+/// An action registered with [`run_before_forced_exit`]; dropping it unregisters it.
+#[derive(Debug)]
+pub struct ExitAction {
+    id: u64,
+}
+
+/// Registers `action` to run when an interrupt ends the process at once (the first interrupt
+/// without [`stop_on_first_interrupt`], or the second with it), so that the process's own
+/// cleanup, which a forced exit skips, still happens. Unregistered when the returned value is
+/// dropped: the normal path does its own cleanup. The action must be quick (it delays the exit)
+/// and must not panic.
+pub fn run_before_forced_exit(action: impl Fn() + Send + 'static) -> ExitAction {
+    let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    exit_actions().push((id, Box::new(action)));
+    ExitAction { id }
+}
+
+impl Drop for ExitAction {
+    fn drop(&mut self) {
+        exit_actions().retain(|(id, _)| *id != self.id);
+    }
+}
+
+fn exit_actions() -> MutexGuard<'static, ExitActions> {
+    EXIT_ACTIONS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn run_exit_actions() {
+    // Taken out first: an action must not run under the lock its own drop takes.
+    let actions = std::mem::take(&mut *exit_actions());
+    for (_, action) in actions {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(action));
+    }
 }
 
 /// Makes the first interrupt (Ctrl-C, SIGTERM, SIGHUP) only ask the work to stop, for work
@@ -315,6 +358,23 @@ pub fn stop_requested() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exit_actions_run_once_and_a_dropped_one_not_at_all() {
+        let ran = std::sync::Arc::new(AtomicU64::new(0));
+        let counter = std::sync::Arc::clone(&ran);
+        let kept = run_before_forced_exit(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        });
+        let counter = std::sync::Arc::clone(&ran);
+        drop(run_before_forced_exit(move || {
+            counter.fetch_add(100, Ordering::SeqCst);
+        }));
+        run_exit_actions();
+        run_exit_actions();
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        drop(kept);
+    }
 
     #[test]
     fn directory_is_private_and_deleted_on_drop() {

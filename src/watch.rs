@@ -124,6 +124,24 @@ pub enum WatchEvent<'a> {
         /// Live bytes after the collection.
         heap_bytes: u64,
     },
+    /// `--jfr`: the old-object recording runs.
+    RecordingStarted {
+        /// Its name in the JVM.
+        name: &'a str,
+        /// The JVM's old-object queue size.
+        queue_size: u32,
+        /// Whether the JVM was started with that size (else it is the default).
+        queue_size_set_at_start: bool,
+    },
+    /// `--jfr`: a dump of the recording was read and its samples folded into the trend.
+    OldObjectSamples {
+        /// Its interval (1, 2, ...).
+        interval: u32,
+        /// Samples counted (heapgrowth's own and ignored ones left out).
+        samples: u64,
+        /// The classes the trend selects now.
+        selected: &'a [TrendRow],
+    },
     /// Watching stopped before growth was confirmed.
     Stopped {
         /// Why.
@@ -145,6 +163,9 @@ pub enum WatchError {
     /// The process is not a JVM heapgrowth can attach to, or the attach failed.
     #[error(transparent)]
     Attach(#[from] AttachError),
+    /// `--jfr`: the JVM has no Flight Recorder, the recording did not start, no `jfr` tool.
+    #[error(transparent)]
+    Jfr(#[from] crate::jfr::JfrError),
     /// The private directory for dumps could not be made.
     #[error("cannot create a private directory for heap dumps: {0}")]
     TempDir(#[from] std::io::Error),

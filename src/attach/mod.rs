@@ -53,6 +53,7 @@ use std::time::{Duration, Instant};
 
 pub use histogram::{ClassCount, ClassHistogram};
 use perfdata::AttachSupport;
+pub(crate) use process::effective_uid as own_uid;
 use process::{ProcessHandle, VmKind};
 use protocol::{ReplyError, RequestError};
 pub use sampling::{
@@ -798,11 +799,12 @@ impl AttachedJvm {
         self.pid
     }
 
-    /// The same JVM, with operations given up after `reply_timeout` of silence at most.
-    pub(crate) fn with_reply_timeout_at_most(&self, reply_timeout: Duration) -> AttachedJvm {
+    /// The same JVM with another reply timeout: for a request that must not wait long (the
+    /// last one before the process exits).
+    pub fn with_reply_timeout(&self, reply_timeout: Duration) -> AttachedJvm {
         AttachedJvm {
             options: AttachOptions {
-                reply_timeout: reply_timeout.min(self.options.reply_timeout),
+                reply_timeout,
                 ..self.options
             },
             ..self.clone()

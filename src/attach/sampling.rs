@@ -346,7 +346,9 @@ impl Drop for AttachedSampling {
             self.running = false;
             // Best effort: a JVM that ended has nothing to stop; one that does not answer now
             // has its watchdog stop the sampling once the reply directory is deleted below.
-            let impatient = self.jvm.with_reply_timeout_at_most(STOP_ON_DROP_TIMEOUT);
+            let impatient = self
+                .jvm
+                .with_reply_timeout(STOP_ON_DROP_TIMEOUT.min(self.jvm.options.reply_timeout));
             let _ = self.command_on(&impatient, "stop", &[], "allocation sampling stop");
         }
     }

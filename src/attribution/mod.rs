@@ -26,6 +26,7 @@
 
 pub mod attached;
 pub mod live;
+pub mod old_objects;
 
 use std::collections::HashMap;
 

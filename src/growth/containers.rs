@@ -135,6 +135,55 @@ fn inherited<T>(graph: &HeapGraph, value: impl Fn(ClassIndex, Option<&T>) -> T) 
         .collect()
 }
 
+/// Whether instances of the class `name` (or arrays of it) are internal to a collection: a
+/// class nested in a collection class (`HashMap$Node`, `HashMap$Node[]`).
+pub(crate) fn is_internal_class_name(name: &str) -> bool {
+    let element = name.trim_end_matches("[]");
+    element.rsplit_once('$').is_some()
+        && RULES
+            .iter()
+            .map(|(rule, _)| *rule)
+            .chain(EXTRA_INTERNAL_OUTERS.iter().copied())
+            .any(|outer| {
+                element.len() > outer.len()
+                    && element.starts_with(outer)
+                    && element.as_bytes()[outer.len()] == b'$'
+            })
+}
+
+/// JDK subclasses of the collection classes of [`RULES`] that add no internals of their own:
+/// for [`entry_fields_by_name`], which has no class hierarchy to inherit rules through.
+const KNOWN_SUBCLASSES: &[(&str, &str)] = &[
+    ("java.util.LinkedHashMap", "java.util.HashMap"),
+    ("java.util.LinkedHashSet", "java.util.HashSet"),
+    ("java.util.Stack", "java.util.Vector"),
+];
+
+/// The fields through which a collection of the class `name` reaches its internals, by name
+/// alone: for reference chains without a heap model (JFR's old-object samples name an
+/// object's class, not its super classes). The classes of [`RULES`] and their JDK subclasses
+/// of [`KNOWN_SUBCLASSES`].
+pub(crate) fn entry_fields_by_name(name: &str) -> Option<&'static [&'static str]> {
+    let name = KNOWN_SUBCLASSES
+        .iter()
+        .find(|(subclass, _)| *subclass == name)
+        .map_or(name, |(_, rule)| rule);
+    RULES
+        .iter()
+        .find(|(rule, _)| *rule == name)
+        .map(|(_, fields)| *fields)
+}
+
+/// Whether a collection of the class `name` keeps its elements as map keys (by name, as
+/// [`entry_fields_by_name`]).
+pub(crate) fn keys_are_elements_by_name(name: &str) -> bool {
+    let name = KNOWN_SUBCLASSES
+        .iter()
+        .find(|(subclass, _)| *subclass == name)
+        .map_or(name, |(_, rule)| rule);
+    SETS_OVER_MAPS.contains(&name)
+}
+
 impl Containers {
     pub(crate) fn new(graph: &HeapGraph) -> Containers {
         let class_count = graph.class_count();
@@ -146,19 +195,7 @@ impl Containers {
                 .iter()
                 .find(|(rule, _)| *rule == name)
                 .map(|(_, fields)| *fields);
-            let element = name.trim_end_matches("[]");
-            internal[class as usize] = match element.rsplit_once('$') {
-                Some(_) => RULES
-                    .iter()
-                    .map(|(rule, _)| *rule)
-                    .chain(EXTRA_INTERNAL_OUTERS.iter().copied())
-                    .any(|outer| {
-                        element.len() > outer.len()
-                            && element.starts_with(outer)
-                            && element.as_bytes()[outer.len()] == b'$'
-                    }),
-                None => false,
-            };
+            internal[class as usize] = is_internal_class_name(name);
         }
         // Both are inherited: each class's answer is its own part and its super class's answer,
         // computed super classes first, so a deep hierarchy costs its number of classes (walking

@@ -1,6 +1,7 @@
 //! Growth detection: path trees of snapshots, their diff, and retained sizes. Works on
 //! [`crate::heap::HeapGraph`] only, so every rule is tested on synthetic heaps. [`class_trend`]
 //! is the cheap gate before a dump: per-class counts over intervals, tested on synthetic series.
+//! [`old_objects`] judges JFR old-object samples instead of dumps, for heaps too big to dump.
 
 mod bitset;
 pub mod class_trend;
@@ -8,13 +9,15 @@ mod containers;
 mod decode;
 mod ignore;
 mod names;
+pub mod old_objects;
 mod retained;
 mod roots;
 mod search;
 mod tree;
 
 pub use class_trend::{
-    render_trend_rows, ClassTrend, ClassTrendConfig, ClassTrendConfigError, MeasureTrend, TrendRow,
+    render_sample_trend_rows, render_trend_rows, ClassTrend, ClassTrendConfig,
+    ClassTrendConfigError, MeasureTrend, TrendRow, OLD_OBJECT_MIN_SAMPLE_GROWTH,
 };
 pub use ignore::{IgnoreRule, RuleOrigin, KNOWN_JDK_GROWTH};
 pub use names::{NameId, Names};

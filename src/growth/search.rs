@@ -1067,7 +1067,7 @@ fn set_candidacy(series: &mut Series, kinds: Vec<GrowthKind>, snapshot: u32) {
 }
 
 /// One step of a path, with names resolved.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PathStep {
     /// How the step's objects are referenced.
     pub kind: StepKind,

@@ -63,7 +63,9 @@ impl std::fmt::Display for Frame {
         match (&self.file, self.line) {
             (Some(file), Some(line)) => write!(f, "{file}:{line})"),
             (Some(file), None) => write!(f, "{file})"),
-            (None, _) => f.write_str("Unknown Source)"),
+            // JFR's stacks have lines but no files.
+            (None, Some(line)) => write!(f, "line {line})"),
+            (None, None) => f.write_str("Unknown Source)"),
         }
     }
 }

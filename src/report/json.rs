@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use super::{LoopUnit, ScenarioReport, Subject};
-use crate::attribution::{Attribution, Origin};
+use super::{LoopUnit, OldObjectReport, ScenarioReport, Subject};
+use crate::attribution::{Attribution, Origin, StackCount};
 use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind, TrendRow};
 
 #[derive(Serialize)]
@@ -44,6 +44,73 @@ struct JsonScenario<'a> {
     /// The class-trend table of `heapgrowth watch`; omitted when empty.
     #[serde(skip_serializing_if = "<[TrendRow]>::is_empty")]
     class_trends: &'a [TrendRow],
+    /// The JFR old-object samples of `heapgrowth watch --jfr`; omitted elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    old_objects: Option<JsonOldObjects<'a>>,
+}
+
+/// `watch --jfr`: what sampling can tell, each dump's counts, the growing classes.
+#[derive(Serialize)]
+struct JsonOldObjects<'a> {
+    sampling: String,
+    queue_size: u32,
+    queue_size_set_at_start: bool,
+    dumps: Vec<JsonSampleDump>,
+    growing: Vec<JsonGrowingClass<'a>>,
+    ignored: Vec<JsonIgnoredSamples<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonSampleDump {
+    /// Milliseconds since the Unix epoch.
+    time_ms: i64,
+    samples: u64,
+    /// heapgrowth's own (the attach listener's), left out.
+    own: u64,
+    ignored: u64,
+    without_path: u64,
+}
+
+#[derive(Serialize)]
+struct JsonGrowingClass<'a> {
+    class: &'a str,
+    trend: &'a TrendRow,
+    paths: Vec<JsonSampledPath<'a>>,
+    other_paths: u64,
+    other_paths_samples: u64,
+}
+
+#[derive(Serialize)]
+struct JsonSampledPath<'a> {
+    /// Empty when JFR found no path to a GC root.
+    path: Vec<JsonStep<'a>>,
+    /// Samples on the path at each dump of the class's trend.
+    counts: &'a [u64],
+    samples: u64,
+    references_left_out: u64,
+    ages_ms: JsonAges,
+    threads: Vec<JsonThreadSamples<'a>>,
+    stacks: Vec<JsonStack>,
+}
+
+#[derive(Serialize)]
+struct JsonAges {
+    youngest: u128,
+    median: u128,
+    oldest: u128,
+}
+
+#[derive(Serialize)]
+struct JsonThreadSamples<'a> {
+    name: &'a str,
+    samples: u64,
+}
+
+#[derive(Serialize)]
+struct JsonIgnoredSamples<'a> {
+    pattern: &'a str,
+    reason: &'a str,
+    samples: u64,
 }
 
 /// A path that grew for a while and stopped.
@@ -198,32 +265,109 @@ fn attribution(attribution: &Attribution) -> JsonAttribution {
             caveats: caveats.clone(),
             stacks: stacks
                 .iter()
-                .map(|s| JsonStack {
-                    headline: s.headline(kind),
-                    count: s.count,
-                    frames: s.frames.iter().map(ToString::to_string).collect(),
-                    frame_details: s
-                        .frames
-                        .iter()
-                        .map(|f| JsonFrame {
-                            class: f.frame.class.clone(),
-                            method: f.frame.method.clone(),
-                            file: f.frame.file.clone(),
-                            line: f.frame.line,
-                            origin: f.origin.label(),
-                            library: match &f.origin {
-                                Origin::Library(jar) => Some(jar.clone()),
-                                _ => None,
-                            },
-                        })
-                        .collect(),
-                    place_to_look: s.place_to_look(),
-                })
+                .map(|s| json_stack(s, s.headline(kind)))
                 .collect(),
         },
         Attribution::NotAttributed { reason } => JsonAttribution::NotAttributed {
             reason: reason.clone(),
         },
+    }
+}
+
+fn json_stack(s: &StackCount, headline: String) -> JsonStack {
+    JsonStack {
+        headline,
+        count: s.count,
+        frames: s.frames.iter().map(ToString::to_string).collect(),
+        frame_details: s
+            .frames
+            .iter()
+            .map(|f| JsonFrame {
+                class: f.frame.class.clone(),
+                method: f.frame.method.clone(),
+                file: f.frame.file.clone(),
+                line: f.frame.line,
+                origin: f.origin.label(),
+                library: match &f.origin {
+                    Origin::Library(jar) => Some(jar.clone()),
+                    _ => None,
+                },
+            })
+            .collect(),
+        place_to_look: s.place_to_look(),
+    }
+}
+
+fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
+    let outcome = &report.outcome;
+    let millis = |d: std::time::Duration| d.as_millis();
+    JsonOldObjects {
+        sampling: report.sampling_limits(),
+        queue_size: report.queue.samples,
+        queue_size_set_at_start: report.queue.set_at_start,
+        dumps: outcome
+            .dumps
+            .iter()
+            .map(|dump| JsonSampleDump {
+                time_ms: dump.time / 1_000_000,
+                samples: dump.samples,
+                own: dump.own,
+                ignored: dump.ignored,
+                without_path: dump.without_path,
+            })
+            .collect(),
+        growing: outcome
+            .growing
+            .iter()
+            .enumerate()
+            .map(|(c, class)| JsonGrowingClass {
+                class: &class.trend.class,
+                trend: &class.trend,
+                paths: class
+                    .paths
+                    .iter()
+                    .enumerate()
+                    .map(|(p, sampled)| JsonSampledPath {
+                        path: path(&sampled.path),
+                        counts: &sampled.counts,
+                        samples: sampled.samples,
+                        references_left_out: sampled.references_left_out,
+                        ages_ms: JsonAges {
+                            youngest: millis(sampled.ages.youngest),
+                            median: millis(sampled.ages.median),
+                            oldest: millis(sampled.ages.oldest),
+                        },
+                        threads: sampled
+                            .threads
+                            .iter()
+                            .map(|(name, samples)| JsonThreadSamples {
+                                name,
+                                samples: *samples,
+                            })
+                            .collect(),
+                        stacks: report
+                            .stacks
+                            .get(c)
+                            .and_then(|paths| paths.get(p))
+                            .map_or(&[][..], Vec::as_slice)
+                            .iter()
+                            .map(|s| json_stack(s, format!("{} sample(s) allocated at", s.count)))
+                            .collect(),
+                    })
+                    .collect(),
+                other_paths: class.other_paths.0,
+                other_paths_samples: class.other_paths.1,
+            })
+            .collect(),
+        ignored: outcome
+            .ignored
+            .iter()
+            .map(|ignored| JsonIgnoredSamples {
+                pattern: &ignored.pattern,
+                reason: &ignored.reason,
+                samples: ignored.samples,
+            })
+            .collect(),
     }
 }
 
@@ -378,6 +522,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loop_unit,
                     not_attributed: report.not_attributed.as_deref(),
                     class_trends: &report.class_trends,
+                    old_objects: report.old_objects.as_ref().map(old_objects),
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
@@ -395,6 +540,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loop_unit,
                     not_attributed: report.not_attributed.as_deref(),
                     class_trends: &report.class_trends,
+                    old_objects: report.old_objects.as_ref().map(old_objects),
                 },
             }
         })

@@ -14,8 +14,10 @@ pub use text::{render_scenario, render_text, StackDepth};
 
 use std::path::{Path, PathBuf};
 
-use crate::attribution::Attribution;
+use crate::attribution::{Attribution, StackCount};
+use crate::growth::old_objects::OldObjectOutcome;
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome, TrendRow};
+use crate::jfr::QueueSize;
 
 /// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -60,6 +62,47 @@ pub struct ScenarioReport {
     /// The class-trend table of `heapgrowth watch`: the classes whose live counts rose, from
     /// the class histograms between dumps. Empty elsewhere.
     pub class_trends: Vec<TrendRow>,
+    /// What `heapgrowth watch --jfr` found in JFR old-object samples instead of heap dumps;
+    /// `None` elsewhere. `result` then holds no growing nodes, only the dumps' count.
+    pub old_objects: Option<OldObjectReport>,
+}
+
+/// The JFR old-object samples of `heapgrowth watch --jfr`: the growing classes with their
+/// paths, and what the sampling can tell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OldObjectReport {
+    /// The dumps' counts and the growing classes.
+    pub outcome: OldObjectOutcome,
+    /// The allocation stacks of each growing class's paths as recorded stacks, most frequent
+    /// first: `stacks[c][p]` for `outcome.growing[c].paths[p]`.
+    pub stacks: Vec<Vec<Vec<StackCount>>>,
+    /// The JVM's old-object queue.
+    pub queue: QueueSize,
+}
+
+impl OldObjectReport {
+    /// What sampling cannot tell, said in every report of samples.
+    pub fn sampling_limits(&self) -> String {
+        let queue = if self.queue.set_at_start {
+            format!(
+                "a queue of {} samples (set when the JVM started)",
+                self.queue.samples
+            )
+        } else {
+            format!(
+                "a queue of {} samples (HotSpot's default; only a JVM start can raise it: \
+                 -XX:FlightRecorderOptions:old-object-queue-size=N)",
+                self.queue.samples
+            )
+        };
+        format!(
+            "JFR jdk.OldObjectSample, {queue}, sampled by allocation (now and then at a TLAB \
+             refill, in proportion to the bytes allocated: a leak shows by the bytes it \
+             allocates, not by the objects it keeps), survivors only (a sample goes when its \
+             object dies, and one allocated after the JVM's last collection is not reported yet, \
+             so counts move at collections); counts are samples, not objects"
+        )
+    }
 }
 
 /// What a report searched.
@@ -132,6 +175,7 @@ impl ScenarioReport {
             loop_unit: LoopUnit::Loops,
             not_attributed: None,
             class_trends: Vec::new(),
+            old_objects: None,
         }
     }
 
@@ -149,9 +193,13 @@ impl ScenarioReport {
 
     /// Whether this scenario has growth to report.
     pub fn has_growth(&self) -> bool {
-        self.result
-            .as_ref()
-            .is_ok_and(|outcome| !outcome.growing.is_empty())
+        self.result.as_ref().is_ok_and(|outcome| {
+            !outcome.growing.is_empty()
+                || self
+                    .old_objects
+                    .as_ref()
+                    .is_some_and(|samples| !samples.outcome.growing.is_empty())
+        })
     }
 }
 

@@ -15,9 +15,12 @@
 
 use std::fmt::Write;
 
-use super::{LoopUnit, ScenarioReport};
+use super::{LoopUnit, OldObjectReport, ScenarioReport};
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
-use crate::growth::{render_trend_rows, GrowingNode, GrowthKind, PathStep, TrendRow};
+use crate::growth::old_objects::SampledPath;
+use crate::growth::{
+    render_sample_trend_rows, render_trend_rows, GrowingNode, GrowthKind, PathStep, TrendRow,
+};
 use crate::line::escape_line;
 
 /// How much of each recorded stack the text report shows.
@@ -52,6 +55,10 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                 report.subject.title(),
                 escape_line(&report.scenario)
             );
+        }
+        Ok(outcome) if report.old_objects.is_some() => {
+            let samples = report.old_objects.as_ref().expect("checked by the guard");
+            render_old_objects(&mut out, report, outcome.snapshots, samples, depth);
         }
         Ok(outcome) => {
             let summary = match outcome.growing.len() {
@@ -376,6 +383,174 @@ fn code_of(frames: &[StackFrame]) -> String {
 /// Children listed even when unchanged, if the node has no more than this many.
 const MAX_UNCHANGED_CHILDREN_SHOWN: usize = 5;
 
+/// Allocation stacks shown per path of old-object samples (the JSON has up to 10).
+const SAMPLE_STACKS_SHOWN: usize = 3;
+
+/// A report of JFR old-object samples (`watch --jfr`): a header, what sampling can tell, the
+/// samples per dump, the trend of the growing classes, then each growing class's paths as
+/// trees from the root to the sampled objects, with ages, threads and allocation stacks.
+fn render_old_objects(
+    out: &mut String,
+    report: &ScenarioReport,
+    dumps: u32,
+    samples: &OldObjectReport,
+    depth: StackDepth,
+) {
+    let outcome = &samples.outcome;
+    let summary = match outcome.growing.len() {
+        0 => "no growing class".to_owned(),
+        1 => "1 growing class".to_owned(),
+        n => format!("{n} growing classes"),
+    };
+    let _ = writeln!(
+        out,
+        "{} {}: {summary} over {dumps} JFR dumps of old-object samples",
+        report.subject.title(),
+        escape_line(&report.scenario)
+    );
+    let _ = writeln!(out, "Sampling: {}", samples.sampling_limits());
+    let counted: Vec<String> = outcome
+        .dumps
+        .iter()
+        .map(|dump| dump.counted().to_string())
+        .collect();
+    // The attach listener's handle area keeps the strings of heapgrowth's requests alive, one
+    // more per dump: how many the last dump held, not their sum.
+    let own = outcome.dumps.last().map_or(0, |dump| dump.own);
+    let _ = writeln!(
+        out,
+        "Samples counted at each dump: {}{}",
+        if counted.is_empty() {
+            "none".to_owned()
+        } else {
+            counted.join(", ")
+        },
+        if own > 0 {
+            format!(" (the last also {own} of heapgrowth's own requests, left out)")
+        } else {
+            String::new()
+        }
+    );
+    let rows: Vec<TrendRow> = outcome.growing.iter().map(|c| c.trend.clone()).collect();
+    if !rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nClass trend (old-object samples alive at each JFR dump, one value per interval):"
+        );
+        for line in render_sample_trend_rows(&rows) {
+            let _ = writeln!(out, "    {}", escape_line(&line));
+        }
+    }
+    for (c, class) in outcome.growing.iter().enumerate() {
+        for (p, path) in class.paths.iter().enumerate() {
+            let stacks = samples
+                .stacks
+                .get(c)
+                .and_then(|paths| paths.get(p))
+                .map_or(&[][..], Vec::as_slice);
+            out.push('\n');
+            render_sampled_path(out, &class.trend.class, path, stacks, depth);
+        }
+        let (paths, other_samples) = class.other_paths;
+        if paths > 0 {
+            let _ = writeln!(
+                out,
+                "\n    ... and {paths} more path(s) of {} with {other_samples} sample(s) at the \
+                 last dump, not rising",
+                escape_line(&class.trend.class)
+            );
+        }
+    }
+    for ignored in &outcome.ignored {
+        let why = match ignored.reason.strip_prefix("JDK: ") {
+            Some(reason) => format!("known JDK growth: {reason}"),
+            None => format!("{}: {}", ignored.pattern, ignored.reason),
+        };
+        let _ = writeln!(
+            out,
+            "\nIgnored ({}): {} sample(s) at the last dump",
+            escape_line(&why),
+            ignored.samples
+        );
+    }
+}
+
+fn render_sampled_path(
+    out: &mut String,
+    class: &str,
+    path: &SampledPath,
+    stacks: &[StackCount],
+    depth: StackDepth,
+) {
+    out.push_str("┬───\n");
+    let class = escape_line(class);
+    if path.path.is_empty() {
+        let _ = writeln!(
+            out,
+            "╰→{class} (JFR found no path to a GC root for these samples)"
+        );
+    }
+    let last = path.path.len().saturating_sub(1);
+    for (index, step) in path.path.iter().enumerate() {
+        let line = escape_line(&step.with_source());
+        if index == last {
+            let _ = writeln!(out, "╰→{line}");
+        } else if index == 0 {
+            let _ = writeln!(out, "│ {line}\n│");
+        } else {
+            let _ = writeln!(out, "├─{line}\n│");
+        }
+    }
+    let counts: Vec<String> = path.counts.iter().map(u64::to_string).collect();
+    let _ = writeln!(
+        out,
+        "    Samples of {class} here: {} at the last dump ({} at each dump)",
+        path.samples,
+        counts.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "    Ages at the last dump: {} to {}, median {}",
+        seconds(path.ages.youngest),
+        seconds(path.ages.oldest),
+        seconds(path.ages.median)
+    );
+    let threads: Vec<String> = path
+        .threads
+        .iter()
+        .map(|(name, n)| format!("{} ({n})", escape_line(name)))
+        .collect();
+    let _ = writeln!(out, "    Allocated by: {}", threads.join(", "));
+    if path.references_left_out > 0 {
+        let _ = writeln!(
+            out,
+            "    JFR left out up to {} references in the middle of these chains",
+            path.references_left_out
+        );
+    }
+    for stack in stacks.iter().take(SAMPLE_STACKS_SHOWN) {
+        let _ = writeln!(out, "\n    {} sample(s) allocated at", stack.count);
+        render_stack(out, stack, depth);
+    }
+    if stacks.len() > SAMPLE_STACKS_SHOWN {
+        let _ = writeln!(
+            out,
+            "\n    ... and {} more allocation stack(s) (the JSON report has up to 10)",
+            stacks.len() - SAMPLE_STACKS_SHOWN
+        );
+    }
+}
+
+/// `0.8 s`, `21.4 s`, `12 min`.
+fn seconds(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if seconds < 600.0 {
+        format!("{seconds:.1} s")
+    } else {
+        format!("{:.0} min", seconds / 60.0)
+    }
+}
+
 fn sign(value: i64) -> char {
     if value < 0 {
         '-'
@@ -503,5 +678,140 @@ mod tests {
         assert_eq!(format_bytes(777), "777 B");
         assert_eq!(format_bytes(1536), "1.5 KiB");
         assert_eq!(format_bytes(3 * 1024 * 1024), "3.0 MiB");
+    }
+
+    /// A report of `watch --jfr` on samples like those of a service that leaks sessions into a
+    /// static list, as a whole: header, sampling limits, counts, the trend, the path as a
+    /// tree, ages, threads, stacks with the line to look at, what was ignored.
+    #[test]
+    fn a_report_of_old_object_samples_reads_as_a_tree_with_the_sampling_limits() {
+        use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
+        use crate::jfr::{
+            ChainObject, JfrFrame, OldObjectSample, Referrer, SampleDump, SampleRoot, Via,
+        };
+        let object = |class: &str, description: Option<&str>| ChainObject {
+            class: class.into(),
+            description: description.map(Into::into),
+            array_length: None,
+        };
+        let referrer = |via: Via, object: ChainObject| Referrer {
+            via,
+            object,
+            skipped: 0,
+        };
+        let field = |name: &str, is_static: bool| Via::Field {
+            name: name.into(),
+            is_static,
+        };
+        let frame = |class: &str, method: &str, line: i32, loader: &str| JfrFrame {
+            class: class.into(),
+            method: method.into(),
+            line: Some(line),
+            loader: Some(loader.into()),
+            module_location: None,
+        };
+        let sample = |t: i64, i: u64| OldObjectSample {
+            dump_time: t * 2_000_000_000,
+            allocation_time: 0,
+            age: std::time::Duration::from_millis(400 * i + 300),
+            heap_used_at_last_gc: 0,
+            object: object("byte[]", None),
+            referrers: vec![
+                referrer(field("payload", false), object("app.Service$Session", None)),
+                referrer(
+                    Via::ArrayElement { index: i },
+                    object("java.lang.Object[]", None),
+                ),
+                referrer(
+                    field("elementData", false),
+                    object("java.util.ArrayList", None),
+                ),
+                referrer(
+                    field("SESSIONS", true),
+                    object("java.lang.Class", Some("Class Name: app.Service")),
+                ),
+            ],
+            root: Some(SampleRoot {
+                system: "Threads".into(),
+                kind: "Stack Variable".into(),
+                description: Some("Thread Name: main".into()),
+            }),
+            thread: Some(if i % 4 == 0 { "worker-1" } else { "main" }.into()),
+            stack: vec![
+                frame("app.Service$Session", "<init>", 8, "app"),
+                frame(
+                    "app.Service",
+                    if i % 3 == 0 { "restore" } else { "login" },
+                    28,
+                    "app",
+                ),
+                frame("java.lang.Thread", "run", 833, "bootstrap"),
+            ],
+            stack_truncated: false,
+        };
+        let rule = crate::growth::IgnoreRule::parse(
+            "Cache.RECENT warms up",
+            crate::growth::RuleOrigin::User("--ignore".into()),
+        )
+        .unwrap();
+        let mut config = OldObjectConfig::default();
+        config.ignore_rules.push(rule);
+        let mut search = OldObjectSearch::new(config).unwrap();
+        for t in 0..7 {
+            let mut samples: Vec<OldObjectSample> =
+                (0..9 * t as u64).map(|i| sample(t, i)).collect();
+            let mut cached = sample(t, 0);
+            cached.referrers[3] = referrer(
+                field("RECENT", true),
+                object("java.lang.Class", Some("Class Name: app.Cache")),
+            );
+            samples.push(cached);
+            let mut own = sample(t, 0);
+            own.thread = Some("Attach Listener".into());
+            samples.push(own);
+            search.observe(&SampleDump {
+                time: t * 2_000_000_000,
+                samples,
+                earlier: 0,
+                file_bytes: 0,
+            });
+        }
+        let outcome = search.outcome();
+        let stacks = outcome
+            .growing
+            .iter()
+            .map(|class| {
+                class
+                    .paths
+                    .iter()
+                    .map(|path| crate::attribution::old_objects::sample_stacks(&path.stacks))
+                    .collect()
+            })
+            .collect();
+        let report = ScenarioReport {
+            subject: crate::report::Subject::Jvm,
+            loop_unit: LoopUnit::Snapshots,
+            result: Ok(crate::growth::SearchOutcome {
+                snapshots: 7,
+                ..Default::default()
+            }),
+            old_objects: Some(OldObjectReport {
+                outcome,
+                stacks,
+                queue: crate::jfr::QueueSize {
+                    samples: 256,
+                    set_at_start: false,
+                },
+            }),
+            ..ScenarioReport::failed("pid 4242 (java)", String::new())
+        };
+        assert!(report.has_growth());
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!("watch-jfr-report", render_scenario(&report, StackDepth::default()));
+        });
     }
 }

@@ -401,6 +401,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         loop_unit: Default::default(),
         not_attributed: None,
         class_trends: Vec::new(),
+        old_objects: None,
     }
 }
 

@@ -14,3 +14,4 @@ mod stability;
 mod support;
 mod survival;
 mod watch;
+mod watch_jfr;

@@ -1,0 +1,75 @@
+//! The allocation stacks of JFR old-object samples ([`crate::growth::old_objects`]) as the
+//! report shows recorded stacks: grouped (the search did that), each frame marked as the JDK's
+//! or the user's, so [`super::place_to_look`] marks the user's line as it does for stacks that
+//! heapgrowth recorded itself.
+//!
+//! JFR names a frame's class, its class loader and its module, not where the class was loaded
+//! from: a frame in the runtime image or of the boot or platform loader is the JDK's, any other
+//! the user's. A library's jar cannot be told from the user's classes, so in a stack through a
+//! library the first library frame the user's code called is marked; the frames below it say
+//! where the user's code called it.
+
+use super::{Frame, Origin, StackCount, StackFrame};
+use crate::growth::old_objects::SampledStack;
+
+/// `stacks` as [`StackCount`]s (no operation: samples are allocations), in their order.
+pub fn sample_stacks(stacks: &[SampledStack]) -> Vec<StackCount> {
+    stacks
+        .iter()
+        .map(|stack| StackCount {
+            count: stack.samples,
+            operation: String::new(),
+            frames: stack
+                .frames
+                .iter()
+                .map(|frame| StackFrame {
+                    frame: Frame {
+                        class: frame.class.clone(),
+                        method: frame.method.clone(),
+                        file: None,
+                        line: frame.line,
+                        code_source: None,
+                    },
+                    origin: if frame.is_jdk() {
+                        Origin::Jdk
+                    } else {
+                        Origin::User
+                    },
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jfr::JfrFrame;
+
+    #[test]
+    fn the_users_line_below_the_jdks_frames_is_the_place_to_look() {
+        let frame = |class: &str, method: &str, line: i32, jdk: bool| JfrFrame {
+            class: class.into(),
+            method: method.into(),
+            line: Some(line),
+            loader: Some(if jdk { "bootstrap" } else { "app" }.into()),
+            module_location: None,
+        };
+        let stacks = sample_stacks(&[SampledStack {
+            samples: 7,
+            frames: vec![
+                frame("java.util.Arrays", "copyOf", 3481, true),
+                frame("java.util.ArrayList", "grow", 237, true),
+                frame("app.Service$Session", "<init>", 8, false),
+                frame("app.Service", "main", 28, false),
+            ],
+            truncated: false,
+        }]);
+        assert_eq!(stacks[0].count, 7);
+        assert_eq!(stacks[0].place_to_look(), Some(2));
+        assert_eq!(
+            stacks[0].frames[2].to_string(),
+            "app.Service$Session.<init>(line 8)"
+        );
+    }
+}
