@@ -11,11 +11,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("src/heap", &["heap", "parallel"]),
     // The reader builds the model.
     ("src/hprof", &["hprof", "heap", "parallel"]),
-    // The growth search reads the model only.
+    // The growth search reads the model, and the samples of the JFR reader (a snapshot of
+    // another kind, below it: `jfr` uses only the attach layer).
     (
         "src/growth",
-        &["growth", "heap", "hprof", "parallel", "line"],
+        &["growth", "heap", "hprof", "jfr", "parallel", "line"],
     ),
+    // The JFR recording and reader: JVM access below it, nothing above.
+    ("src/jfr", &["jfr", "attach", "tempdir"]),
 ];
 
 fn used_modules(source: &str) -> Vec<String> {
