@@ -152,7 +152,7 @@ impl Drop for PrivateTempDir {
 /// retries settle that race.
 fn remove_dir_all_retrying(path: &Path) -> io::Result<()> {
     let mut result = Ok(());
-    for _ in 0..3 {
+    for attempt in 0..REMOVE_ATTEMPTS {
         result = match fs::remove_dir_all(path) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             other => other,
@@ -160,9 +160,17 @@ fn remove_dir_all_retrying(path: &Path) -> io::Result<()> {
         if result.is_ok() {
             break;
         }
+        // Another process may still be writing into the directory (a watched JVM finishing a
+        // dump or a recording it was asked for): give it a moment to close the file.
+        if attempt >= 2 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
     result
 }
+
+/// Tries to remove a directory: three at once, then every 50 ms, about a second in all.
+const REMOVE_ATTEMPTS: u32 = 24;
 
 /// 128 bits from the kernel's random source as 32 hex digits: the name must be unpredictable,
 /// not just unique.
