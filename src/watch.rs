@@ -154,7 +154,8 @@ pub enum WatchError {
     /// The process is not a JVM heapgrowth can attach to, or the attach failed.
     #[error(transparent)]
     Attach(#[from] AttachError),
-    /// `--jfr`: the JVM has no Flight Recorder, the recording did not start, no `jfr` tool.
+    /// `--jfr`: no `jfr` tool to read recordings with (the recording's own errors are
+    /// [`WatchError::Attach`]).
     #[error(transparent)]
     Jfr(#[from] crate::jfr::JfrError),
     /// The private directory for dumps could not be made.

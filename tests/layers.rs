@@ -11,11 +11,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("src/heap", &["heap", "parallel"]),
     // The reader builds the model.
     ("src/hprof", &["hprof", "heap", "parallel"]),
-    // The growth search reads the model only.
+    // The growth search reads the model only (and JFR's samples, for `watch --jfr`).
     (
         "src/growth",
-        &["growth", "heap", "hprof", "parallel", "line"],
+        &["growth", "heap", "hprof", "jfr", "parallel", "line"],
     ),
+    // The JFR reader and its samples: nothing else of the crate.
+    ("src/jfr", &["jfr"]),
 ];
 
 fn used_modules(source: &str) -> Vec<String> {

@@ -1,5 +1,6 @@
 //! Attaching to a running HotSpot JVM on Linux the way `jcmd` does, without a JDK: heap dumps,
-//! class histograms, diagnostic commands and agents for `heapgrowth watch --pid`.
+//! class histograms, diagnostic commands, JFR recordings of old-object samples (`jfr.rs`) and
+//! agents for `heapgrowth watch --pid`.
 //!
 //! [`Target::check`] looks at the process first and only [`Target::attach`] ever signals it.
 //! The order of the checks matters, because the attach handshake is a SIGQUIT and SIGQUIT is
@@ -38,6 +39,7 @@
 //! after [`AttachOptions::reply_timeout`], never a hang.
 
 mod histogram;
+mod jfr;
 mod perfdata;
 mod process;
 mod protocol;
@@ -51,8 +53,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use histogram::{ClassCount, ClassHistogram};
+pub use jfr::{
+    OldObjectRecording, QueueSize, RecordingSettings, DEFAULT_MAX_AGE, DEFAULT_MAX_SIZE_BYTES,
+    DEFAULT_OLD_OBJECT_QUEUE_SIZE,
+};
 use perfdata::AttachSupport;
-pub(crate) use process::effective_uid as own_uid;
 use process::{ProcessHandle, VmKind};
 use protocol::{ReplyError, RequestError};
 
@@ -321,6 +326,37 @@ pub enum AttachError {
         /// The library.
         library: PathBuf,
         /// The JVM's message.
+        message: String,
+    },
+
+    /// The JVM runs without the Flight Recorder (`watch --jfr`).
+    #[error(
+        "the JVM with pid {pid} has its Flight Recorder disabled (started with \
+         -XX:-FlightRecorder?): restart it without that option to watch it with --jfr, or watch \
+         it without --jfr (heap dumps)"
+    )]
+    FlightRecorderDisabled {
+        /// The JVM.
+        pid: u32,
+    },
+
+    /// `JFR.start` answered something other than a started recording.
+    #[error("the JVM with pid {pid} did not start the JFR recording: {message}")]
+    RecordingNotStarted {
+        /// The JVM.
+        pid: u32,
+        /// The JVM's answer, on one line.
+        message: String,
+    },
+
+    /// `JFR.dump` answered something other than a written file.
+    #[error("the JVM with pid {pid} did not dump the JFR recording to {}: {message}", .path.display())]
+    RecordingNotDumped {
+        /// The JVM.
+        pid: u32,
+        /// Where the dump was to go.
+        path: PathBuf,
+        /// The JVM's answer or what is wrong with the file, on one line.
         message: String,
     },
 

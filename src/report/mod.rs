@@ -14,10 +14,10 @@ pub use text::{render_scenario, render_text, StackDepth};
 
 use std::path::{Path, PathBuf};
 
+use crate::attach::QueueSize;
 use crate::attribution::{Attribution, StackCount};
 use crate::growth::old_objects::OldObjectOutcome;
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome, TrendRow};
-use crate::jfr::QueueSize;
 
 /// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

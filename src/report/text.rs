@@ -798,7 +798,7 @@ mod tests {
             old_objects: Some(OldObjectReport {
                 outcome,
                 stacks,
-                queue: crate::jfr::QueueSize {
+                queue: crate::attach::QueueSize {
                     samples: 256,
                     set_at_start: false,
                 },
