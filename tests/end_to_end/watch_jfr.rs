@@ -87,7 +87,10 @@ impl Service {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("JfrService.java"), SERVICE_JAVA).unwrap();
+        // JFR's repository goes to java.io.tmpdir: into the directory that drop removes (a
+        // killed JVM cannot remove its own).
         let mut child = Command::new(java)
+            .arg(format!("-Djava.io.tmpdir={}", dir.display()))
             .args(jvm_args)
             .args(program)
             .current_dir(&dir)
