@@ -21,11 +21,10 @@
 //! read      <file bytes>  <samples>  <read ms>
 //! ```
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use heapgrowth::attach::{AttachedJvm, Target};
-use heapgrowth::jfr::{JfrTool, OldObjectRecording, RecordingSettings};
+use heapgrowth::attach::{OldObjectRecording, RecordingSettings, Target};
+use heapgrowth::jfr::JfrTool;
 use heapgrowth::tempdir::PrivateTempDir;
 
 /// Dumps of the growing recording the reader is timed on.
@@ -44,6 +43,14 @@ fn main() {
         .expect("attach");
     let tool = JfrTool::for_jvm(pid).expect("a jfr tool");
     let dir = PrivateTempDir::new("bench-jfr").expect("a private directory");
+    // Started first and kept to the end: the JVM keeps one sample queue for all recordings,
+    // and it empties when the last recording of old objects stops.
+    let reader_dir = PrivateTempDir::new("bench-jfr-reader").expect("a private directory");
+    let keep_all = RecordingSettings {
+        max_age: Duration::from_secs(24 * 3600),
+        ..RecordingSettings::default()
+    };
+    let mut growing = OldObjectRecording::start(&jvm, reader_dir.path(), keep_all).expect("start");
 
     let mut recording = OldObjectRecording::start(&jvm, dir.path(), RecordingSettings::default())
         .expect("the recording starts");
@@ -73,18 +80,14 @@ fn main() {
         );
     }
     recording.stop().expect("JFR.stop");
-    reader_per_size(&jvm, &tool, dir.path());
+    reader_per_size(&mut growing, &tool);
+    growing.stop().expect("JFR.stop");
 }
 
 /// The reader on the dumps of a recording that keeps them all: each file holds the samples of
-/// every dump before it, so the files grow by about one dump's samples each time.
-fn reader_per_size(jvm: &AttachedJvm, tool: &JfrTool, dir: &Path) {
-    let keep_all = RecordingSettings {
-        max_age: Duration::from_secs(24 * 3600),
-        ..RecordingSettings::default()
-    };
-    let mut recording = OldObjectRecording::start(jvm, dir, keep_all).expect("start");
-    std::thread::sleep(Duration::from_secs(2));
+/// every dump before it (the other recording's too), so the files grow by about one dump's
+/// samples each time.
+fn reader_per_size(recording: &mut OldObjectRecording, tool: &JfrTool) {
     for _ in 0..READER_DUMPS {
         let file = recording.dump().expect("JFR.dump");
         let bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
@@ -98,7 +101,6 @@ fn reader_per_size(jvm: &AttachedJvm, tool: &JfrTool, dir: &Path) {
             read.as_millis()
         );
     }
-    recording.stop().expect("JFR.stop");
 }
 
 /// Runs `request` and returns its result, its wall time and the CPU time the JVM with `pid`

@@ -8,8 +8,9 @@
 # from one array), built before the recording starts. The service leaks sessions into a static
 # list for its first 25 s (so the sample queue holds survivors), then idles: the JVM's CPU time
 # around a request is then the request's. For each size, examples/bench_jfr.rs attaches as
-# heapgrowth does, waits 20 s for samples, then RUNS times (default 5) in turn dumps the
-# recording with paths to GC roots and reads it, and takes a live heap dump; the JVM's
+# heapgrowth does, waits 30 s for samples (the service idles by then), then RUNS times
+# (default 5) in turn dumps the recording with paths to GC roots and reads it, and takes a
+# live heap dump; the JVM's
 # safepoint log (-Xlog:safepoint) gives the pause of each (JFROldObject, HeapDumper: the
 # heap dump's full collection runs inside its safepoint). Medians and ranges.
 set -euo pipefail
@@ -59,8 +60,14 @@ column() {
     IFS='|' read -r m lo hi < <(awk -F'\t' -v k="$3" -v c="$2" -v d="$4" '$1 == k {printf "%.2f\n", $c / d}' "$1" | stats)
     echo "$m ($lo–$hi)"
 }
-# Pauses (ms) of the safepoint operation $2 in the log $1: "Total: N ns".
-pauses() { grep "Safepoint \"$2\"" "$1" | sed -E 's/.*Total: ([0-9]+) ns.*/\1/' | awk '{printf "%.2f\n", $1 / 1e9}'; }
+# Pauses (s) of the safepoint operation $2 in the log $1 ("Total: N ns"): of each heap dump,
+# and of the JFR dump just before each (the recording's start and the reader's dumps have
+# JFROldObject safepoints too).
+pauses() {
+    awk -v op="$2" '/Safepoint "JFROldObject"/ {match($0, /Total: [0-9]+/); jfr = substr($0, RSTART + 7, RLENGTH - 7)}
+        /Safepoint "HeapDumper"/ {match($0, /Total: [0-9]+/); heap = substr($0, RSTART + 7, RLENGTH - 7);
+            printf "%.2f\n", (op == "HeapDumper" ? heap : jfr) / 1e9}' "$1"
+}
 
 echo "| heap | request | file | samples | wall s | pause s (safepoint) | JVM CPU s |"
 echo "|---|---|---|---|---|---|---|"
@@ -74,12 +81,14 @@ for size in $sizes; do
         "$work/JfrBench.java" "$ballast" "$objects" >"$work/out" 2>&1 &
     service_pid=$!
     until grep -q ready "$work/out" 2>/dev/null; do sleep 0.5; done
-    "$bench" "$service_pid" "$runs" 20 >"$work/results"
+    "$bench" "$service_pid" "$runs" 30 >"$work/results"
+    # The raw numbers, for a second look.
+    { cat "$work/results"; grep -E 'JFROldObject|HeapDumper' "$log"; } >&2
     kill "$service_pid"
     wait "$service_pid" 2>/dev/null || true
     service_pid=
     heap="$ballast MiB + $((objects / 1000000)) M objects"
-    IFS='|' read -r jp jplo jphi < <(pauses "$log" JFROldObject | head -n "$runs" | stats)
+    IFS='|' read -r jp jplo jphi < <(pauses "$log" JFROldObject | stats)
     IFS='|' read -r hp hplo hphi < <(pauses "$log" HeapDumper | stats)
     jfr_kb=$(awk -F'\t' '$1 == "jfr-dump" {print int($4 / 1000)}' "$work/results" | stats | cut -d'|' -f1)
     samples=$(awk -F'\t' '$1 == "jfr-dump" {print $5}' "$work/results" | stats | cut -d'|' -f1)

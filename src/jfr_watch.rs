@@ -10,12 +10,12 @@
 
 use std::time::Instant;
 
-use crate::attach::Target;
+use crate::attach::{OldObjectRecording, QueueSize, RecordingSettings, Target};
 use crate::attribution::old_objects::sample_stacks;
 use crate::engine::elapsed_ms;
 use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
 use crate::growth::SearchOutcome;
-use crate::jfr::{JfrError, JfrTool, OldObjectRecording, QueueSize, RecordingSettings};
+use crate::jfr::JfrTool;
 use crate::line::escape_line;
 use crate::report::{LoopUnit, OldObjectReport, ScenarioReport, Subject, Timings};
 use crate::tempdir::PrivateTempDir;
@@ -56,7 +56,7 @@ pub fn watch_old_objects(
     let mut stopped = None;
     let mut skip_first = options.pace == Pace::Periodic;
     // An error after the recording started ends the watch with a report of it.
-    let result: Result<(), JfrError> = loop {
+    let result: Result<(), String> = loop {
         match ticks.next_tick() {
             Tick::Stop(reason) => {
                 stopped = Some(reason);
@@ -68,7 +68,7 @@ pub fn watch_old_objects(
         let started = Instant::now();
         let file = match recording.dump() {
             Ok(file) => file,
-            Err(error) => break Err(error),
+            Err(error) => break Err(error.to_string()),
         };
         timings.dump.push(elapsed_ms(started));
         let started = Instant::now();
@@ -77,7 +77,7 @@ pub fn watch_old_objects(
         let _ = std::fs::remove_file(&file);
         let mut dump = match read {
             Ok(dump) => dump,
-            Err(error) => break Err(error),
+            Err(error) => break Err(error.to_string()),
         };
         timings.parse.push(elapsed_ms(started));
         if dump.samples.is_empty() {
@@ -112,7 +112,7 @@ pub fn watch_old_objects(
         ..ScenarioReport::failed(&name, String::new())
     };
     match result {
-        Err(error) => report.result = Err(escape_line(&error.to_string())),
+        Err(error) => report.result = Err(escape_line(&error)),
         Ok(()) => {
             let outcome = search.outcome();
             let stacks = outcome

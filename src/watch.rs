@@ -163,7 +163,8 @@ pub enum WatchError {
     /// The process is not a JVM heapgrowth can attach to, or the attach failed.
     #[error(transparent)]
     Attach(#[from] AttachError),
-    /// `--jfr`: the JVM has no Flight Recorder, the recording did not start, no `jfr` tool.
+    /// `--jfr`: no `jfr` tool to read recordings with (the recording's own errors are
+    /// [`WatchError::Attach`]).
     #[error(transparent)]
     Jfr(#[from] crate::jfr::JfrError),
     /// The private directory for dumps could not be made.
@@ -215,6 +216,9 @@ pub fn watch(
         events,
         interval: 0,
         position: 0,
+        origin: 0,
+        spaced_confirmation: options.pace == Pace::Periodic,
+        confirming: false,
         stopped: None,
         agent,
         sampling: None,
@@ -227,13 +231,16 @@ pub fn watch(
         // Periodic: histograms only, until a class grows.
         let gate = options.pace == Pace::Periodic && options.class_gate;
         match watched.look(gate) {
-            Ok(true) => {}
+            Ok(true) => {
+                watched.origin = watched.position - 1;
+                watched.confirming = false;
+            }
             Ok(false) => {
                 break last
                     .take()
                     .unwrap_or_else(|| watched.report_without_dumps(&name))
             }
-            Err(error) => break failed(&name, error),
+            Err(error) => break watched.failed(&name, error),
         }
         let report = search_source(
             &mut watched,
@@ -278,14 +285,6 @@ fn trend_rows_for(trend: &ClassTrend, outcome: &SearchOutcome) -> Vec<TrendRow> 
     trend.rows(names.iter().map(String::as_str))
 }
 
-fn failed(name: &str, error: ScenarioError) -> ScenarioReport {
-    ScenarioReport {
-        subject: Subject::Jvm,
-        loop_unit: LoopUnit::Snapshots,
-        ..ScenarioReport::failed(name, escape_line(&error.to_string()))
-    }
-}
-
 /// The watched JVM as a [`SnapshotSource`]: each snapshot a live dump, each advance a tick and
 /// a histogram.
 struct Watched<'a> {
@@ -295,8 +294,17 @@ struct Watched<'a> {
     events: &'a mut dyn FnMut(WatchEvent),
     /// Histograms taken.
     interval: u32,
-    /// Repetitions (interactive) or intervals (periodic) so far: the search's loops.
+    /// Repetitions (interactive) or intervals (periodic) so far.
     position: u32,
+    /// `position` just before the current search's first dump: the search counts its loops
+    /// from there, so that its geometric confirmation is relative to its own start, however
+    /// long the watch ran before.
+    origin: u32,
+    /// Periodic: confirmation dumps wait for the intervals the search asks for (see
+    /// [`Watched::advance`]); interactive: every Enter dumps.
+    spaced_confirmation: bool,
+    /// Whether the last snapshot left candidates to confirm.
+    confirming: bool,
     stopped: Option<StopReason>,
     /// The agent, once extracted; `None` with attribution off.
     agent: Option<AgentLibrary>,
@@ -408,9 +416,15 @@ impl Watched<'_> {
     fn report_without_dumps(&self, name: &str) -> ScenarioReport {
         ScenarioReport {
             result: Ok(SearchOutcome::default()),
+            ..self.failed(name, String::new())
+        }
+    }
+
+    fn failed(&self, name: &str, error: impl ToString) -> ScenarioReport {
+        ScenarioReport {
             subject: Subject::Jvm,
-            loop_unit: LoopUnit::Snapshots,
-            ..ScenarioReport::failed(name, String::new())
+            loop_unit: self.unit(),
+            ..ScenarioReport::failed(name, escape_line(&error.to_string()))
         }
     }
 }
@@ -421,11 +435,15 @@ impl SnapshotSource for Watched<'_> {
     }
 
     fn unit(&self) -> LoopUnit {
-        LoopUnit::Snapshots
+        if self.spaced_confirmation {
+            LoopUnit::Intervals
+        } else {
+            LoopUnit::Snapshots
+        }
     }
 
     fn position(&self) -> u32 {
-        self.position
+        self.position - self.origin
     }
 
     fn take_snapshot(&mut self, new_dump: &Path) -> Result<Snapshot, ScenarioError> {
@@ -436,17 +454,29 @@ impl SnapshotSource for Watched<'_> {
         })
     }
 
-    fn advance(&mut self, _requested: u32) -> Result<Advance, ScenarioError> {
-        // Once dumps have started, every tick dumps: the search needs consecutive snapshots.
-        if self.look(false)? {
-            Ok(Advance::Ready)
+    /// Detection dumps at every tick: the search needs consecutive snapshots to see records.
+    /// A periodic watch confirms at the intervals the search asks for, twice and four times
+    /// its age, as `run` confirms over geometrically spaced loops: a structure that churns
+    /// with a period near the interval (a list cleared every few hundred milliseconds,
+    /// dumped every 300 ms) can gain at each of a few consecutive ticks by aliasing alone,
+    /// and seen that far apart it no longer does. Histograms go on at every tick between.
+    fn advance(&mut self, requested: u32) -> Result<Advance, ScenarioError> {
+        let target = if self.spaced_confirmation && self.confirming {
+            self.position.saturating_add(requested.max(1))
         } else {
-            Ok(Advance::End(ConfirmationCut::WatchEnded))
+            self.position.saturating_add(1)
+        };
+        while self.position < target {
+            if !self.look(false)? {
+                return Ok(Advance::End(ConfirmationCut::WatchEnded));
+            }
         }
+        Ok(Advance::Ready)
     }
 
     fn after_snapshot(&mut self, search: &GrowthSearch) {
         let candidates = search.candidates_so_far();
+        self.confirming = !candidates.is_empty();
         (self.events)(WatchEvent::Snapshot {
             interval: self.interval,
             candidates: &candidates,

@@ -553,6 +553,24 @@ fn a_jvm_that_ends_mid_request() {
 }
 
 #[test]
+fn a_jvm_that_ended_before_a_dump_is_ended_not_in_a_container() {
+    let child = ChildProcess::java(&default_java_home(), &[], &["1"]);
+    let jvm = attach(&child);
+    let dir = PrivateTempDir::new("attach-test-ended").unwrap();
+    // A zombie's /proc/<pid>/root is gone: the directory check must not read that as a
+    // container that lacks our directory (seen in CI when a watched JVM exited mid-watch).
+    child.kill_leaving_zombie();
+    let err = jvm
+        .dump_heap(&dir.path().join("x.hprof"), true)
+        .unwrap_err();
+    assert!(
+        matches!(&err, AttachError::JvmEnded { during, .. } if during == "dumpheap"),
+        "{err}"
+    );
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
 fn a_stopped_jvm_is_a_timeout_not_a_hang() {
     let child = ChildProcess::java(&default_java_home(), &[], &["1"]);
     let short = AttachOptions {

@@ -11,14 +11,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("src/heap", &["heap", "parallel"]),
     // The reader builds the model.
     ("src/hprof", &["hprof", "heap", "parallel"]),
-    // The growth search reads the model, and the samples of the JFR reader (a snapshot of
-    // another kind, below it: `jfr` uses only the attach layer).
+    // The growth search reads the model only (and JFR's samples, for `watch --jfr`).
     (
         "src/growth",
         &["growth", "heap", "hprof", "jfr", "parallel", "line"],
     ),
-    // The JFR recording and reader: JVM access below it, nothing above.
-    ("src/jfr", &["jfr", "attach", "tempdir"]),
+    // The JFR reader and its samples: nothing else of the crate.
+    ("src/jfr", &["jfr"]),
 ];
 
 fn used_modules(source: &str) -> Vec<String> {

@@ -1,5 +1,6 @@
 //! Attaching to a running HotSpot JVM on Linux the way `jcmd` does, without a JDK: heap dumps,
-//! class histograms, diagnostic commands and agents for `heapgrowth watch --pid`.
+//! class histograms, diagnostic commands, JFR recordings of old-object samples (`jfr.rs`) and
+//! agents for `heapgrowth watch --pid`.
 //!
 //! [`Target::check`] looks at the process first and only [`Target::attach`] ever signals it.
 //! The order of the checks matters, because the attach handshake is a SIGQUIT and SIGQUIT is
@@ -38,6 +39,7 @@
 //! after [`AttachOptions::reply_timeout`], never a hang.
 
 mod histogram;
+mod jfr;
 mod perfdata;
 mod process;
 mod protocol;
@@ -52,8 +54,11 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use histogram::{ClassCount, ClassHistogram};
+pub use jfr::{
+    OldObjectRecording, QueueSize, RecordingSettings, DEFAULT_MAX_AGE, DEFAULT_MAX_SIZE_BYTES,
+    DEFAULT_OLD_OBJECT_QUEUE_SIZE,
+};
 use perfdata::AttachSupport;
-pub(crate) use process::effective_uid as own_uid;
 use process::{ProcessHandle, VmKind};
 use protocol::{ReplyError, RequestError};
 pub use sampling::{
@@ -326,6 +331,37 @@ pub enum AttachError {
         /// The library.
         library: PathBuf,
         /// The JVM's message.
+        message: String,
+    },
+
+    /// The JVM runs without the Flight Recorder (`watch --jfr`).
+    #[error(
+        "the JVM with pid {pid} has its Flight Recorder disabled (started with \
+         -XX:-FlightRecorder?): restart it without that option to watch it with --jfr, or watch \
+         it without --jfr (heap dumps)"
+    )]
+    FlightRecorderDisabled {
+        /// The JVM.
+        pid: u32,
+    },
+
+    /// `JFR.start` answered something other than a started recording.
+    #[error("the JVM with pid {pid} did not start the JFR recording: {message}")]
+    RecordingNotStarted {
+        /// The JVM.
+        pid: u32,
+        /// The JVM's answer, on one line.
+        message: String,
+    },
+
+    /// `JFR.dump` answered something other than a written file.
+    #[error("the JVM with pid {pid} did not dump the JFR recording to {}: {message}", .path.display())]
+    RecordingNotDumped {
+        /// The JVM.
+        pid: u32,
+        /// Where the dump was to go.
+        path: PathBuf,
+        /// The JVM's answer or what is wrong with the file, on one line.
         message: String,
     },
 
@@ -859,12 +895,7 @@ impl AttachedJvm {
                 "the file exists already (the JVM does not overwrite files)",
             ));
         }
-        if !self.sees_same_directory(dir) {
-            return Err(AttachError::DumpNotVisible {
-                pid: self.pid,
-                dir: dir.to_path_buf(),
-            });
-        }
+        self.check_sees_directory(dir, "dumpheap")?;
 
         let output = self.execute(
             "dumpheap",
@@ -989,15 +1020,31 @@ impl AttachedJvm {
         }
     }
 
-    /// Whether the JVM opens `dir` as the same directory we do: outside containers always;
-    /// inside one only if it is mounted there at the same path.
-    pub(crate) fn sees_same_directory(&self, dir: &Path) -> bool {
+    /// Fails unless the JVM opens `dir` as the same directory we do: outside containers
+    /// always; inside one only if it is mounted there at the same path. A JVM that ended is
+    /// [`AttachError::JvmEnded`] (`during` what), not a container: its `/proc/<pid>/root` is
+    /// gone with it.
+    pub(crate) fn check_sees_directory(&self, dir: &Path, during: &str) -> Result<(), AttachError> {
         let relative = dir.strip_prefix("/").unwrap_or(dir);
-        match fs::metadata(self.root.join(relative)) {
-            Ok(_) => process::same_directory(dir, &self.root.join(relative)),
+        let seen = self.root.join(relative);
+        let visible = match fs::metadata(&seen) {
+            Ok(_) => process::same_directory(dir, &seen),
             Err(e) if e.kind() == io::ErrorKind::NotFound => false,
             // The JVM's root is out of our reach: we cannot tell, let the JVM try.
             Err(_) => true,
+        };
+        if visible {
+            Ok(())
+        } else if !self.is_running() {
+            Err(AttachError::JvmEnded {
+                pid: self.pid,
+                during: during.to_string(),
+            })
+        } else {
+            Err(AttachError::DumpNotVisible {
+                pid: self.pid,
+                dir: dir.to_path_buf(),
+            })
         }
     }
 

@@ -227,12 +227,7 @@ impl AttachedSampling {
             replies.path(),
             agent.path().parent().unwrap_or(Path::new("/")),
         ] {
-            if !jvm.sees_same_directory(dir) {
-                return Err(AttachError::DumpNotVisible {
-                    pid: jvm.pid(),
-                    dir: dir.to_path_buf(),
-                });
-            }
+            jvm.check_sees_directory(dir, "agent load")?;
         }
         let mut sampling = AttachedSampling {
             jvm: jvm.clone(),

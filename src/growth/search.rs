@@ -793,6 +793,14 @@ impl GrowthSearch {
         let reported = self.reportable(&candidates);
         let mut growing: Vec<GrowingNode> = reported.iter().map(|&id| self.describe(id)).collect();
         growing.sort_by(|a, b| a.path.cmp(&b.path));
+        // A watch ends when its user or its clock says, not when the search is done: a
+        // candidate it never saw at a confirmation snapshot is three records, which a churning
+        // structure sampled near its period makes too. Listed, but not growth.
+        let (unconfirmed, growing): (Vec<GrowingNode>, Vec<GrowingNode>) =
+            growing.into_iter().partition(|node| {
+                node.confirmed.cut == Some(ConfirmationCut::WatchEnded)
+                    && node.confirmed.snapshots == 0
+            });
 
         let under_reported = |series: &Series| {
             let mut ancestor = series.parent;
@@ -880,6 +888,7 @@ impl GrowthSearch {
             snapshots,
             snapshot_loops: self.loops_at.clone(),
             growing,
+            unconfirmed,
             leveled_off,
             ignored,
             unmatched_rules,
@@ -1269,6 +1278,9 @@ pub struct SearchOutcome {
     pub snapshot_loops: Vec<u32>,
     /// Confirmed growing nodes, sorted by path.
     pub growing: Vec<GrowingNode>,
+    /// Candidates a watch ended on before any confirmation snapshot ([`ConfirmationCut::
+    /// WatchEnded`]): growing for all one could tell, not confirmed, not counted as growth.
+    pub unconfirmed: Vec<GrowingNode>,
     /// Paths that grew for a while but leveled off, sorted by path.
     pub leveled_off: Vec<LeveledOff>,
     /// Paths ignore rules kept out that grew, sorted by path.

@@ -9,15 +9,16 @@
 //! heap from its roots to every sample still alive, and writes one event per sample: its class,
 //! the chain of references from a GC root, its allocation stack and time.
 //!
-//! This module is the JVM-access and reading layer, below the growth search:
+//! This module is the reading layer, below the growth search and beside [`crate::hprof`]; it
+//! uses no other module of the crate:
 //!
-//! * [`recording`]: starts a recording of that one event through the attach channel
-//!   ([`crate::attach`]), dumps it into a private directory at each interval, and always stops
-//!   it ([`OldObjectRecording`] stops on drop);
 //! * [`read`]: checks a `.jfr` file's chunks and reads its samples with the JDK's own
 //!   `jfr print --json` (see there for why that tool and what it costs per MB);
 //! * the model below: the samples as plain data, names in the heap model's spelling
 //!   (`java.util.HashMap$Node`, `byte[]`), which [`crate::growth::old_objects`] groups and judges.
+//!
+//! The recording itself is JVM access: [`crate::attach::OldObjectRecording`] starts it through
+//! the attach channel, dumps it into a private directory at each interval, and always stops it.
 //!
 //! What sampling cannot tell, stated in every report that uses it: the queue holds
 //! `old-object-queue-size` samples (256 unless the JVM was started with
@@ -28,72 +29,16 @@
 //! at collections.
 
 pub mod read;
-pub mod recording;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::attach::AttachError;
-
 pub use read::{check_recording, JfrTool, SampleDump};
-pub use recording::{OldObjectRecording, QueueSize, RecordingSettings};
 
-/// The queue size HotSpot uses unless `old-object-queue-size` was set at JVM start.
-pub const DEFAULT_OLD_OBJECT_QUEUE_SIZE: u32 = 256;
-
-/// Why a recording could not be started, dumped or read. Each message is one line that says
-/// what to do.
+/// Why a recording could not be read. Each message is one line that says what to do.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum JfrError {
-    /// The attach channel failed (the JVM ended, refused a request, ...).
-    #[error(transparent)]
-    Attach(#[from] AttachError),
-
-    /// The JVM runs without the Flight Recorder.
-    #[error(
-        "the JVM with pid {pid} has its Flight Recorder disabled (started with \
-         -XX:-FlightRecorder?): restart it without that option to watch it with --jfr, or watch \
-         it without --jfr (heap dumps)"
-    )]
-    Disabled {
-        /// The JVM.
-        pid: u32,
-    },
-
-    /// `JFR.start` answered something other than a started recording.
-    #[error("the JVM with pid {pid} did not start the JFR recording: {message}")]
-    StartFailed {
-        /// The JVM.
-        pid: u32,
-        /// The JVM's answer, on one line.
-        message: String,
-    },
-
-    /// `JFR.dump` answered something other than a written file.
-    #[error("the JVM with pid {pid} did not dump the JFR recording to {}: {message}", .path.display())]
-    DumpFailed {
-        /// The JVM.
-        pid: u32,
-        /// Where the dump was to go.
-        path: PathBuf,
-        /// The JVM's answer or what is wrong with the file, on one line.
-        message: String,
-    },
-
-    /// The JVM sees another file system (a container) without our private directory.
-    #[error(
-        "the JVM with pid {pid} runs in another file system (a container) where {} is not the \
-         same directory: run heapgrowth inside that container",
-        .dir.display()
-    )]
-    DirectoryNotVisible {
-        /// The JVM.
-        pid: u32,
-        /// Our directory.
-        dir: PathBuf,
-    },
-
     /// A `.jfr` file that is cut short or is not a recording at all.
     #[error("{} is not a complete JFR recording: {detail}", .path.display())]
     Truncated {

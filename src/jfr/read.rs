@@ -2,12 +2,13 @@
 //!
 //! **Which reader, and why.** The JDK's own `jfr print --json` (the `jfr` tool of the watched
 //! JVM's JDK), not a reader of the chunk format of our own. Measured on this machine kind
-//! (`docs/bench.md`, `scripts/bench-jfr.sh`): the tool costs about half a second to start and
-//! then about half a second per MB of recording; one dump of a full default queue (256 samples)
-//! is a file of 0.1 to 0.2 MB (most of it the chunk's metadata) and takes under a second, at an
-//! interval of seconds to minutes. The price is a JDK: a JRE has no `jfr`, and then
-//! [`JfrTool::for_jvm`] says so. A queue raised to many thousands of samples would make each
-//! read take seconds, and then a reader of our own would pay for itself.
+//! (`docs/bench.md`, "watch --jfr"): 0.52 s + 0.17 s per MB of recording (0.27 ms per sample),
+//! the fixed part the tool's own JVM starting; one dump of a full default queue (256 samples)
+//! is a file of 0.1 to 0.3 MB (most of it the chunk's metadata), read in about half a second,
+//! at an interval of seconds to minutes. The tool reads whatever version of the format its JDK
+//! writes. The price is a JDK: a JRE has no `jfr`, and then [`JfrTool::for_jvm`] says so. A
+//! queue raised to 10 000 samples would take about 3 s per read, and then a reader of our own
+//! would pay for itself.
 //!
 //! The JSON nests every reference of a sample's chain two levels deeper than the one before
 //! (`object.referrer.object...`), and JFR keeps up to about 200 references per chain, so it is

@@ -22,6 +22,10 @@ struct JsonScenario<'a> {
     /// `--keep-dumps all` kept).
     snapshot_loops: &'a [u32],
     growing: Vec<JsonGrowing<'a>>,
+    /// `heapgrowth watch`: candidates watching ended on before a confirmation snapshot;
+    /// omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unconfirmed: Vec<JsonUnconfirmed<'a>>,
     leveled_off: Vec<JsonLeveledOff<'a>>,
     ignored: Vec<JsonIgnored<'a>>,
     timings_ms: JsonTimings<'a>,
@@ -119,6 +123,14 @@ struct JsonLeveledOff<'a> {
     path: Vec<JsonStep<'a>>,
     growth: Vec<&'static str>,
     last_growth_loop: u32,
+    history: Vec<JsonValues>,
+}
+
+/// A candidate that was not confirmed: watching ended first.
+#[derive(Serialize)]
+struct JsonUnconfirmed<'a> {
+    path: Vec<JsonStep<'a>>,
+    growth: Vec<&'static str>,
     history: Vec<JsonValues>,
 }
 
@@ -494,6 +506,15 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                         .growing()
                         .map(|(node, found)| growing(node, found))
                         .collect(),
+                    unconfirmed: outcome
+                        .unconfirmed
+                        .iter()
+                        .map(|node| JsonUnconfirmed {
+                            path: path(&node.path),
+                            growth: labels(&node.kinds),
+                            history: history(&node.history),
+                        })
+                        .collect(),
                     leveled_off: outcome
                         .leveled_off
                         .iter()
@@ -531,6 +552,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     snapshots: 0,
                     snapshot_loops: &[],
                     growing: Vec::new(),
+                    unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),
                     ignored: Vec::new(),
                     timings_ms: timings,

@@ -14,10 +14,10 @@ pub use text::{render_scenario, render_text, StackDepth};
 
 use std::path::{Path, PathBuf};
 
+use crate::attach::QueueSize;
 use crate::attribution::{Attribution, StackCount};
 use crate::growth::old_objects::OldObjectOutcome;
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome, TrendRow};
-use crate::jfr::QueueSize;
 
 /// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -136,9 +136,12 @@ pub enum LoopUnit {
     Loops,
     /// Heap dumps given to `heapgrowth diff`, numbered from 1 in the order given.
     Dumps,
-    /// Snapshots of a JVM that `heapgrowth watch` attached to: one per press of Enter or per
-    /// interval.
+    /// Presses of Enter (or the repetitions typed before it) in an interactive
+    /// `heapgrowth watch`: one snapshot each.
     Snapshots,
+    /// Intervals of a periodic `heapgrowth watch`, counted from the search's first dump:
+    /// detection dumps at every interval, confirmation at twice and four times as many.
+    Intervals,
 }
 
 impl LoopUnit {
@@ -148,6 +151,7 @@ impl LoopUnit {
             LoopUnit::Loops => "loop",
             LoopUnit::Dumps => "dump",
             LoopUnit::Snapshots => "snapshot",
+            LoopUnit::Intervals => "interval",
         }
     }
 
@@ -157,6 +161,7 @@ impl LoopUnit {
             LoopUnit::Loops => "loops",
             LoopUnit::Dumps => "dumps",
             LoopUnit::Snapshots => "snapshots",
+            LoopUnit::Intervals => "intervals",
         }
     }
 }

@@ -70,10 +70,12 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             let title = report.subject.title();
             let name = escape_line(&report.scenario);
             let _ = match unit {
-                LoopUnit::Loops => writeln!(
+                LoopUnit::Loops | LoopUnit::Intervals => writeln!(
                     out,
-                    "{title} {name}: {summary} after {} loops in {} snapshots",
-                    outcome.loops, outcome.snapshots
+                    "{title} {name}: {summary} after {} {} in {} snapshots",
+                    outcome.loops,
+                    unit.plural(),
+                    outcome.snapshots
                 ),
                 LoopUnit::Dumps | LoopUnit::Snapshots => writeln!(
                     out,
@@ -89,6 +91,17 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             for (node, attribution) in report.growing() {
                 out.push('\n');
                 render_node(&mut out, node, attribution, depth, unit);
+            }
+            for node in &outcome.unconfirmed {
+                let _ = writeln!(
+                    out,
+                    "\nNot confirmed (watching ended before a confirmation snapshot; grew in {} over {} {} to {}): {}",
+                    kinds(&node.kinds),
+                    unit.plural(),
+                    node.history.first().map_or(0, |s| s.loops),
+                    node.confirmed.to_loop,
+                    last_step(&node.path)
+                );
             }
             for leveled in &outcome.leveled_off {
                 let _ = writeln!(
@@ -798,7 +811,7 @@ mod tests {
             old_objects: Some(OldObjectReport {
                 outcome,
                 stacks,
-                queue: crate::jfr::QueueSize {
+                queue: crate::attach::QueueSize {
                     samples: 256,
                     set_at_start: false,
                 },

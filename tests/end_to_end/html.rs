@@ -384,6 +384,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             snapshots: 7,
             snapshot_loops: vec![3, 7, 15, 31, 63, 250, 1000],
             growing,
+            unconfirmed: Vec::new(),
             leveled_off: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),

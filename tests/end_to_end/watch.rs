@@ -14,16 +14,31 @@ use std::time::{Duration, Instant};
 use super::support::{entries, json};
 
 /// Puts 200 sessions in a map every 50 ms; `clean` keeps the map at 500. A list of buffers
-/// churns (cleared at 1000) either way. `exit-soon` exits after 3 s.
+/// churns (cleared at 1000) either way. `exit-soon` exits after 3 s. `steps` adds a second
+/// churning list that gains 200 buffers every 250 ms and is cleared after 8 steps: watched
+/// every 300 ms, it is 1.2 steps further along at each dump, a leak's look for six dumps in
+/// a row.
 const SERVICE_JAVA: &str = r#"
 import java.util.*;
 public class Service {
     static final List<byte[]> CHURN = new ArrayList<>();
     static final Map<Integer, String> SESSIONS = new HashMap<>();
+    static final List<byte[]> STEPS = new ArrayList<>();
     public static void main(String[] args) throws Exception {
         List<String> flags = Arrays.asList(args);
         boolean clean = flags.contains("clean");
         boolean exitSoon = flags.contains("exit-soon");
+        if (flags.contains("steps")) {
+            Thread stepper = new Thread(() -> {
+                for (int step = 0; ; step++) {
+                    if (step % 8 == 0) STEPS.clear();
+                    for (int i = 0; i < 200; i++) STEPS.add(new byte[64]);
+                    try { Thread.sleep(250); } catch (InterruptedException e) { return; }
+                }
+            });
+            stepper.setDaemon(true);
+            stepper.start();
+        }
         System.out.println("ready");
         System.out.flush();
         long started = System.nanoTime();
@@ -302,6 +317,32 @@ fn every_interval_dumps_when_asked_and_the_clean_twin_stays_clean() {
     let log = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{log}");
     assert!(log.contains("heap dump read"), "{log}");
+}
+
+#[test]
+fn a_list_that_churns_almost_in_step_with_the_interval_is_not_a_leak() {
+    // Dumps at consecutive intervals see it grow for six in a row (detection and two
+    // confirmations' worth); the confirmation dumps at twice and four times the candidate's
+    // interval see it cleared.
+    let service = Service::start("steps", &[], &["clean", "steps"], None);
+    let output = watch(
+        "steps",
+        service.pid(),
+        &[
+            "--every",
+            "300ms",
+            "--for",
+            "15s",
+            "--dump-every-interval",
+            "--format",
+            "json",
+        ],
+    );
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    let report = json(&output);
+    assert_eq!(growing_targets(&report), Vec::<String>::new(), "{log}");
+    assert_eq!(report["scenarios"][0]["loop_unit"], "intervals");
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! A JFR recording of old-object samples in a JVM heapgrowth attached to, started, dumped and
-//! stopped through diagnostic commands (`JFR.start`, `JFR.dump`, `JFR.stop`), as `jcmd` sends
-//! them.
+//! A JFR recording of old-object samples (`watch --jfr`, see [`crate::jfr`]) in a JVM heapgrowth
+//! attached to, started, dumped and stopped through diagnostic commands (`JFR.start`,
+//! `JFR.dump`, `JFR.stop`), as `jcmd` sends them. The files it dumps are read by
+//! [`crate::jfr::JfrTool`].
 //!
 //! * **Settings.** A `.jfc` file in our private directory (the JVM runs as our user, so it can
 //!   read it there) enables `jdk.OldObjectSample` alone, with allocation stacks. Its `cutoff`
@@ -24,9 +25,11 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{JfrError, DEFAULT_OLD_OBJECT_QUEUE_SIZE};
-use crate::attach::AttachedJvm;
+use super::{AttachError, AttachedJvm};
 use crate::tempdir::ExitAction;
+
+/// The queue size HotSpot uses unless `old-object-queue-size` was set at JVM start.
+pub const DEFAULT_OLD_OBJECT_QUEUE_SIZE: u32 = 256;
 
 /// The settings file's name in the private directory.
 const SETTINGS_FILE: &str = "heapgrowth-old-objects.jfc";
@@ -96,7 +99,7 @@ pub struct QueueSize {
 impl QueueSize {
     /// The queue size `jvm` was started with (`VM.flags` shows `-XX:FlightRecorderOptions=...`
     /// when it was given), else HotSpot's default.
-    pub fn of(jvm: &AttachedJvm) -> Result<QueueSize, JfrError> {
+    pub fn of(jvm: &AttachedJvm) -> Result<QueueSize, AttachError> {
         Ok(QueueSize::from_flags(&jvm.jcmd("VM.flags")?))
     }
 
@@ -135,20 +138,15 @@ impl OldObjectRecording {
         jvm: &AttachedJvm,
         dir: &Path,
         settings: RecordingSettings,
-    ) -> Result<OldObjectRecording, JfrError> {
+    ) -> Result<OldObjectRecording, AttachError> {
         let pid = jvm.pid();
-        if !jvm.sees_same_directory(dir) {
-            return Err(JfrError::DirectoryNotVisible {
-                pid,
-                dir: dir.to_path_buf(),
-            });
-        }
+        jvm.check_sees_directory(dir, "JFR.start")?;
         let settings_path = dir.join(SETTINGS_FILE);
-        fs::write(&settings_path, SETTINGS).map_err(|source| JfrError::Io {
+        fs::write(&settings_path, SETTINGS).map_err(|source| AttachError::Io {
             what: format!("write the JFR settings {}", settings_path.display()),
             source,
         })?;
-        let random = crate::tempdir::random_hex().map_err(|source| JfrError::Io {
+        let random = crate::tempdir::random_hex().map_err(|source| AttachError::Io {
             what: "draw a random recording name".into(),
             source,
         })?;
@@ -160,10 +158,10 @@ impl OldObjectRecording {
             settings.max_age.as_secs().max(1)
         ))?;
         if reply.contains(DISABLED) {
-            return Err(JfrError::Disabled { pid });
+            return Err(AttachError::FlightRecorderDisabled { pid });
         }
         if !reply.contains(STARTED) {
-            return Err(JfrError::StartFailed {
+            return Err(AttachError::RecordingNotStarted {
                 pid,
                 message: one_line(&reply),
             });
@@ -191,13 +189,13 @@ impl OldObjectRecording {
     /// Dumps the recording with paths to GC roots into a new owner-only file of the private
     /// directory and returns its path; the caller reads and deletes it. The JVM is stopped at a
     /// safepoint while it searches the paths.
-    pub fn dump(&mut self) -> Result<PathBuf, JfrError> {
+    pub fn dump(&mut self) -> Result<PathBuf, AttachError> {
         self.dumps += 1;
         let path = self.dir.join(format!("{}.jfr", self.dumps));
         let pid = self.jvm.pid();
         let failed = |message: String| {
             let _ = fs::remove_file(&path);
-            JfrError::DumpFailed {
+            AttachError::RecordingNotDumped {
                 pid,
                 path: path.clone(),
                 message,
@@ -216,7 +214,7 @@ impl OldObjectRecording {
                 "the JVM reported success but the file is unreadable: {e}"
             ))
         })?;
-        if !meta.is_file() || meta.uid() != crate::attach::own_uid() {
+        if !meta.is_file() || meta.uid() != super::process::effective_uid() {
             return Err(failed(format!(
                 "the file is not a regular file of ours (uid {})",
                 meta.uid()
@@ -229,11 +227,11 @@ impl OldObjectRecording {
     }
 
     /// Stops the recording (without writing it anywhere).
-    pub fn stop(mut self) -> Result<(), JfrError> {
+    pub fn stop(mut self) -> Result<(), AttachError> {
         self.stop_once()
     }
 
-    fn stop_once(&mut self) -> Result<(), JfrError> {
+    fn stop_once(&mut self) -> Result<(), AttachError> {
         if self.stopped {
             return Ok(());
         }
