@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::attribution::{attribution_loops, Attribution};
+use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
 use crate::growth::{
     ConfirmationCut, GrowingNode, GrowthSearch, IgnoreRule, NextStep, SearchConfig, SearchOutcome,
     DEFAULT_WARMUP_LOOPS, MAX_SNAPSHOTS_PER_SEARCH,
@@ -21,6 +22,7 @@ use crate::growth::{
 use crate::hprof::HprofError;
 use crate::jvm::{on_jvm_end, Jvm, JvmEnd, JvmError, JvmOptions, Scenario, START_FAILED_REASON};
 use crate::line::escape_line;
+use crate::old_object_session::{attach_to_this_process, OldObjectSession, RecordingError};
 use crate::report::{LoopUnit, ScenarioReport, Subject, Timings};
 use crate::tempdir::PrivateTempDir;
 
@@ -66,6 +68,10 @@ pub struct SearchSettings {
     /// for known JDK growth ([`IgnoreRule::known_jdk_growth`]); add to them rather than
     /// replacing them unless that growth should count.
     pub ignore_rules: Vec<IgnoreRule>,
+    /// JFR old-object samples instead of heap dumps (`--jfr`, for heaps too big to dump): the
+    /// loops run in intervals of [`JFR_INTERVAL`], each ended by a dump of the recording (see
+    /// [`crate::old_object_session`]). The JVM needs its Flight Recorder and a JDK's `jfr` tool.
+    pub jfr: bool,
 }
 
 impl Default for SearchSettings {
@@ -77,6 +83,7 @@ impl Default for SearchSettings {
             keep_last_dumps: false,
             keep_all_dumps: false,
             ignore_rules: IgnoreRule::known_jdk_growth(),
+            jfr: false,
         }
     }
 }
@@ -353,7 +360,10 @@ pub fn run(
     });
     let progress = Progress::new(options.progress);
     progress.show(format_args!("starting the JVM"));
-    let jvm = Jvm::start(&options.jvm)?;
+    let jvm = Jvm::start(&JvmOptions {
+        start_attach_listener: options.jvm.start_attach_listener || options.settings.jfr,
+        ..options.jvm.clone()
+    })?;
     let dumps = PrivateTempDir::new("dumps")?;
     let settings = SearchSettings {
         keep_last_dumps: options.settings.keep_last_dumps || options.keep_dumps_in.is_some(),
@@ -398,8 +408,8 @@ pub fn run(
 }
 
 /// Runs the growth search on one scenario: warm-up, snapshots into `dumps` (each deleted once
-/// read), confirmation, attribution. Never fails as a whole: a failing scenario gives a report
-/// with its error.
+/// read), confirmation, attribution; or with [`SearchSettings::jfr`], [`sample_old_objects`].
+/// Never fails as a whole: a failing scenario gives a report with its error.
 pub fn search(
     driver: &mut dyn Driver,
     name: &str,
@@ -407,6 +417,9 @@ pub fn search(
     dumps: &Path,
     progress: &Progress,
 ) -> ScenarioReport {
+    if settings.jfr {
+        return sample_old_objects(driver, name, settings, progress);
+    }
     let mut timings = Timings::default();
     let mut attributions = Vec::new();
     let mut kept = VecDeque::new();
@@ -447,6 +460,89 @@ pub fn search(
         class_trends: Vec::new(),
         old_objects: None,
     }
+}
+
+/// Loop time between two dumps of the JFR recording (`--jfr`): samples are taken by allocated
+/// bytes, so an interval must allocate enough to sample, and it should be long next to the
+/// dump and its reading (about half a second).
+pub const JFR_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Dumps of the recording after which a scenario none of whose classes qualified is clean: the
+/// sample preset of the class trend needs 3 qualifying dumps in a row, and a leak shows within
+/// a few more.
+pub const MAX_JFR_DUMPS: u32 = 10;
+
+/// `--jfr`: the scenario's loops with a JFR old-object recording running in its JVM, attached
+/// to from this process, one dump of the recording after each [`JFR_INTERVAL`] of loops and a
+/// full collection (a sample counts once a collection ran after it). It ends when a class's
+/// samples qualify in the class trend, after [`MAX_JFR_DUMPS`] dumps, or when the time
+/// budget runs out. The growing classes' allocation stacks are the attribution.
+fn sample_old_objects(
+    driver: &mut dyn Driver,
+    name: &str,
+    settings: &SearchSettings,
+    progress: &Progress,
+) -> ScenarioReport {
+    let started = Instant::now();
+    progress.show(format_args!("{name}: warm-up"));
+    if let Err(error) = driver.run_loops(settings.warmup) {
+        return ScenarioReport::failed(name, describe(ScenarioError::Jvm(error)));
+    }
+    let search = OldObjectSearch::new(OldObjectConfig {
+        ignore_rules: settings.ignore_rules.clone(),
+        ..OldObjectConfig::default()
+    })
+    .expect("the sample preset is valid");
+    let session = attach_to_this_process()
+        .map_err(RecordingError::from)
+        .and_then(|jvm| OldObjectSession::start(&jvm, search));
+    let mut session = match session {
+        Ok(session) => session,
+        Err(error) => return ScenarioReport::failed(name, escape_line(&error.to_string())),
+    };
+    let per_loop = started.elapsed() / settings.warmup.max(1);
+    let mut loops_per_interval = loops_for(JFR_INTERVAL, per_loop);
+    let result = loop {
+        let interval = Instant::now();
+        let first = driver.loops_run() + 1;
+        progress.show(format_args!(
+            "{name}: loops {first} to {}: JFR dump {} next",
+            first.saturating_add(loops_per_interval - 1),
+            session.dumps() + 1
+        ));
+        if let Err(error) = driver
+            .run_loops(loops_per_interval)
+            .and_then(|()| driver.collect_garbage())
+        {
+            break Err(describe(ScenarioError::Jvm(error)));
+        }
+        loops_per_interval =
+            loops_for(JFR_INTERVAL, interval.elapsed() / loops_per_interval.max(1));
+        if let Err(error) = session.sample() {
+            break Err(error);
+        }
+        if !session.selected_rows().is_empty()
+            || session.dumps() >= MAX_JFR_DUMPS
+            || started.elapsed() >= settings.time_budget
+        {
+            break Ok(());
+        }
+    };
+    session.finish(
+        name,
+        Subject::Scenario,
+        LoopUnit::Loops,
+        driver.loops_run(),
+        result,
+    )
+}
+
+/// Loops that take about `interval` at `per_loop` each, at least one; at most a million, so
+/// that a loop that does nothing measurable still reaches its dump.
+fn loops_for(interval: Duration, per_loop: Duration) -> u32 {
+    const MOST: u32 = 1_000_000;
+    let per_loop = per_loop.as_secs_f64().max(1e-9);
+    (interval.as_secs_f64() / per_loop).clamp(1.0, f64::from(MOST)) as u32
 }
 
 /// Attribution: the loops again, one growing node at a time, with a recorder on it.

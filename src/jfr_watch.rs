@@ -1,24 +1,17 @@
 //! `heapgrowth watch --pid PID --jfr`: the watch of [`crate::watch`] for heaps too big to dump.
 //! Instead of class histograms and heap dumps, a JFR recording of old-object samples
-//! ([`crate::jfr`]) runs in the JVM; at each tick it is dumped with paths to GC roots, read,
-//! deleted, and its samples feed [`OldObjectSearch`]. The watch ends once a class's samples keep
+//! ([`OldObjectSession`]) runs in the JVM; at each tick it is dumped with paths to GC roots,
+//! read, deleted, and its samples are judged. The watch ends once a class's samples keep
 //! growing (the class-trend rule with its sample preset), on Ctrl-C, at the end of `--for` or
 //! of input; the recording is stopped in every case.
 //!
 //! Interactive, each press of Enter dumps. At an interval, the recording starts at once and is
 //! first dumped one interval later: a sample counts only once a collection ran after it.
 
-use std::time::Instant;
-
-use crate::attach::{OldObjectRecording, QueueSize, RecordingSettings, Target};
-use crate::attribution::old_objects::sample_stacks;
-use crate::engine::elapsed_ms;
+use crate::attach::Target;
 use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
-use crate::growth::SearchOutcome;
-use crate::jfr::JfrTool;
-use crate::line::escape_line;
-use crate::report::{LoopUnit, OldObjectReport, ScenarioReport, Subject, Timings};
-use crate::tempdir::PrivateTempDir;
+use crate::old_object_session::{OldObjectSession, RecordingError};
+use crate::report::{LoopUnit, ScenarioReport, Subject};
 use crate::watch::{Pace, Tick, Ticks, WatchError, WatchEvent, WatchOptions};
 
 /// Watches the JVM of `options` through old-object samples until a class grows or `ticks`
@@ -31,7 +24,7 @@ pub fn watch_old_objects(
     ticks: &mut dyn Ticks,
     events: &mut dyn FnMut(WatchEvent),
 ) -> Result<ScenarioReport, WatchError> {
-    let mut search = OldObjectSearch::new(OldObjectConfig {
+    let search = OldObjectSearch::new(OldObjectConfig {
         trend: options.trend.clone(),
         ignore_rules: options.settings.ignore_rules.clone(),
     })
@@ -40,18 +33,13 @@ pub fn watch_old_objects(
     let jvm = target.attach_with(options.attach)?;
     let name = format!("pid {} ({})", options.pid, target.command());
     events(WatchEvent::Attached { name: &name });
-    // Before anything starts in the JVM: a JRE without the tool is an error at once.
-    let tool = JfrTool::for_jvm(options.pid)?;
-    let queue = QueueSize::of(&jvm)?;
-    let dir = PrivateTempDir::new("watch-jfr")?;
-    let mut recording = OldObjectRecording::start(&jvm, dir.path(), RecordingSettings::default())?;
+    let mut session = OldObjectSession::start(&jvm, search)?;
     events(WatchEvent::RecordingStarted {
-        name: recording.name(),
-        queue_size: queue.samples,
-        queue_size_set_at_start: queue.set_at_start,
+        name: session.recording_name(),
+        queue_size: session.queue().samples,
+        queue_size_set_at_start: session.queue().set_at_start,
     });
 
-    let mut timings = Timings::default();
     let mut position = 0u32;
     let mut stopped = None;
     let mut skip_first = options.pace == Pace::Periodic;
@@ -65,31 +53,13 @@ pub fn watch_old_objects(
             Tick::Now(_) if std::mem::take(&mut skip_first) => continue,
             Tick::Now(repetitions) => position = position.saturating_add(repetitions.max(1)),
         }
-        let started = Instant::now();
-        let file = match recording.dump() {
-            Ok(file) => file,
-            Err(error) => break Err(error.to_string()),
+        let counts = match session.sample() {
+            Ok(counts) => counts,
+            Err(error) => break Err(error),
         };
-        timings.dump.push(elapsed_ms(started));
-        let started = Instant::now();
-        let read = tool.read(&file);
-        // Read or not, the file goes: it holds the samples' stacks and chains.
-        let _ = std::fs::remove_file(&file);
-        let mut dump = match read {
-            Ok(dump) => dump,
-            Err(error) => break Err(error.to_string()),
-        };
-        timings.parse.push(elapsed_ms(started));
-        if dump.samples.is_empty() {
-            // No sample to carry the dump's time.
-            dump.time = now_nanos();
-        }
-        let started = Instant::now();
-        let counts = search.observe(&dump);
-        timings.analysis.push(elapsed_ms(started));
-        let selected = search.selected_rows();
+        let selected = session.selected_rows();
         events(WatchEvent::OldObjectSamples {
-            interval: timings.dump.len() as u32,
+            interval: session.dumps(),
             samples: counts.counted(),
             selected: &selected,
         });
@@ -97,54 +67,19 @@ pub fn watch_old_objects(
             break Ok(());
         }
     };
-    // Stopped here rather than on drop so the JVM is free of it before the report is written;
-    // an error (the JVM ended) changes nothing.
-    let _ = recording.stop();
-    drop(dir);
+    let report = session.finish(&name, Subject::Jvm, LoopUnit::Snapshots, position, result);
     if let Some(reason) = stopped {
         events(WatchEvent::Stopped { reason });
-    }
-    let dumps = timings.dump.len() as u32;
-    let mut report = ScenarioReport {
-        subject: Subject::Jvm,
-        loop_unit: LoopUnit::Snapshots,
-        timings,
-        ..ScenarioReport::failed(&name, String::new())
-    };
-    match result {
-        Err(error) => report.result = Err(escape_line(&error)),
-        Ok(()) => {
-            let outcome = search.outcome();
-            let stacks = outcome
-                .growing
-                .iter()
-                .map(|class| {
-                    class
-                        .paths
-                        .iter()
-                        .map(|path| sample_stacks(&path.stacks))
-                        .collect()
-                })
-                .collect();
-            report.result = Ok(SearchOutcome {
-                loops: position,
-                snapshots: dumps,
-                unmatched_rules: outcome.unmatched_rules.clone(),
-                ..SearchOutcome::default()
-            });
-            report.old_objects = Some(OldObjectReport {
-                outcome,
-                stacks,
-                queue,
-            });
-        }
     }
     Ok(report)
 }
 
-/// Nanoseconds since the Unix epoch, as JFR's event times.
-fn now_nanos() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i64)
+impl From<RecordingError> for WatchError {
+    fn from(error: RecordingError) -> WatchError {
+        match error {
+            RecordingError::Attach(error) => WatchError::Attach(error),
+            RecordingError::Jfr(error) => WatchError::Jfr(error),
+            RecordingError::TempDir(error) => WatchError::TempDir(error),
+        }
+    }
 }

@@ -22,6 +22,7 @@ pub mod jvm;
 pub mod jvmti;
 pub mod line;
 pub mod native_api;
+pub mod old_object_session;
 mod parallel;
 pub mod report;
 pub mod settings;

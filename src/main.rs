@@ -191,6 +191,13 @@ struct RunArgs {
     /// proxies in fields (which the scenario can see), as in a test JVM without -agentpath:.
     #[arg(long)]
     no_agent: bool,
+    /// For heaps too big to dump: no heap dumps, a JFR recording of old-object samples in the
+    /// scenario's JVM instead, dumped with paths to GC roots after each second of loops; the
+    /// growing classes' samples give their paths and allocation stacks. Needs the JVM's Flight
+    /// Recorder and its JDK's `jfr` tool. The snapshot options (--loops-per-snapshot,
+    /// --max-snapshots, --confirm-loops) do not apply.
+    #[arg(long, conflicts_with_all = ["html", "keep_dumps"])]
+    jfr: bool,
 }
 
 /// Where the report goes and how it looks (`run`, `diff`, `watch`).
@@ -288,6 +295,7 @@ fn run(args: RunArgs) -> ExitCode {
             keep_last_dumps: false,
             keep_all_dumps: false,
             ignore_rules,
+            jfr: args.jfr,
         },
         keep_dumps_in: match args.keep_dumps {
             KeepDumps::Never => None,

@@ -334,11 +334,11 @@ pub enum AttachError {
         message: String,
     },
 
-    /// The JVM runs without the Flight Recorder (`watch --jfr`).
+    /// The JVM runs without the Flight Recorder (`--jfr`).
     #[error(
         "the JVM with pid {pid} has its Flight Recorder disabled (started with \
-         -XX:-FlightRecorder?): restart it without that option to watch it with --jfr, or watch \
-         it without --jfr (heap dumps)"
+         -XX:-FlightRecorder?): --jfr needs it; start the JVM without that option, or leave out \
+         --jfr (heap dumps)"
     )]
     FlightRecorderDisabled {
         /// The JVM.

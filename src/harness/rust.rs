@@ -56,6 +56,7 @@ pub(super) fn scenario_report(
     jvm.java_home = Some(jdk.home.clone());
     jvm.system_classpath.push(jar);
     jvm.system_classpath.extend(jvm.classpath.iter().cloned());
+    jvm.start_attach_listener |= loops.jfr;
     let jvm = Jvm::start(&jvm).map_err(|e| format!("cannot start the JVM for {name}: {e}"))?;
     if jvm.jdk().home != jdk.home {
         return Err(format!(

@@ -74,6 +74,9 @@ pub struct JvmOptions {
     /// (`--scenario-timeout`); then it is given up ([`JvmError::ScenarioTimedOut`]). `None`:
     /// no limit.
     pub scenario_timeout: Option<Duration>,
+    /// Start the JVM's attach listener with it (`-XX:+StartAttachListener`), for `--jfr`,
+    /// which records the JVM through it: with `-Xrs` no SIGQUIT can start it later.
+    pub start_attach_listener: bool,
 }
 
 /// Whether this process already tried to create its one JVM.
@@ -175,6 +178,9 @@ impl Jvm {
         ];
         if agent_library.is_some() {
             args.push(format!("-agentpath:{}", utf8(&extracted.agent_library)?));
+        }
+        if options.start_attach_listener {
+            args.push("-XX:+StartAttachListener".to_owned());
         }
         args.extend(options.jvm_args.iter().cloned());
 

@@ -10,6 +10,7 @@ mod diff;
 mod growth_classes;
 mod html;
 mod libraries;
+mod run_jfr;
 mod stability;
 mod support;
 mod survival;

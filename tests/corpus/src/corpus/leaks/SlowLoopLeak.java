@@ -2,7 +2,7 @@
  * SlowLoopLeak: a leak in a scenario whose loop takes about 5 ms (a sleep standing in for real
  * work), for the time budget: 1000 confirmation loops would take 5 s.
  *
- * Expected:      LEAK; with --time-budget 2 confirmation stops early and the report says so
+ * Expected:      LEAK; with --time-budget 4 confirmation stops early and the report says so
  * Growing field: STATIC_FIELD corpus.leaks.SlowLoopLeak.items -> java.util.ArrayList
  *                ⇒ corpus.app.Item, +1 per loop
  * Growing call:  SlowLoopLeak.java:31

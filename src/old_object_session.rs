@@ -1,0 +1,182 @@
+//! A JFR old-object recording in a JVM and the search over its dumps: one mechanism for every
+//! front end that samples instead of dumping the heap. `heapgrowth watch --jfr` records a JVM
+//! it attached to; `run --jfr`, the cargo harness and the JUnit extension with their JFR option
+//! record the JVM the scenario runs in, attached to from within its own process (the attach
+//! protocol does not care who asks, [`attach_to_this_process`]).
+//!
+//! Each [`OldObjectSession::sample`] dumps the recording with paths to GC roots into a private
+//! directory, reads it with the JDK's `jfr` tool, deletes it, and folds its samples into an
+//! [`OldObjectSearch`]; [`OldObjectSession::finish`] stops the recording and makes the report.
+
+use std::time::Instant;
+
+use crate::attach::{
+    AttachError, AttachedJvm, OldObjectRecording, QueueSize, RecordingSettings, Target,
+};
+use crate::attribution::old_objects::sample_stacks;
+use crate::engine::elapsed_ms;
+use crate::growth::old_objects::{DumpCounts, OldObjectSearch};
+use crate::growth::{SearchOutcome, TrendRow};
+use crate::jfr::{JfrError, JfrTool};
+use crate::line::escape_line;
+use crate::report::{LoopUnit, OldObjectReport, ScenarioReport, Subject, Timings};
+use crate::tempdir::PrivateTempDir;
+
+/// Why a recording could not start. Each message is one line that says what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordingError {
+    /// Attaching, or starting the recording (Flight Recorder disabled, a runtime without the
+    /// `jdk.jfr` module).
+    #[error(transparent)]
+    Attach(#[from] AttachError),
+    /// No `jfr` tool to read recordings with.
+    #[error(transparent)]
+    Jfr(#[from] JfrError),
+    /// The private directory for recordings could not be made.
+    #[error("cannot create a private directory for JFR recordings: {0}")]
+    TempDir(#[from] std::io::Error),
+}
+
+/// The JVM this process runs (embedded, or the test JVM that loaded heapgrowth), attached to
+/// through its attach listener like any other. The JVM heapgrowth starts runs with `-Xrs` (its
+/// own signal handlers must delete the dumps), so it cannot be woken by SIGQUIT: it is started
+/// with `-XX:+StartAttachListener` when a JFR option asks for this.
+pub fn attach_to_this_process() -> Result<AttachedJvm, AttachError> {
+    Target::check(std::process::id())?.attach()
+}
+
+/// A running old-object recording and the search over its dumps.
+pub struct OldObjectSession {
+    tool: JfrTool,
+    queue: QueueSize,
+    search: OldObjectSearch,
+    timings: Timings,
+    /// Stopped in [`OldObjectSession::finish`], else when dropped.
+    recording: OldObjectRecording,
+    /// Holds the settings and each dump until it is read; after `recording`, so it is removed
+    /// once the recording is stopped.
+    _dir: PrivateTempDir,
+}
+
+impl OldObjectSession {
+    /// Finds the `jfr` tool of `jvm`'s JDK and the JVM's queue size, then starts the recording,
+    /// whose dumps `search` will judge. A JDK without the tool is an error before anything
+    /// starts in the JVM.
+    pub fn start(
+        jvm: &AttachedJvm,
+        search: OldObjectSearch,
+    ) -> Result<OldObjectSession, RecordingError> {
+        let tool = JfrTool::for_jvm(jvm.pid())?;
+        let queue = QueueSize::of(jvm)?;
+        let dir = PrivateTempDir::new("jfr")?;
+        let recording = OldObjectRecording::start(jvm, dir.path(), RecordingSettings::default())?;
+        Ok(OldObjectSession {
+            tool,
+            queue,
+            search,
+            timings: Timings::default(),
+            recording,
+            _dir: dir,
+        })
+    }
+
+    /// The recording's name in the JVM.
+    pub fn recording_name(&self) -> &str {
+        self.recording.name()
+    }
+
+    /// The JVM's old-object queue.
+    pub fn queue(&self) -> QueueSize {
+        self.queue
+    }
+
+    /// Dumps the recording, reads and deletes the file, and folds the samples into the search.
+    /// The error is one line for the report.
+    pub fn sample(&mut self) -> Result<DumpCounts, String> {
+        let started = Instant::now();
+        let file = self.recording.dump().map_err(|e| e.to_string())?;
+        self.timings.dump.push(elapsed_ms(started));
+        let started = Instant::now();
+        let read = self.tool.read(&file);
+        // Read or not, the file goes: it holds the samples' stacks and chains.
+        let _ = std::fs::remove_file(&file);
+        let mut dump = read.map_err(|e| e.to_string())?;
+        self.timings.parse.push(elapsed_ms(started));
+        if dump.samples.is_empty() {
+            // No sample to carry the dump's time.
+            dump.time = now_nanos();
+        }
+        let started = Instant::now();
+        let counts = self.search.observe(&dump);
+        self.timings.analysis.push(elapsed_ms(started));
+        Ok(counts)
+    }
+
+    /// Dumps so far.
+    pub fn dumps(&self) -> u32 {
+        self.timings.dump.len() as u32
+    }
+
+    /// The classes the trend selects now: growth, once there is one.
+    pub fn selected_rows(&self) -> Vec<TrendRow> {
+        self.search.selected_rows()
+    }
+
+    /// Stops the recording and reports on `subject` after `loops` (in `unit`); `result` is the
+    /// error that ended the sampling, if one did.
+    pub fn finish(
+        self,
+        name: &str,
+        subject: Subject,
+        unit: LoopUnit,
+        loops: u32,
+        result: Result<(), String>,
+    ) -> ScenarioReport {
+        // Stopped before the report is written, so the JVM is free of it; an error (the JVM
+        // ended) changes nothing.
+        let _ = self.recording.stop();
+        let mut report = ScenarioReport {
+            subject,
+            loop_unit: unit,
+            timings: self.timings,
+            ..ScenarioReport::failed(name, String::new())
+        };
+        match result {
+            Err(error) => report.result = Err(escape_line(&error)),
+            Ok(()) => {
+                let outcome = self.search.outcome();
+                let stacks = outcome
+                    .growing
+                    .iter()
+                    .map(|class| {
+                        class
+                            .paths
+                            .iter()
+                            .map(|path| sample_stacks(&path.stacks))
+                            .collect()
+                    })
+                    .collect();
+                report.result = Ok(SearchOutcome {
+                    loops,
+                    snapshots: report.timings.dump.len() as u32,
+                    unmatched_rules: outcome.unmatched_rules.clone(),
+                    ..SearchOutcome::default()
+                });
+                report.old_objects = Some(OldObjectReport {
+                    outcome,
+                    stacks,
+                    queue: self.queue,
+                });
+            }
+        }
+        report
+    }
+}
+
+/// Nanoseconds since the Unix epoch, as JFR's event times.
+fn now_nanos() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}

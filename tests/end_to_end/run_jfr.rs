@@ -1,0 +1,174 @@
+//! `heapgrowth run --jfr` (issue 15): the scenario's loops with a JFR old-object recording in
+//! its JVM instead of heap dumps, on a scenario whose heap is too big to dump often (128 MiB and
+//! half a million objects) that keeps a session per loop, and on its clean twin; and what must
+//! be one clear error. JFR's sampling is random: these passed 10 runs in a row here.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use super::support::{corpus_classes, entries, json};
+
+const LEAK: &str = "corpus.jfr.BigHeapSessions";
+const CLEAN: &str = "corpus.jfr.BigHeapSessionsBounded";
+
+/// `heapgrowth run --jfr` on `scenario` with `TMPDIR` a fresh directory, which must be empty
+/// afterwards.
+fn run_jfr(name: &str, scenario: &str, extra: &[&str]) -> Output {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("run-jfr-{name}"));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+        .args(["run", "--classpath"])
+        .arg(corpus_classes())
+        .args(["--scenario", scenario, "--jfr", "--jvm-arg=-Xmx1g"])
+        .args(extra)
+        .env("TMPDIR", &tmp)
+        .output()
+        .expect("heapgrowth runs");
+    assert_eq!(
+        entries(&tmp),
+        Vec::<String>::new(),
+        "{name}: left in $TMPDIR"
+    );
+    output
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The 1-based line of `needle` in the corpus source `file`.
+fn line_of(file: &str, needle: &str) -> usize {
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "tests/corpus/src/corpus/jfr",
+        file,
+    ]
+    .iter()
+    .collect();
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .position(|line| line.contains(needle))
+        .expect("the line is in the source")
+        + 1
+}
+
+#[test]
+fn run_jfr_finds_the_leaking_field_and_the_allocating_line_without_a_heap_dump() {
+    let output = run_jfr("leak", LEAK, &["--format", "json"]);
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{log}");
+    let report = json(&output);
+    let scenario = &report["scenarios"][0];
+    assert_eq!(
+        scenario["growing"].as_array().unwrap().len(),
+        0,
+        "no heap path"
+    );
+    let samples = &scenario["old_objects"];
+    let growing = samples["growing"].as_array().unwrap();
+    let payloads = growing
+        .iter()
+        .find(|class| class["class"] == "byte[]")
+        .unwrap_or_else(|| panic!("byte[] grows: {samples:#}"));
+    let path = &payloads["paths"][0];
+    let steps: Vec<&str> = path["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["text"].as_str().unwrap())
+        .collect();
+    // JFR's chain from the scenario thread's class loader to the class, then the field.
+    assert_eq!(
+        steps[steps.len() - 3..],
+        [
+            "STATIC_FIELD BigHeapSessions.SESSIONS -> instance of java.util.ArrayList",
+            "ARRAY_ENTRY ArrayList.[x] -> instance of corpus.jfr.BigHeapSessions$Session",
+            "INSTANCE_FIELD BigHeapSessions$Session.payload -> instance of byte[]",
+        ],
+        "{steps:#?}"
+    );
+    let stack = &path["stacks"][0];
+    let frames: Vec<&str> = stack["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| frame.as_str().unwrap())
+        .collect();
+    let look = stack["place_to_look"].as_u64().expect("a line to look at") as usize;
+    let source = "BigHeapSessions.java";
+    assert_eq!(
+        frames[look],
+        format!(
+            "corpus.jfr.BigHeapSessions$Session.<init>(line {})",
+            line_of(source, "payload = new byte[4096];")
+        )
+    );
+    assert_eq!(
+        frames[look + 1],
+        format!(
+            "corpus.jfr.BigHeapSessions.run(line {})",
+            line_of(source, "SESSIONS.add(new Session(++opened));")
+        )
+    );
+    let counts = path["counts"].as_array().unwrap();
+    assert!(
+        counts.last().unwrap().as_u64() > counts[0].as_u64(),
+        "{counts:?}"
+    );
+    assert!(
+        scenario["loops"].as_u64().unwrap() > 3,
+        "loops after warm-up"
+    );
+    assert!(!log.contains("heap dump"), "no heap dump in --jfr: {log}");
+}
+
+#[test]
+fn run_jfr_on_the_clean_twin_reports_no_growing_class_and_states_the_sampling_limits() {
+    let output = run_jfr("clean", CLEAN, &[]);
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "Scenario {CLEAN}: no growing class over 10 JFR dumps"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("Sampling: JFR jdk.OldObjectSample"), "{text}");
+}
+
+#[test]
+fn run_jfr_in_a_jvm_without_its_flight_recorder_is_one_clear_error() {
+    let output = run_jfr(
+        "no-jfr",
+        CLEAN,
+        &["--jvm-arg=-XX:-FlightRecorder", "--warmup", "1"],
+    );
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{log}");
+    let ours: Vec<&str> = log
+        .lines()
+        .filter(|line| line.starts_with("heapgrowth:"))
+        .collect();
+    assert_eq!(ours.len(), 1, "{log}");
+    assert!(
+        ours[0].contains("has its Flight Recorder disabled") && ours[0].contains("leave out --jfr"),
+        "{log}"
+    );
+}
+
+#[test]
+fn run_jfr_refuses_options_that_need_heap_dumps() {
+    for (option, value) in [("--keep-dumps", "all"), ("--html", "report.html")] {
+        let output = Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+            .args(["run", "--classpath", "unused", "--scenario", CLEAN, "--jfr"])
+            .args([option, value])
+            .output()
+            .unwrap();
+        let log = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{option}: {log}");
+        assert!(log.contains("cannot be used with"), "{option}: {log}");
+    }
+}
