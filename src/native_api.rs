@@ -86,7 +86,8 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_closing<'local>(
 /// keepDumpsDir)`: runs the growth search on the test method behind `callback` and returns
 /// `[status, message, fullText, json, normalized, stale, html]` (see `GateResult`).
 /// `settings` holds warm-up, loops per snapshot, detection snapshots, confirmation loops and the
-/// time budget in seconds, a negative one meaning "the default of `heapgrowth run`";
+/// time budget in seconds, a negative one meaning "the default of `heapgrowth run`", then 1 for
+/// JFR old-object samples instead of heap dumps (absent from older extensions: 0);
 /// `ignoreRules` the test's ignore rules (`PATTERN [REASON]`), `ignoreFile` a file of more (or
 /// null); `baseline` is the test's accepted blocks (or null); `agentPath` the `-agentpath:`
 /// library (or null); `keepDumpsDir` where the last two dumps of a failing test go (or null:
@@ -106,7 +107,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
 ) -> jobjectArray {
     guarded(&mut env, |env| {
         let name = read_string(env, &name)?.unwrap_or_default();
-        let mut numbers = [-1; 5];
+        let mut numbers = [-1; 6];
         if !settings.is_null() {
             let length = env.get_array_length(&settings).map_err(|e| e.to_string())?;
             let length = (length.max(0) as usize).min(numbers.len());
@@ -269,10 +270,10 @@ fn guarded<'local, T>(
 }
 
 /// The settings of one test: `[warmup, loopsPerSnapshot, maxSnapshots, confirmLoops,
-/// timeBudgetSeconds]` (negative: the default), the built-in ignore rules, then those of
+/// timeBudgetSeconds, jfr]` (negative: the default), the built-in ignore rules, then those of
 /// `ignore_file`, then the test's own `rules`.
 fn search_settings(
-    [warmup, loops_per_snapshot, max_snapshots, confirm_loops, time_budget]: [jint; 5],
+    [warmup, loops_per_snapshot, max_snapshots, confirm_loops, time_budget, jfr]: [jint; 6],
     rules: &[String],
     ignore_file: Option<&str>,
 ) -> Result<SearchSettings, String> {
@@ -289,6 +290,7 @@ fn search_settings(
     if time_budget >= 0 {
         settings.time_budget = std::time::Duration::from_secs(time_budget as u64);
     }
+    settings.jfr = jfr == 1;
     // The project's file, found in the test JVM's working directory (the project directory
     // under Gradle and Maven), then the one the build names.
     settings
@@ -924,10 +926,10 @@ mod tests {
     #[test]
     fn negative_loop_settings_mean_the_defaults_and_bad_ones_are_refused() {
         assert_eq!(
-            search_settings([-1; 5], &[], None).unwrap(),
+            search_settings([-1; 6], &[], None).unwrap(),
             SearchSettings::default()
         );
-        let custom = search_settings([0, 3, 4, 200, 10], &[], None).unwrap();
+        let custom = search_settings([0, 3, 4, 200, 10, 1], &[], None).unwrap();
         assert_eq!(
             (
                 custom.warmup,
@@ -935,17 +937,18 @@ mod tests {
                 custom.search.max_snapshots,
                 custom.search.confirm_loops,
                 custom.time_budget.as_secs(),
+                custom.jfr,
             ),
-            (0, 3, 4, 200, 10)
+            (0, 3, 4, 200, 10, true)
         );
-        assert!(search_settings([-1, 0, -1, -1, -1], &[], None).is_err());
-        assert!(search_settings([-1, -1, -1, -1, 0], &[], None).is_err());
+        assert!(search_settings([-1, 0, -1, -1, -1, -1], &[], None).is_err());
+        assert!(search_settings([-1, -1, -1, -1, 0, -1], &[], None).is_err());
     }
 
     #[test]
     fn a_tests_ignore_rules_come_after_the_built_in_ones_and_bad_ones_are_refused() {
         let settings =
-            search_settings([-1; 5], &["com.example.Cache.* warms up".into()], None).unwrap();
+            search_settings([-1; 6], &["com.example.Cache.* warms up".into()], None).unwrap();
         let last = settings.ignore_rules.last().unwrap();
         assert_eq!(
             (last.pattern.as_str(), last.reason.as_str()),
@@ -955,12 +958,12 @@ mod tests {
             settings.ignore_rules.len(),
             IgnoreRule::known_jdk_growth().len() + 1
         );
-        let error = search_settings([-1; 5], &["*".into()], None).unwrap_err();
+        let error = search_settings([-1; 6], &["*".into()], None).unwrap_err();
         assert!(
             error.starts_with("@HeapGrowthTest(ignore = \"*\"): "),
             "{error}"
         );
-        let missing = search_settings([-1; 5], &[], Some("/nonexistent/ignore.txt")).unwrap_err();
+        let missing = search_settings([-1; 6], &[], Some("/nonexistent/ignore.txt")).unwrap_err();
         assert!(missing.contains("/nonexistent/ignore.txt"), "{missing}");
     }
 
@@ -970,14 +973,14 @@ mod tests {
         let dir = PrivateTempDir::new("test").unwrap();
         let path = dir.path().display().to_string();
         assert_eq!(
-            search_settings([-1; 5], &[], Some(&path)).unwrap_err(),
+            search_settings([-1; 6], &[], Some(&path)).unwrap_err(),
             format!("ignore file {path} is a directory")
         );
         let latin1 = dir.path().join("ignore.txt");
         std::fs::write(&latin1, b"com.example.A.b caf\xe9\n").unwrap();
         let latin1 = latin1.display().to_string();
         assert_eq!(
-            search_settings([-1; 5], &[], Some(&latin1)).unwrap_err(),
+            search_settings([-1; 6], &[], Some(&latin1)).unwrap_err(),
             format!("ignore file {latin1} is not UTF-8 at byte 19")
         );
     }

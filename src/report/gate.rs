@@ -8,7 +8,7 @@
 //! neither is how the node was attributed: a baseline written without the agent ("not
 //! attributed") accepts the same node attributed with it, and the other way round.
 
-use super::normalized::{from_the_instance, normalized_node};
+use super::normalized::{from_the_instance, normalized_node, normalized_sampled_class};
 use super::ScenarioReport;
 
 /// Accepted growth: the blocks of a snapshot or baseline file (see [`Baseline::parse`]).
@@ -107,7 +107,8 @@ impl Baseline {
 /// A report judged against a [`Baseline`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Judgement {
-    /// For each growing node of the report, in order: whether the baseline lacks it.
+    /// For each growing node of the report, then each class whose JFR samples grew, in order:
+    /// whether the baseline lacks it.
     pub new: Vec<bool>,
     /// Accepted blocks (as written) that no longer grow.
     pub stale: Vec<String>,
@@ -128,14 +129,29 @@ impl Judgement {
     /// `report` without the nodes the baseline accepts: what a failure shows.
     pub fn new_only(&self, report: &ScenarioReport) -> ScenarioReport {
         let mut new_only = report.clone();
+        let nodes = report.growing().count();
+        let (new_nodes, new_classes) = self.new.split_at(nodes.min(self.new.len()));
         if let Ok(outcome) = &mut new_only.result {
-            let mut keep = self.new.iter();
+            let mut keep = new_nodes.iter();
             outcome.growing.retain(|_| *keep.next().unwrap_or(&true));
         }
-        let mut keep = self.new.iter();
+        let mut keep = new_nodes.iter();
         new_only
             .attributions
             .retain(|_| *keep.next().unwrap_or(&true));
+        if let Some(samples) = &mut new_only.old_objects {
+            let mut keep = new_classes.iter();
+            let kept: Vec<bool> = samples
+                .outcome
+                .growing
+                .iter()
+                .map(|_| *keep.next().unwrap_or(&true))
+                .collect();
+            let mut keep = kept.iter();
+            samples.outcome.growing.retain(|_| *keep.next().unwrap());
+            let mut keep = kept.iter();
+            samples.stacks.retain(|_| *keep.next().unwrap_or(&true));
+        }
         new_only
     }
 }
@@ -147,6 +163,11 @@ pub fn judge(report: &ScenarioReport, baseline: &Baseline) -> Judgement {
     let found: Vec<GateKey> = report
         .growing()
         .map(|(node, attribution)| key(&normalized_node(node, attribution)))
+        .chain(
+            report
+                .sampled_classes()
+                .map(|class| key(&normalized_sampled_class(class))),
+        )
         .collect();
     // Accepted blocks are keyed here, with the scenario known: a block written when paths
     // still started at the front end's plumbing reads as the instance too.
@@ -204,6 +225,36 @@ GcRoot(Class)
 
     fn key(text: &str) -> GateKey {
         GateKey::of_block(text)
+    }
+
+    #[test]
+    fn a_class_whose_jfr_samples_grow_fails_the_gate_until_the_baseline_accepts_it() {
+        let report = crate::report::test_reports::old_object_samples();
+        assert_eq!(report.sampled_classes().collect::<Vec<_>>(), ["byte[]"]);
+        let unaccepted = judge(&report, &Baseline::default());
+        assert!(!unaccepted.passes());
+        assert_eq!(
+            unaccepted.new_only(&report).sampled_classes().count(),
+            1,
+            "the failure shows the class"
+        );
+        // The baseline a rewrite writes accepts it, and then the failure would show nothing.
+        let normalized = super::super::render_normalized(&report);
+        assert_eq!(
+            normalized,
+            "JFR old-object samples of byte[]\n    grows in: samples\n"
+        );
+        let accepted = judge(&report, &Baseline::parse(&normalized));
+        assert!(accepted.passes());
+        assert_eq!(accepted.new_only(&report).sampled_classes().count(), 0);
+        assert!(accepted.stale.is_empty());
+        // Another class in the baseline does not accept it, and is stale.
+        let other = judge(
+            &report,
+            &Baseline::parse("JFR old-object samples of char[]\n    grows in: samples\n"),
+        );
+        assert!(!other.passes());
+        assert_eq!(other.stale.len(), 1);
     }
 
     #[test]

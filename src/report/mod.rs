@@ -184,6 +184,16 @@ impl ScenarioReport {
         }
     }
 
+    /// The classes whose JFR old-object samples grew (`--jfr`), strongest first; none without
+    /// `--jfr`.
+    pub fn sampled_classes(&self) -> impl Iterator<Item = &str> {
+        self.old_objects
+            .iter()
+            .filter(|_| self.result.is_ok())
+            .flat_map(|samples| &samples.outcome.growing)
+            .map(|class| class.trend.class.as_str())
+    }
+
     /// The growing nodes, each with its attribution.
     pub fn growing(&self) -> impl Iterator<Item = (&GrowingNode, Option<&Attribution>)> {
         let nodes = self
@@ -255,4 +265,135 @@ pub fn write_report_file(path: &Path, text: &str) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// Reports the unit tests of several report modules share.
+#[cfg(test)]
+pub(crate) mod test_reports {
+    use super::*;
+
+    /// A report of `watch --jfr` on samples like those of a service that leaks sessions into
+    /// a static list (`byte[]` grows, through `Service.SESSIONS`), with an ignored path.
+    pub(crate) fn old_object_samples() -> ScenarioReport {
+        use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
+        use crate::jfr::{
+            ChainObject, JfrFrame, OldObjectSample, Referrer, SampleDump, SampleRoot, Via,
+        };
+        let object = |class: &str, description: Option<&str>| ChainObject {
+            class: class.into(),
+            description: description.map(Into::into),
+            array_length: None,
+        };
+        let referrer = |via: Via, object: ChainObject| Referrer {
+            via,
+            object,
+            skipped: 0,
+        };
+        let field = |name: &str, is_static: bool| Via::Field {
+            name: name.into(),
+            is_static,
+        };
+        let frame = |class: &str, method: &str, line: i32, loader: &str| JfrFrame {
+            class: class.into(),
+            method: method.into(),
+            line: Some(line),
+            loader: Some(loader.into()),
+            module_location: None,
+        };
+        let sample = |t: i64, i: u64| OldObjectSample {
+            dump_time: t * 2_000_000_000,
+            allocation_time: 0,
+            age: std::time::Duration::from_millis(400 * i + 300),
+            heap_used_at_last_gc: 0,
+            object: object("byte[]", None),
+            referrers: vec![
+                referrer(field("payload", false), object("app.Service$Session", None)),
+                referrer(
+                    Via::ArrayElement { index: i },
+                    object("java.lang.Object[]", None),
+                ),
+                referrer(
+                    field("elementData", false),
+                    object("java.util.ArrayList", None),
+                ),
+                referrer(
+                    field("SESSIONS", true),
+                    object("java.lang.Class", Some("Class Name: app.Service")),
+                ),
+            ],
+            root: Some(SampleRoot {
+                system: "Threads".into(),
+                kind: "Stack Variable".into(),
+                description: Some("Thread Name: main".into()),
+            }),
+            thread: Some(if i % 4 == 0 { "worker-1" } else { "main" }.into()),
+            stack: vec![
+                frame("app.Service$Session", "<init>", 8, "app"),
+                frame(
+                    "app.Service",
+                    if i % 3 == 0 { "restore" } else { "login" },
+                    28,
+                    "app",
+                ),
+                frame("java.lang.Thread", "run", 833, "bootstrap"),
+            ],
+            stack_truncated: false,
+        };
+        let rule = crate::growth::IgnoreRule::parse(
+            "Cache.RECENT warms up",
+            crate::growth::RuleOrigin::User("--ignore".into()),
+        )
+        .unwrap();
+        let mut config = OldObjectConfig::default();
+        config.ignore_rules.push(rule);
+        let mut search = OldObjectSearch::new(config).unwrap();
+        for t in 0..7 {
+            let mut samples: Vec<OldObjectSample> =
+                (0..9 * t as u64).map(|i| sample(t, i)).collect();
+            let mut cached = sample(t, 0);
+            cached.referrers[3] = referrer(
+                field("RECENT", true),
+                object("java.lang.Class", Some("Class Name: app.Cache")),
+            );
+            samples.push(cached);
+            let mut own = sample(t, 0);
+            own.thread = Some("Attach Listener".into());
+            samples.push(own);
+            search.observe(&SampleDump {
+                time: t * 2_000_000_000,
+                samples,
+                earlier: 0,
+                file_bytes: 0,
+            });
+        }
+        let outcome = search.outcome();
+        let stacks = outcome
+            .growing
+            .iter()
+            .map(|class| {
+                class
+                    .paths
+                    .iter()
+                    .map(|path| crate::attribution::old_objects::sample_stacks(&path.stacks))
+                    .collect()
+            })
+            .collect();
+        ScenarioReport {
+            subject: crate::report::Subject::Jvm,
+            loop_unit: LoopUnit::Snapshots,
+            result: Ok(crate::growth::SearchOutcome {
+                snapshots: 7,
+                ..Default::default()
+            }),
+            old_objects: Some(OldObjectReport {
+                outcome,
+                stacks,
+                queue: crate::attach::QueueSize {
+                    samples: 256,
+                    set_at_start: false,
+                },
+            }),
+            ..ScenarioReport::failed("pid 4242 (java)", String::new())
+        }
+    }
 }

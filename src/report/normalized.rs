@@ -33,10 +33,21 @@ pub fn render_normalized(report: &ScenarioReport) -> String {
             .map(|(node, attribution)| {
                 from_the_instance(&normalized_node(node, attribution), &report.scenario)
             })
+            .chain(report.sampled_classes().map(normalized_sampled_class))
             .collect::<Vec<_>>()
             .join("\n"),
     }
 }
+
+/// The block of a class whose JFR old-object samples grew (`--jfr`): the class alone. Which
+/// of its paths and stacks the samples happened to take varies from run to run; the class
+/// does not.
+pub fn normalized_sampled_class(class: &str) -> String {
+    format!("{SAMPLED_CLASS}{class}\n    grows in: samples\n")
+}
+
+/// How the block of a sampled class starts.
+const SAMPLED_CLASS: &str = "JFR old-object samples of ";
 
 /// The root line that stands for the scenario's own instance.
 const INSTANCE_ROOT: &str = "the scenario's instance of ";

@@ -132,7 +132,7 @@ fn run_jfr_on_the_clean_twin_reports_no_growing_class_and_states_the_sampling_li
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         text.starts_with(&format!(
-            "Scenario {CLEAN}: no growing class over 10 JFR dumps"
+            "Scenario {CLEAN}: no growing class over 16 JFR dumps"
         )),
         "{text}"
     );

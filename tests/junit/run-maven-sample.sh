@@ -79,6 +79,13 @@ check "$results" "$leak=pass" "$clean=pass" "anAcceptedLeakPassesWithItsReason=p
 grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: known, fixed in the next release)" \
     "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" || fail "the ignore file's reason is not in the report"
 
+echo "run-maven-sample: 5b. jfr = true: the leak is found from JFR old-object samples, the clean twin passes"
+[ "$(run -Dtest=JfrSampling)" = 1 ] || fail "mvn test passed despite the JFR test's leak"
+check "$results" "keepingEveryReceiptLeaks=fail:JFR dumps of old-object samples" \
+    "keepingEveryReceiptLeaks=fail:STATIC_FIELD JfrSampling.RECEIPTS -> instance of java.util.ArrayList" \
+    "keepingEveryReceiptLeaks=fail:at com.example.cart.JfrSampling.keepingEveryReceiptLeaks(line 31)   ← look here" \
+    "keepingTheLastReceiptsDoesNotLeak=pass"
+
 echo "run-maven-sample: with the plugin (the README's pom)"
 project="$work/cart project"
 cp -r "$here/maven-sample" "$project"

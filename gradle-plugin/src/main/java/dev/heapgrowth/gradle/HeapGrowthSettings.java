@@ -21,6 +21,7 @@ import org.gradle.api.provider.Property;
  *     ignoreFile = file('more-ignore-rules.txt')
  *     reportDir = file("reports/heapgrowth")     // default: build/reports/heapgrowth
  *     keepDumps = 'failed'                       // default: 'never'; dumps hold the heap's secrets
+ *     jfr = true                                 // JFR old-object samples, for heaps too big to dump
  * }
  * heapGrowth {                                   // Kotlin DSL
  *     maxSnapshots.set(5)                        // (Gradle 8.2+: maxSnapshots = 5)
@@ -43,6 +44,7 @@ public class HeapGrowthSettings {
     private final DirectoryProperty reportDir;
     private final Property<Boolean> updateBaseline;
     private final Property<String> keepDumps;
+    private final Property<Boolean> jfr;
 
     public HeapGrowthSettings(Project project) {
         warmup = GradleCompat.property(project, Integer.class);
@@ -55,6 +57,7 @@ public class HeapGrowthSettings {
         reportDir = GradleCompat.directoryProperty(project);
         updateBaseline = GradleCompat.property(project, Boolean.class);
         keepDumps = GradleCompat.property(project, String.class);
+        jfr = GradleCompat.property(project, Boolean.class);
     }
 
     /** Loops run before the first snapshot. */
@@ -155,6 +158,15 @@ public class HeapGrowthSettings {
         keepDumps.set(value);
     }
 
+    /** JFR old-object samples instead of heap dumps, for every heap-growth test (default: off). */
+    public Property<Boolean> getJfr() {
+        return jfr;
+    }
+
+    public void setJfr(boolean value) {
+        jfr.set(value);
+    }
+
     /** The system properties for the settings that are set, by the extension's names. */
     Map<String, String> numbers() {
         Map<String, String> properties = new LinkedHashMap<>();
@@ -166,6 +178,9 @@ public class HeapGrowthSettings {
         put(properties, "heapgrowth.maxSnapshots", maxSnapshots);
         put(properties, "heapgrowth.confirmLoops", confirmLoops);
         put(properties, "heapgrowth.timeBudget", timeBudget);
+        if (jfr.isPresent() && jfr.get()) {
+            properties.put("heapgrowth.jfr", "true");
+        }
         return properties;
     }
 

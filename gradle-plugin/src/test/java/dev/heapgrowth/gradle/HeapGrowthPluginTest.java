@@ -86,7 +86,9 @@ public class HeapGrowthPluginTest {
         settings.setIgnoreFile(project.file("ignore.txt"));
         settings.setBaseline(project.file("accepted.txt"));
         settings.setKeepDumps("failed");
+        settings.setJfr(true);
         List<String> jvm = arguments(project, "test").asArguments();
+        assertTrue(jvm.toString(), jvm.contains("-Dheapgrowth.jfr=true"));
         assertTrue(jvm.toString(), jvm.contains("-Dheapgrowth.maxSnapshots=7"));
         assertTrue(jvm.contains("-Dheapgrowth.keepDumps=failed"));
         assertTrue(jvm.contains("-Dheapgrowth.confirmLoops=400"));
@@ -99,9 +101,10 @@ public class HeapGrowthPluginTest {
                     argument.startsWith("-Dheapgrowth.warmup=") || argument.startsWith("-Dheapgrowth.timeBudget=")
                             || argument.startsWith("-Dheapgrowth.updateBaseline="));
         }
-        // Unset, keepDumps is not passed: the extension keeps nothing.
+        // Unset, keepDumps and jfr are not passed: the extension keeps nothing and dumps heaps.
         for (String argument : arguments(javaProjectWithPlugin(), "test").asArguments()) {
             assertFalse(argument, argument.startsWith("-Dheapgrowth.keepDumps="));
+            assertFalse(argument, argument.startsWith("-Dheapgrowth.jfr="));
         }
     }
 

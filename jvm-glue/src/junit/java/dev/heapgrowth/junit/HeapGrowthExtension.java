@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  * <ul>
  * <li>{@code heapgrowth.warmup}, {@code heapgrowth.loopsPerSnapshot}, {@code heapgrowth.maxSnapshots},
  *     {@code heapgrowth.confirmLoops}, {@code heapgrowth.timeBudget} (seconds)
+ * <li>{@code heapgrowth.jfr=true}: JFR old-object samples instead of heap dumps, for every test
  * <li>{@code heapgrowth.ignoreFile}: a file of ignore rules, one per line, for every test
  * <li>{@code heapgrowth.reportDir}: where {@code <test>.txt}, {@code <test>.json} and the HTML
  *     report {@code <test>.html} go, with {@code index.html} listing the pages there
@@ -70,6 +71,7 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
             setting(settings.maxSnapshots(), "heapgrowth.maxSnapshots"),
             setting(settings.confirmLoops(), "heapgrowth.confirmLoops"),
             setting(settings.timeBudgetSeconds(), "heapgrowth.timeBudget"),
+            settings.jfr() || Boolean.getBoolean("heapgrowth.jfr") ? 1 : 0,
         };
         Path ignoreFile = pathProperty("heapgrowth.ignoreFile");
         // A rewrite passes whatever grows: nothing to keep then.

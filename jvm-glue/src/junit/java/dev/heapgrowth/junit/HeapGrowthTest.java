@@ -52,6 +52,13 @@ public @interface HeapGrowthTest {
     int timeBudgetSeconds() default -1;
 
     /**
+     * For heaps too big to dump: JFR old-object samples instead of heap dumps, as {@code heapgrowth
+     * run --jfr} (also for every test: system property {@code heapgrowth.jfr=true}). The test JVM
+     * needs its Flight Recorder, and its JDK the {@code jfr} tool; it must not run with {@code -Xrs}.
+     */
+    boolean jfr() default false;
+
+    /**
      * Growth this test accepts: each entry a pattern, then optionally a reason, as for
      * {@code heapgrowth run --ignore} ({@code "com.example.Cache.entries warms up over 2000 loops"}).
      * Ignored paths that grew are listed in the report with the reason.

@@ -113,6 +113,10 @@ public class PrepareAgentMojo extends AbstractMojo {
     @Parameter(property = "heapgrowth.timeBudget")
     private Integer timeBudget;
 
+    /** JFR old-object samples instead of heap dumps, for heaps too big to dump ({@code heapgrowth.jfr}). */
+    @Parameter(property = "heapgrowth.jfr")
+    private Boolean jfr;
+
     @Inject
     public PrepareAgentMojo(RepositorySystem repositorySystem) {
         this.repositorySystem = repositorySystem;
@@ -186,6 +190,9 @@ public class PrepareAgentMojo extends AbstractMojo {
         addNumber(arguments, "heapgrowth.maxSnapshots", maxSnapshots);
         addNumber(arguments, "heapgrowth.confirmLoops", confirmLoops);
         addNumber(arguments, "heapgrowth.timeBudget", timeBudget);
+        if (Boolean.TRUE.equals(jfr)) {
+            arguments.add("-Dheapgrowth.jfr=true");
+        }
         return arguments;
     }
 
