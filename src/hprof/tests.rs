@@ -1259,6 +1259,23 @@ fn more_objects_than_the_limit_is_an_error_naming_both_counts() {
 }
 
 #[test]
+fn a_mapped_file_is_read_within_the_same_limits() {
+    let dir = crate::tempdir::PrivateTempDir::new("limits-test").unwrap();
+    let path = dir.path().join("ten-items.hprof");
+    std::fs::write(&path, ten_items().write()).unwrap();
+    let objects = super::open(&path).unwrap().object_count() as u64;
+    let limits = super::ReadLimits {
+        max_objects: 5,
+        ..Default::default()
+    };
+    let error = super::open_with_limits(&path, &limits).unwrap_err();
+    assert!(
+        matches!(error, HprofError::TooManyObjects { count, max: 5 } if count == objects),
+        "{error}"
+    );
+}
+
+#[test]
 fn the_object_limit_never_exceeds_what_a_u32_index_numbers() {
     let mut limits = super::ReadLimits::default();
     assert_eq!(limits.max_objects, u32::MAX as u64);
