@@ -13,7 +13,8 @@
 //! Supported: `JAVA PROFILE 1.0.1/1.0.2/1.0.3`, 4- and 8-byte ids, HotSpot and Android root
 //! kinds, HEAP DUMP and HEAP DUMP SEGMENT records, dumps over 4 GiB, up to 2^32-1 objects, and
 //! sub-records split across segments (copied together). Corrupt input gives an [`HprofError`]
-//! naming the offset, never a panic.
+//! naming the offset, never a panic. What the reader refuses (counts past its 32-bit indexes,
+//! a dump too large for the memory available) is in [`ReadLimits`], which tests lower.
 
 pub mod builder;
 mod classes;
