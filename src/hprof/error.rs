@@ -123,8 +123,7 @@ pub enum HprofError {
     /// More classes than the model can number ([`ReadLimits::max_classes`]).
     #[error(
         "the heap dump holds {count} classes, more than the {max} this reader can number: \
-         a JVM rarely loads a million, so the dump is likely corrupt (or its classes leak: \
-         take it after fewer loops)"
+         no JVM holds that many, so the dump is likely corrupt"
     )]
     TooManyClasses {
         /// Classes found (class dumps, array classes known from LOAD CLASS, and the ones the
@@ -138,7 +137,7 @@ pub enum HprofError {
     /// classes together, or the frames of all thread stacks.
     #[error(
         "the heap dump declares {count} {table}, more than the {max} this reader can number: \
-         a JVM writes some thousands, so the dump is likely corrupt"
+         a JVM writes far fewer, so the dump is likely corrupt"
     )]
     TooManyTableEntries {
         /// Which table.

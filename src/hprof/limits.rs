@@ -22,7 +22,7 @@ pub struct ReadLimits {
     pub max_classes: u64,
     /// Entries of the tables the model numbers with a `u32` besides objects: the reference
     /// fields and the static fields of all classes together, and the frames of all thread
-    /// stacks. A JVM writes some thousands; only a corrupt file reaches 2^32.
+    /// stacks. A JVM writes far fewer; only a corrupt file reaches 2^32.
     pub max_table_entries: u64,
     /// Whether to refuse a dump that plainly cannot be analysed in the memory available.
     pub memory: MemoryCheck,
