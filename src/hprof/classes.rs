@@ -5,8 +5,8 @@ use super::format::{self, PRIMITIVE_TYPES};
 use super::id_map::IdMap;
 use super::records::ClassDumpRecord;
 use super::scan::TopLevel;
-use super::HprofError;
-use crate::heap::graph::{class_word, ClassLayout, RefSlot, NO_CLASS};
+use super::{HprofError, ReadLimits};
+use crate::heap::graph::{ClassLayout, RefSlot, NO_CLASS};
 use crate::heap::{ClassIndex, ClassInfo, Field, FieldType};
 
 /// Every class of the dump, indexed by [`ClassIndex`]: class dumps first (in dump order), then
@@ -29,6 +29,7 @@ pub(crate) fn resolve_classes(
     top: &TopLevel,
     dumps: &[ClassDumpRecord],
     id_size: u8,
+    limits: &ReadLimits,
 ) -> Result<ResolvedClasses, HprofError> {
     let string = |string_id: u64| -> Option<String> {
         let &(offset, len) = top.strings.get(&string_id)?;
@@ -117,6 +118,20 @@ pub(crate) fn resolve_classes(
             loader: None, // set once objects are indexed
         });
     }
+    // Checked once after the loop: while the totals stay within the limit (at most
+    // `u32::MAX`), none of the `as u32` positions above wrapped.
+    for (table, count) in [
+        ("reference fields (over all classes)", instance_slots.len()),
+        ("static fields (over all classes)", static_value_pos.len()),
+    ] {
+        if count as u64 > limits.table_limit() {
+            return Err(HprofError::TooManyTableEntries {
+                table,
+                count: count as u64,
+                max: limits.table_limit(),
+            });
+        }
+    }
     link_hierarchy(dumps, &supers, &own_sizes, &mut layouts)?;
 
     // Array classes that have a LOAD CLASS record but no class dump (HotSpot dumps them all;
@@ -171,10 +186,10 @@ pub(crate) fn resolve_classes(
         ),
     } as ClassIndex;
 
-    if infos.len() as u64 > class_word::MAX_CLASSES {
+    if infos.len() as u64 > limits.class_limit() {
         return Err(HprofError::TooManyClasses {
             count: infos.len() as u64,
-            max: class_word::MAX_CLASSES,
+            max: limits.class_limit(),
         });
     }
     Ok(ResolvedClasses {

@@ -2,6 +2,10 @@
 
 use std::path::PathBuf;
 
+use super::limits::human_bytes;
+#[cfg(doc)]
+use super::ReadLimits;
+
 /// Why a heap dump could not be read. Offsets are byte offsets in the file (for a sub-record
 /// that continues in a following heap dump segment: the offset where it starts).
 #[derive(Debug, thiserror::Error)]
@@ -105,19 +109,64 @@ pub enum HprofError {
         /// The id.
         id: u64,
     },
-    /// More objects than a 32-bit dense index can number.
-    #[error("the heap dump holds {count} objects; at most 4294967295 are supported")]
+    /// More objects than the model can number ([`ReadLimits::max_objects`]: a `u32` index).
+    #[error(
+        "the heap dump holds {count} objects, more than the {max} this reader can number: \
+         take the dump from a smaller heap (a smaller -Xmx, or fewer loops before the dump)"
+    )]
     TooManyObjects {
-        /// Objects found so far.
-        count: u64,
-    },
-    /// More classes than the model can number.
-    #[error("the heap dump holds {count} classes; at most {max} are supported")]
-    TooManyClasses {
-        /// Classes found.
+        /// Objects in the dump: instances, arrays and class objects.
         count: u64,
         /// The limit.
         max: u64,
+    },
+    /// More classes than the model can number ([`ReadLimits::max_classes`]).
+    #[error(
+        "the heap dump holds {count} classes, more than the {max} this reader can number: \
+         no JVM holds that many, so the dump is likely corrupt"
+    )]
+    TooManyClasses {
+        /// Classes found (class dumps, array classes known from LOAD CLASS, and the ones the
+        /// reader adds for primitive arrays).
+        count: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// A table the model numbers with a `u32` besides objects has more entries than
+    /// [`ReadLimits::max_table_entries`]: the reference fields or the static fields of all
+    /// classes together, or the frames of all thread stacks.
+    #[error(
+        "the heap dump declares {count} {table}, more than the {max} this reader can number: \
+         a JVM writes far fewer, so the dump is likely corrupt"
+    )]
+    TooManyTableEntries {
+        /// Which table.
+        table: &'static str,
+        /// Entries the dump declares.
+        count: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// Reading and analysing the dump would need plainly more memory than there is
+    /// ([`ReadLimits::memory`]); checked after the scan, before the per-object arrays.
+    #[error(
+        "the heap dump holds {objects} objects: reading and analysing it needs about {} \
+         ({bytes_per_object} bytes per object), but {} are available ({figure_from}); \
+         free memory or raise the limit, or set HEAPGROWTH_SKIP_MEMORY_CHECK=1 to try anyway",
+        human_bytes(*needed),
+        human_bytes(*available)
+    )]
+    NotEnoughMemory {
+        /// Objects in the dump.
+        objects: u64,
+        /// The estimate per object ([`super::PEAK_BYTES_PER_OBJECT`]).
+        bytes_per_object: u64,
+        /// The estimate: objects times bytes per object.
+        needed: u64,
+        /// What is available.
+        available: u64,
+        /// Where that figure comes from (`/proc/meminfo`, a cgroup).
+        figure_from: String,
     },
 }
 

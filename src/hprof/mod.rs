@@ -13,7 +13,8 @@
 //! Supported: `JAVA PROFILE 1.0.1/1.0.2/1.0.3`, 4- and 8-byte ids, HotSpot and Android root
 //! kinds, HEAP DUMP and HEAP DUMP SEGMENT records, dumps over 4 GiB, up to 2^32-1 objects, and
 //! sub-records split across segments (copied together). Corrupt input gives an [`HprofError`]
-//! naming the offset, never a panic.
+//! naming the offset, never a panic. What the reader refuses (counts past its 32-bit indexes,
+//! a dump too large for the memory available) is in [`ReadLimits`], which tests lower.
 
 pub mod builder;
 mod classes;
@@ -21,6 +22,7 @@ mod error;
 pub(crate) mod format;
 mod id_map;
 mod index;
+mod limits;
 mod measure;
 pub(crate) mod records;
 mod scan;
@@ -32,6 +34,9 @@ mod jvm_tests;
 mod tests;
 
 pub use error::HprofError;
+pub use limits::{
+    MemoryCheck, ReadLimits, MEMORY_CHECK_FLOOR, PEAK_BYTES_PER_OBJECT, SKIP_MEMORY_CHECK_ENV,
+};
 pub use measure::{measure_parse_and_walk, walk_from_roots, ParseMeasurement};
 
 use std::path::Path;
@@ -42,9 +47,14 @@ use crate::heap::{HeapGraph, ObjectIndex, Root, RootKind, StackFrame};
 use records::{Id4, Id8, IdWidth};
 use scan::{HeapScan, TopLevel};
 
-/// Memory-maps the heap dump at `path` and indexes it. The file must not change while the
-/// graph exists.
+/// Memory-maps the heap dump at `path` and indexes it, within the default [`ReadLimits`]. The
+/// file must not change while the graph exists.
 pub fn open(path: &Path) -> Result<HeapGraph, HprofError> {
+    open_with_limits(path, &ReadLimits::default())
+}
+
+/// [`open`] within other limits.
+pub fn open_with_limits(path: &Path, limits: &ReadLimits) -> Result<HeapGraph, HprofError> {
     let io_error = |source| HprofError::Io {
         path: path.to_path_buf(),
         source,
@@ -54,32 +64,43 @@ pub fn open(path: &Path) -> Result<HeapGraph, HprofError> {
     // change if another process writes the file; heap dumps are written once and then only
     // read, and the documented contract is that the file isn't modified while open.
     let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
-    read_graph(DumpBytes::Mapped(map))
+    read_graph(DumpBytes::Mapped(map), limits)
 }
 
-/// Indexes a heap dump held in memory.
+/// Indexes a heap dump held in memory, within the default [`ReadLimits`].
 pub fn from_bytes(bytes: Vec<u8>) -> Result<HeapGraph, HprofError> {
-    read_graph(DumpBytes::Owned(bytes))
+    from_bytes_with_limits(bytes, &ReadLimits::default())
+}
+
+/// [`from_bytes`] within other limits.
+pub fn from_bytes_with_limits(
+    bytes: Vec<u8>,
+    limits: &ReadLimits,
+) -> Result<HeapGraph, HprofError> {
+    read_graph(DumpBytes::Owned(bytes), limits)
 }
 
 /// Reads a whole dump into a graph.
-fn read_graph(bytes: DumpBytes) -> Result<HeapGraph, HprofError> {
+fn read_graph(bytes: DumpBytes, limits: &ReadLimits) -> Result<HeapGraph, HprofError> {
     let header = scan::read_header(bytes.as_slice())?;
     if header.id_size == 8 {
-        read_graph_with::<Id8>(bytes, header)
+        read_graph_with::<Id8>(bytes, header, limits)
     } else {
-        read_graph_with::<Id4>(bytes, header)
+        read_graph_with::<Id4>(bytes, header, limits)
     }
 }
 
 fn read_graph_with<W: IdWidth>(
     bytes: DumpBytes,
     header: scan::Header,
+    limits: &ReadLimits,
 ) -> Result<HeapGraph, HprofError> {
     let data = bytes.as_slice();
     let top = scan::scan_top_level(data, header)?;
     let scan = scan::scan_heap::<W>(data, &top.segments)?;
-    let mut classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size)?;
+    check_object_count(&scan, limits)?;
+    let mut classes =
+        classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size, limits)?;
     let columns = index::index_objects::<W>(data, &scan, &classes)?;
 
     let ids = IdIndex::new(columns.ids);
@@ -90,7 +111,7 @@ fn read_graph_with<W: IdWidth>(
             loader => ids.index_of(loader),
         };
     }
-    let (frames, frames_of_thread) = resolve_frames(data, &top, &classes);
+    let (frames, frames_of_thread) = resolve_frames(data, &top, &classes, limits)?;
     let roots = resolve_roots(&ids, &top, &scan, &frames_of_thread);
 
     let mut class_names = std::collections::HashMap::with_capacity(classes.infos.len());
@@ -118,6 +139,36 @@ fn read_graph_with<W: IdWidth>(
     })
 }
 
+/// Fails if the dump holds more objects than the model can number, or plainly more than the
+/// memory available can analyse. Runs once the scan has counted the objects and before
+/// anything per object is allocated; costs O(1) (and a read of a few /proc and /sys files
+/// for dumps past [`MEMORY_CHECK_FLOOR`]).
+fn check_object_count(scan: &HeapScan, limits: &ReadLimits) -> Result<(), HprofError> {
+    let objects = scan.object_records + scan.class_dumps.len() as u64;
+    if objects > limits.object_limit() {
+        return Err(HprofError::TooManyObjects {
+            count: objects,
+            max: limits.object_limit(),
+        });
+    }
+    let needed = objects.saturating_mul(PEAK_BYTES_PER_OBJECT);
+    if let Some(available) = limits::available_for(&limits.memory, needed) {
+        if needed > available.bytes {
+            return Err(HprofError::NotEnoughMemory {
+                objects,
+                bytes_per_object: PEAK_BYTES_PER_OBJECT,
+                needed,
+                available: available.bytes,
+                figure_from: available.source,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Thread serial → (index of its first frame, frame count).
+type FramesOfThread = id_map::IdMap<(u32, u32)>;
+
 /// The frames of every thread's stack trace, and for each thread serial where its frames
 /// start in them and how many there are. Frames whose strings or class are missing keep what
 /// is known (`<unknown>` for a missing name): a stack frame only ever labels a path.
@@ -125,7 +176,8 @@ fn resolve_frames(
     data: &[u8],
     top: &TopLevel,
     classes: &classes::ResolvedClasses,
-) -> (Vec<StackFrame>, id_map::IdMap<(u32, u32)>) {
+    limits: &ReadLimits,
+) -> Result<(Vec<StackFrame>, FramesOfThread), HprofError> {
     let string = |string_id: u64| -> Option<String> {
         let &(offset, len) = top.strings.get(&string_id)?;
         let bytes = data.get(offset as usize..offset as usize + len as usize)?;
@@ -154,7 +206,16 @@ fn resolve_frames(
         }
         frames_of_thread.insert(thread_serial, (start, frames.len() as u32 - start));
     }
-    (frames, frames_of_thread)
+    // Checked once at the end: while the total stays within the limit (at most `u32::MAX`),
+    // no `as u32` above wrapped.
+    if frames.len() as u64 > limits.table_limit() {
+        return Err(HprofError::TooManyTableEntries {
+            table: "stack frames (over all thread stacks)",
+            count: frames.len() as u64,
+            max: limits.table_limit(),
+        });
+    }
+    Ok((frames, frames_of_thread))
 }
 
 /// Below this many bytes a second thread costs more than it saves.

@@ -335,15 +335,11 @@ pub(crate) fn scan_heap<W: IdWidth>(
     data: &[u8],
     segments: &[Segment],
 ) -> Result<HeapScan, HprofError> {
-    let scan = match scan_in_parallel::<W>(data, segments) {
-        Some(scan) => scan,
-        None => scan_in_order::<W>(data, segments)?,
-    };
-    let objects = scan.object_records + scan.class_dumps.len() as u64;
-    if objects > u32::MAX as u64 {
-        return Err(HprofError::TooManyObjects { count: objects });
+    // The object count is checked against the reader's limits right after (`check_object_count`).
+    match scan_in_parallel::<W>(data, segments) {
+        Some(scan) => Ok(scan),
+        None => scan_in_order::<W>(data, segments),
     }
-    Ok(scan)
 }
 
 /// Scans groups of whole segments on several threads. That works when every sub-record ends

@@ -1200,6 +1200,390 @@ fn dump_over_4_gib() {
     assert_eq!(targets, [0x200, 0x400]);
 }
 
+// Reader limits, lowered on small dumps (ReadLimits), and the memory check with faked figures.
+
+/// A heap of ten `Item`s besides the builder's predefined classes and their class objects.
+fn ten_items() -> HeapBuilder {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let item = h.class(
+        "com.example.Item",
+        Some(object),
+        &[("next", FieldType::Object)],
+    );
+    for _ in 0..10 {
+        h.instance(item, &[]);
+    }
+    h
+}
+
+fn read_limited(bytes: &[u8], limits: &super::ReadLimits) -> Result<HeapGraph, HprofError> {
+    super::from_bytes_with_limits(bytes.to_vec(), limits)
+}
+
+#[test]
+fn more_objects_than_the_limit_is_an_error_naming_both_counts() {
+    for options in [
+        DumpOptions::default(),
+        // Split sub-records take the scan in order, the others the parallel one.
+        DumpOptions {
+            segment_bytes: Some(64),
+            split_sub_records: true,
+            ..Default::default()
+        },
+    ] {
+        let bytes = ten_items().write_with(&options);
+        let objects = super::from_bytes(bytes.clone()).unwrap().object_count() as u64;
+        assert!(objects > 10, "class objects count too");
+        let mut limits = super::ReadLimits {
+            max_objects: objects,
+            ..Default::default()
+        };
+        read_limited(&bytes, &limits).expect("exactly at the limit reads");
+        limits.max_objects = objects - 1;
+        let error = read_limited(&bytes, &limits).unwrap_err();
+        assert!(
+            matches!(error, HprofError::TooManyObjects { count, max } if count == objects && max == objects - 1),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("holds {objects} objects")),
+            "{message}"
+        );
+        assert!(
+            message.contains(&format!("the {} this reader", objects - 1)),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_mapped_file_is_read_within_the_same_limits() {
+    let dir = crate::tempdir::PrivateTempDir::new("limits-test").unwrap();
+    let path = dir.path().join("ten-items.hprof");
+    std::fs::write(&path, ten_items().write()).unwrap();
+    let objects = super::open(&path).unwrap().object_count() as u64;
+    let limits = super::ReadLimits {
+        max_objects: 5,
+        ..Default::default()
+    };
+    let error = super::open_with_limits(&path, &limits).unwrap_err();
+    assert!(
+        matches!(error, HprofError::TooManyObjects { count, max: 5 } if count == objects),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_object_limit_never_exceeds_what_a_u32_index_numbers() {
+    let mut limits = super::ReadLimits::default();
+    assert_eq!(limits.max_objects, u32::MAX as u64);
+    limits.max_objects = u64::MAX;
+    assert_eq!(limits.object_limit(), u32::MAX as u64);
+    limits.max_classes = u64::MAX;
+    assert_eq!(limits.class_limit(), 1 << 30);
+    limits.max_table_entries = u64::MAX;
+    assert_eq!(limits.table_limit(), u32::MAX as u64);
+}
+
+#[test]
+fn more_classes_than_the_limit_is_an_error() {
+    let bytes = ten_items().write();
+    let classes = super::from_bytes(bytes.clone()).unwrap().class_count() as u64;
+    let mut limits = super::ReadLimits {
+        max_classes: classes,
+        ..Default::default()
+    };
+    read_limited(&bytes, &limits).expect("exactly at the limit reads");
+    limits.max_classes = classes - 1;
+    let error = read_limited(&bytes, &limits).unwrap_err();
+    assert!(
+        matches!(error, HprofError::TooManyClasses { count, max } if count == classes && max == classes - 1),
+        "{error}"
+    );
+}
+
+#[test]
+fn field_tables_past_the_limit_are_errors() {
+    // 4 reference fields and 2 statics over two classes.
+    let mut dump = Dump::new(8);
+    let object = (1, FieldType::Object);
+    dump.heap.class_dump(
+        0x100,
+        0,
+        0,
+        24,
+        &[
+            (7, FieldType::INT, vec![0; 4]),
+            (8, FieldType::Object, vec![0; 8]),
+        ],
+        &[
+            (1, FieldType::Object),
+            (2, FieldType::Object),
+            (3, FieldType::Object),
+        ],
+    );
+    dump.heap
+        .class_dump(0x200, 0x100, 0, 8, &[], &[(object.0, object.1)]);
+    let bytes = dump.finish();
+    let entries_error = |max: u64| {
+        let limits = super::ReadLimits {
+            max_table_entries: max,
+            ..Default::default()
+        };
+        read_limited(&bytes, &limits).err()
+    };
+    assert!(entries_error(4).is_none());
+    let error = entries_error(3).unwrap();
+    assert!(
+        matches!(error, HprofError::TooManyTableEntries { table, count: 4, max: 3 } if table.starts_with("reference fields")),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("declares 4 reference fields"),
+        "{error}"
+    );
+    // With room for the reference fields, the statics still count.
+    let mut dump = Dump::new(8);
+    dump.heap.class_dump(
+        0x100,
+        0,
+        0,
+        0,
+        &[
+            (7, FieldType::INT, vec![0; 4]),
+            (8, FieldType::INT, vec![0; 4]),
+        ],
+        &[],
+    );
+    let bytes = dump.finish();
+    let limits = super::ReadLimits {
+        max_table_entries: 1,
+        ..Default::default()
+    };
+    let error = read_limited(&bytes, &limits).unwrap_err();
+    assert!(
+        matches!(error, HprofError::TooManyTableEntries { table, count: 2, max: 1 } if table.starts_with("static fields")),
+        "{error}"
+    );
+}
+
+#[test]
+fn stack_frames_past_the_limit_are_an_error() {
+    // One STACK FRAME record named three times by one thread's trace: three frames.
+    let mut dump = Dump::new(8);
+    dump.load_class(0x100, "com/example/Main");
+    dump.out.stack_frame(0x900, 1, 1, 1, 12);
+    dump.out.stack_trace(1, 1, &[0x900, 0x900, 0x900]);
+    dump.class(0x100, 0, &[]);
+    let bytes = dump.finish();
+    let mut limits = super::ReadLimits {
+        max_table_entries: 3,
+        ..Default::default()
+    };
+    read_limited(&bytes, &limits).expect("exactly at the limit reads");
+    limits.max_table_entries = 2;
+    let error = read_limited(&bytes, &limits).unwrap_err();
+    assert!(
+        matches!(error, HprofError::TooManyTableEntries { table, count: 3, max: 2 } if table.starts_with("stack frames")),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_dump_too_large_for_the_memory_available_is_refused_with_the_numbers() {
+    use super::{MemoryCheck, PEAK_BYTES_PER_OBJECT, SKIP_MEMORY_CHECK_ENV};
+    let bytes = ten_items().write();
+    let objects = super::from_bytes(bytes.clone()).unwrap().object_count() as u64;
+    let needed = objects * PEAK_BYTES_PER_OBJECT;
+    let mut limits = super::ReadLimits {
+        memory: MemoryCheck::Assume(needed),
+        ..Default::default()
+    };
+    read_limited(&bytes, &limits).expect("what fits exactly reads");
+    limits.memory = MemoryCheck::Assume(needed - 1);
+    let error = read_limited(&bytes, &limits).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            HprofError::NotEnoughMemory { objects: o, needed: n, available: a, .. }
+                if o == objects && n == needed && a == needed - 1
+        ),
+        "{error}"
+    );
+    let message = error.to_string();
+    for part in [
+        format!("holds {objects} objects"),
+        format!("({PEAK_BYTES_PER_OBJECT} bytes per object)"),
+        format!("{SKIP_MEMORY_CHECK_ENV}=1"),
+        "the figure the caller gave".to_owned(),
+    ] {
+        assert!(message.contains(&part), "{part:?} missing from: {message}");
+    }
+    limits.memory = MemoryCheck::Off;
+    read_limited(&bytes, &limits).expect("no check, no refusal");
+    // Small dumps never consult the machine: their estimate is under the floor.
+    assert!(super::limits::available_for(&MemoryCheck::Available, needed).is_none());
+}
+
+#[test]
+fn the_skip_variable_means_any_value_but_empty_or_zero() {
+    use super::limits::skip_requested;
+    assert!(!skip_requested(None));
+    assert!(!skip_requested(Some("".into())));
+    assert!(!skip_requested(Some("0".into())));
+    assert!(skip_requested(Some("1".into())));
+    assert!(skip_requested(Some("yes".into())));
+}
+
+#[test]
+fn available_memory_is_meminfo_or_the_tightest_cgroup() {
+    use super::limits::{cgroup_readings, smallest_available, system_available};
+    let meminfo = "MemTotal:       24000000 kB\nMemFree:  100 kB\nMemAvailable:    2000000 kB\n\
+                   SwapTotal: 0 kB\nSwapFree:        1000000 kB\n";
+    assert_eq!(system_available(meminfo), Some(3_000_000 * 1024));
+    assert_eq!(system_available("MemTotal: 1 kB\n"), None);
+
+    let dir = crate::tempdir::PrivateTempDir::new("cgroup-test").unwrap();
+    let root = dir.path();
+    // cgroup v1: a limited leaf under an unlimited root.
+    let leaf = root.join("memory/service/job");
+    std::fs::create_dir_all(&leaf).unwrap();
+    let write = |dir: &std::path::Path, file: &str, text: &str| {
+        std::fs::write(dir.join(file), text).unwrap()
+    };
+    write(&leaf, "memory.limit_in_bytes", "1073741824\n");
+    write(&leaf, "memory.usage_in_bytes", "900000000\n");
+    write(
+        &leaf,
+        "memory.stat",
+        "cache 5\ntotal_inactive_file 100000000\ntotal_active_file 50000000\n",
+    );
+    let memory_root = root.join("memory");
+    write(
+        &memory_root,
+        "memory.limit_in_bytes",
+        "9223372036854771712\n",
+    );
+    write(&memory_root, "memory.usage_in_bytes", "900000000\n");
+    let readings = cgroup_readings(root, "4:memory:/service/job\n3:cpu:/\n");
+    assert_eq!(readings.len(), 1, "{readings:?}");
+    assert_eq!(readings[0].dir, leaf);
+    // limit - (usage - page cache): 1 GiB - 750 MB.
+    let available = smallest_available(Some(3_000_000 * 1024), &readings).unwrap();
+    assert_eq!(available.bytes, 1_073_741_824 - 750_000_000);
+    assert!(
+        available.source.contains("service/job"),
+        "{}",
+        available.source
+    );
+    // A roomier cgroup than the system leaves the system's figure.
+    let roomy = smallest_available(Some(100), &readings).unwrap();
+    assert_eq!(roomy.bytes, 100);
+    assert!(roomy.source.contains("/proc/meminfo"));
+
+    // cgroup v2: `max` is no limit, a number under it is; a parent's limit binds too.
+    let v2 = root.join("v2");
+    let child = v2.join("a/b");
+    std::fs::create_dir_all(&child).unwrap();
+    write(&child, "memory.max", "max\n");
+    write(&child, "memory.current", "10\n");
+    write(&v2.join("a"), "memory.max", "1000\n");
+    write(&v2.join("a"), "memory.current", "900\n");
+    write(&v2.join("a"), "memory.stat", "anon 700\nfile 200\n");
+    let readings = cgroup_readings(&v2, "0::/a/b\n");
+    assert_eq!(readings.len(), 1, "{readings:?}");
+    assert_eq!(smallest_available(None, &readings).unwrap().bytes, 300);
+    // A path that isn't under the mount (another namespace's): the mount's root counts.
+    write(&v2, "memory.max", "2000\n");
+    write(&v2, "memory.current", "1500\n");
+    let readings = cgroup_readings(&v2, "0::/elsewhere\n");
+    assert_eq!(smallest_available(None, &readings).unwrap().bytes, 500);
+    assert!(smallest_available(None, &[]).is_none());
+}
+
+#[test]
+fn lengths_near_u32_max_in_a_short_file_are_truncation_errors() {
+    // Each claims up to 4 GiB (32 GiB for the array of 8-byte ids) in a file of a few
+    // hundred bytes: the reader must say Truncated without allocating what is claimed.
+    let patch = |bytes: &mut Vec<u8>, at: usize, value: &[u8]| {
+        bytes[at..at + value.len()].copy_from_slice(value)
+    };
+    let max = u32::MAX.to_be_bytes();
+
+    // A top-level record whose body length is u32::MAX.
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    let segment_header = dump.heap_offset(0) as usize - 9;
+    let mut bytes = dump.finish();
+    let file_len = bytes.len() as u64;
+    patch(&mut bytes, segment_header + 5, &max);
+    let error = super::from_bytes(bytes).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            HprofError::Truncated { offset, needed, available, .. }
+                if offset == segment_header as u64
+                    && needed == 9 + u32::MAX as u64
+                    && available == file_len - segment_header as u64
+        ),
+        "{error}"
+    );
+
+    // An object array of u32::MAX 8-byte ids.
+    let mut dump = Dump::new(8);
+    dump.class(0x100, 0, &[]);
+    dump.heap.object_array(0x200, 0x100, &[]);
+    let array = dump.heap_offset(1) as usize;
+    let mut bytes = dump.finish();
+    patch(&mut bytes, array + 1 + 8 + 4, &max);
+    let error = super::from_bytes(bytes).unwrap_err();
+    assert!(
+        matches!(error, HprofError::Truncated { what: "object array dump", needed, .. }
+            if needed == 1 + 8 + 4 + 4 + 8 + u32::MAX as u64 * 8),
+        "{error}"
+    );
+
+    // A STACK TRACE of u32::MAX frames.
+    let mut dump = Dump::new(8);
+    dump.out.stack_trace(1, 1, &[0x900]);
+    let trace = 31 + 9; // header, then the record header
+    dump.class(0x100, 0, &[]);
+    let mut bytes = dump.finish();
+    patch(&mut bytes, trace + 8, &max);
+    let error = super::from_bytes(bytes).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            HprofError::Truncated {
+                what: "STACK TRACE record",
+                ..
+            }
+        ),
+        "{error}"
+    );
+
+    // A class dump declaring 65535 statics and 65535 fields in a few bytes.
+    let mut dump = Dump::new(4);
+    dump.heap.class_dump(0x100, 0, 0, 0, &[], &[]);
+    let class = dump.heap_offset(0) as usize;
+    let mut bytes = dump.finish();
+    let statics_at = class + 1 + 7 * 4 + 8 + 2;
+    patch(&mut bytes, statics_at, &u16::MAX.to_be_bytes());
+    let error = super::from_bytes(bytes).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            HprofError::Truncated {
+                what: "class dump",
+                ..
+            }
+        ),
+        "{error}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// A hand-made dump, for what the builder doesn't write.
