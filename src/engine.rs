@@ -448,17 +448,11 @@ pub fn search(
         })
         .map_err(describe);
     ScenarioReport {
-        scenario: name.to_owned(),
         result,
         attributions,
         timings,
         kept_dumps: kept.into(),
-        dumps_not_kept: None,
-        subject: Subject::Scenario,
-        loop_unit: LoopUnit::Loops,
-        not_attributed: None,
-        class_trends: Vec::new(),
-        old_objects: None,
+        ..ScenarioReport::failed(name, String::new())
     }
 }
 
@@ -596,17 +590,13 @@ pub fn search_source(
     )
     .map_err(describe);
     ScenarioReport {
-        scenario: name.to_owned(),
         result,
-        attributions: Vec::new(),
         timings,
         kept_dumps: kept.into(),
-        dumps_not_kept: None,
         subject: source.subject(),
         loop_unit: source.unit(),
         not_attributed: source.not_attributed(),
-        class_trends: Vec::new(),
-        old_objects: None,
+        ..ScenarioReport::failed(name, String::new())
     }
 }
 

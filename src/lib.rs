@@ -10,6 +10,7 @@
 
 pub mod attach;
 pub mod attribution;
+pub mod class_name;
 pub mod diff;
 pub mod engine;
 pub mod growth;

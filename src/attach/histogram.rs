@@ -35,7 +35,7 @@ impl ClassCount {
     /// The name as the heap model spells classes ([`crate::heap::ClassInfo::name`]): arrays as
     /// `byte[]` and `java.lang.Object[][]`, other classes unchanged.
     pub fn java_name(&self) -> String {
-        java_name(&self.name)
+        crate::class_name::java_class_name(&self.name)
     }
 }
 
@@ -158,31 +158,6 @@ fn one_line(text: &str) -> String {
         .join(" / ")
 }
 
-/// `[B` → `byte[]`, `[[Ljava.lang.String;` → `java.lang.String[][]`; other names unchanged.
-fn java_name(name: &str) -> String {
-    let dimensions = name.bytes().take_while(|&b| b == b'[').count();
-    if dimensions == 0 {
-        return name.to_string();
-    }
-    let element = &name[dimensions..];
-    let element = match element {
-        "Z" => "boolean",
-        "B" => "byte",
-        "C" => "char",
-        "S" => "short",
-        "I" => "int",
-        "J" => "long",
-        "F" => "float",
-        "D" => "double",
-        _ => match element.strip_prefix('L').and_then(|e| e.strip_suffix(';')) {
-            Some(class) => class,
-            // Not a descriptor after all: leave the name as the JVM wrote it.
-            None => return name.to_string(),
-        },
-    };
-    format!("{element}{}", "[]".repeat(dimensions))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,18 +273,5 @@ Total             5            120
         assert!(parse(cut).unwrap_err().contains("without a Total"));
         let strange = JDK17.replace("  42:          1000", "  42:          many");
         assert!(parse(&strange).unwrap_err().contains("unreadable row"));
-    }
-
-    #[test]
-    fn array_names_in_java_style() {
-        assert_eq!(java_name("[B"), "byte[]");
-        assert_eq!(java_name("[[I"), "int[][]");
-        assert_eq!(java_name("[Ljava.lang.Object;"), "java.lang.Object[]");
-        assert_eq!(
-            java_name("[[Ljava.util.HashMap$Node;"),
-            "java.util.HashMap$Node[][]"
-        );
-        assert_eq!(java_name("Leak$Item"), "Leak$Item");
-        assert_eq!(java_name("[Q"), "[Q");
     }
 }

@@ -188,40 +188,9 @@ fn primitive_descriptor(ty: PrimitiveType) -> char {
     }
 }
 
-fn primitive_from_descriptor(c: char) -> Option<PrimitiveType> {
-    PRIMITIVE_TYPES
-        .into_iter()
-        .find(|&p| primitive_descriptor(p) == c)
-}
-
-/// Converts a class name as LOAD CLASS spells it (`java/util/ArrayList`, `[Ljava/lang/Object;`,
-/// `[[I`) to the Java spelling (`java.util.ArrayList`, `java.lang.Object[]`, `int[][]`).
-/// Names already in Java form (Android writes `java.lang.Object[]`) pass through; an array
-/// descriptor that doesn't parse is kept as it is (with dots), so nothing is lost.
-pub(crate) fn java_class_name(jvm_name: &str) -> String {
-    let dims = jvm_name.bytes().take_while(|&b| b == b'[').count();
-    if dims == 0 {
-        return jvm_name.replace('/', ".");
-    }
-    let element = &jvm_name[dims..];
-    let base = if let Some(class) = element.strip_prefix('L').and_then(|e| e.strip_suffix(';')) {
-        class.replace('/', ".")
-    } else {
-        let mut chars = element.chars();
-        match (
-            chars.next().and_then(primitive_from_descriptor),
-            chars.next(),
-        ) {
-            (Some(p), None) => primitive_java_name(p).to_string(),
-            _ => return jvm_name.replace('/', "."),
-        }
-    };
-    let mut name = base;
-    for _ in 0..dims {
-        name.push_str("[]");
-    }
-    name
-}
+/// Converts a class name as LOAD CLASS spells it to the Java spelling: see
+/// [`crate::class_name::java_class_name`].
+pub(crate) use crate::class_name::java_class_name;
 
 /// Converts a Java class name back to the JVM spelling LOAD CLASS uses (inverse of
 /// [`java_class_name`]); used by the heap builder.
@@ -253,33 +222,6 @@ pub(crate) fn jvm_class_name(java_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn converts_jvm_names_to_java_names() {
-        assert_eq!(
-            java_class_name("java/util/ArrayList"),
-            "java.util.ArrayList"
-        );
-        assert_eq!(
-            java_class_name("java/util/HashMap$Node"),
-            "java.util.HashMap$Node"
-        );
-        assert_eq!(java_class_name("[Ljava/lang/Object;"), "java.lang.Object[]");
-        assert_eq!(
-            java_class_name("[[Ljava/lang/String;"),
-            "java.lang.String[][]"
-        );
-        assert_eq!(java_class_name("[I"), "int[]");
-        assert_eq!(java_class_name("[[J"), "long[][]");
-        assert_eq!(java_class_name("[Z"), "boolean[]");
-        // Android already writes the Java form.
-        assert_eq!(java_class_name("java.lang.Object[]"), "java.lang.Object[]");
-        assert_eq!(java_class_name("int[]"), "int[]");
-        // Malformed descriptors are kept rather than guessed.
-        assert_eq!(java_class_name("[Q"), "[Q");
-        assert_eq!(java_class_name("["), "[");
-        assert_eq!(java_class_name("[II"), "[II");
-    }
 
     #[test]
     fn converts_java_names_back_to_jvm_names() {

@@ -217,51 +217,12 @@ impl JfrFrame {
     }
 }
 
-/// `java/util/HashMap$Node` → `java.util.HashMap$Node`, `[B` → `byte[]`,
-/// `[Ljava/lang/String;` → `java.lang.String[]`: JFR's internal spelling as the heap model
-/// spells classes.
-pub fn java_class_name(internal: &str) -> String {
-    let dotted = internal.replace('/', ".");
-    let dimensions = dotted.bytes().take_while(|&b| b == b'[').count();
-    if dimensions == 0 {
-        return dotted;
-    }
-    let element = match &dotted[dimensions..] {
-        "Z" => "boolean",
-        "B" => "byte",
-        "C" => "char",
-        "S" => "short",
-        "I" => "int",
-        "J" => "long",
-        "F" => "float",
-        "D" => "double",
-        other => match other.strip_prefix('L').and_then(|e| e.strip_suffix(';')) {
-            Some(class) => class,
-            None => return dotted,
-        },
-    };
-    format!("{element}{}", "[]".repeat(dimensions))
-}
+/// JFR's internal spelling of a class as the heap model spells classes.
+pub use crate::class_name::java_class_name;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn internal_names_are_spelled_as_the_heap_model_spells_them() {
-        assert_eq!(
-            java_class_name("java/util/HashMap$Node"),
-            "java.util.HashMap$Node"
-        );
-        assert_eq!(java_class_name("[B"), "byte[]");
-        assert_eq!(java_class_name("[[J"), "long[][]");
-        assert_eq!(
-            java_class_name("[Ljava/util/HashMap$Node;"),
-            "java.util.HashMap$Node[]"
-        );
-        assert_eq!(java_class_name("JfrService$Session"), "JfrService$Session");
-        assert_eq!(java_class_name("[Q"), "[Q");
-    }
 
     #[test]
     fn frames_of_the_runtime_image_and_of_the_jdks_loaders_are_the_jdks() {
