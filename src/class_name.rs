@@ -35,10 +35,16 @@ mod tests {
 
     #[test]
     fn internal_names_and_descriptors_become_java_names() {
-        assert_eq!(java_class_name("java/util/HashMap$Node"), "java.util.HashMap$Node");
+        assert_eq!(
+            java_class_name("java/util/HashMap$Node"),
+            "java.util.HashMap$Node"
+        );
         assert_eq!(java_class_name("[Ljava/lang/Object;"), "java.lang.Object[]");
         assert_eq!(java_class_name("[Ljava.lang.Object;"), "java.lang.Object[]");
-        assert_eq!(java_class_name("[[Ljava/lang/String;"), "java.lang.String[][]");
+        assert_eq!(
+            java_class_name("[[Ljava/lang/String;"),
+            "java.lang.String[][]"
+        );
         assert_eq!(java_class_name("[B"), "byte[]");
         assert_eq!(java_class_name("[[J"), "long[][]");
         assert_eq!(java_class_name("[Z"), "boolean[]");
