@@ -408,8 +408,9 @@ pub fn run(
 }
 
 /// Runs the growth search on one scenario: warm-up, snapshots into `dumps` (each deleted once
-/// read), confirmation, attribution; or with [`SearchSettings::jfr`], [`sample_old_objects`].
-/// Never fails as a whole: a failing scenario gives a report with its error.
+/// read), confirmation, attribution; with [`SearchSettings::jfr`], JFR old-object samples
+/// instead of heap dumps. Never fails as a whole: a failing scenario gives a report with its
+/// error.
 pub fn search(
     driver: &mut dyn Driver,
     name: &str,
