@@ -213,6 +213,25 @@ pub struct ObjectNodes {
     nodes: Vec<NodeId>,
     /// Class objects the walk did not reach through their loader and took as roots last.
     late_roots: Vec<ObjectIndex>,
+    /// What the walk noted about the edges out of the watched paths' subtrees, if it was given
+    /// any.
+    watched: Option<WatchedEdges>,
+}
+
+/// What a walk given paths to watch ([`build_watching`]) notes for the retained size of those
+/// paths' nodes, so that it need not walk the heap again: which objects it reached by a path
+/// that passes through no watched node's object, and the edges it saw from such objects into
+/// the others.
+pub(crate) struct WatchedEdges {
+    /// Per node: whether it is one of the watched paths.
+    pub(crate) watched_nodes: Vec<bool>,
+    /// Objects (members and collections' internal objects) whose path from the roots passes
+    /// through no object of a watched node.
+    pub(crate) outside: BitSet,
+    /// Objects the walk saw a reference or implicit edge to from an object of `outside`
+    /// (other than the one it reached them by, when they are in `outside` themselves), the
+    /// class object edges of instances left out.
+    pub(crate) from_outside: BitSet,
 }
 
 impl ObjectNodes {
@@ -220,6 +239,11 @@ impl ObjectNodes {
     /// [`RootSet::loader_classes`]): reachability questions must start there too.
     pub(crate) fn late_roots(&self) -> &[ObjectIndex] {
         &self.late_roots
+    }
+
+    /// What the walk noted about the watched paths, if it watched any.
+    pub(crate) fn watched(&self) -> Option<&WatchedEdges> {
+        self.watched.as_ref()
     }
 
     /// Every member object with its node, in the order the walk reached them.
@@ -244,6 +268,9 @@ impl ObjectNodes {
     /// Heap bytes used, for the benchmark.
     pub fn memory_bytes(&self) -> usize {
         (self.objects.capacity() + self.nodes.capacity()) * 4
+            + self.watched.as_ref().map_or(0, |w| {
+                w.watched_nodes.capacity() + 2 * w.outside.memory_bytes()
+            })
     }
 }
 
@@ -392,6 +419,16 @@ pub fn simple_name(name: &str) -> &str {
 /// Walks `graph` from its roots and builds its path tree. `names` is shared across the
 /// snapshots of one search so keys stay comparable.
 pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
+    build_watching(graph, names, &[])
+}
+
+/// [`build`], noting [`WatchedEdges`] for the nodes at the end of `watched` (paths of keys
+/// from a root group), when there are any.
+pub(crate) fn build_watching(
+    graph: &HeapGraph,
+    names: &mut Names,
+    watched: &[Vec<NodeKey>],
+) -> (PathTree, ObjectNodes) {
     let rules = Rules::new(graph);
     let snapshot_names = SnapshotNames::new(graph, names);
     let roots = RootSet::new(graph);
@@ -422,18 +459,19 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         internal_stack: Vec::new(),
         untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
         untraced_steps: Vec::new(),
+        watch: (!watched.is_empty()).then(|| Watch::new(watched, graph.object_count())),
     };
     // The main roots, then the others for what is left, then classes whose loader the walk
     // never reached: roots after all, walked last so they take no shorter path away from
     // anything.
     for &(_, key, object) in &main_roots {
-        let node = walk.tree.node_for(None, key);
+        let node = walk.node_for(None, key);
         walk.reach(object, node);
     }
     walk_in_order(&mut walk, 0, graph, &rules, &snapshot_names);
     let walked = walk.queue.len();
     for &(_, key, object) in &other_roots {
-        let node = walk.tree.node_for(None, key);
+        let node = walk.node_for(None, key);
         walk.reach(object, node);
     }
     walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
@@ -466,7 +504,7 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         .collect();
     if !late_roots.is_empty() {
         let walked = walk.queue.len();
-        let node = walk.tree.node_for(None, late_root_key);
+        let node = walk.node_for(None, late_root_key);
         for &class in &late_roots {
             walk.reach(class, node);
         }
@@ -476,12 +514,18 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         tree,
         queue,
         queue_nodes,
+        watch,
         ..
     } = walk;
     let objects = ObjectNodes {
         objects: queue,
         nodes: queue_nodes,
         late_roots,
+        watched: watch.map(|watch| WatchedEdges {
+            watched_nodes: watch.watched_nodes,
+            outside: watch.outside,
+            from_outside: watch.from_outside,
+        }),
     };
     (tree, objects)
 }
@@ -501,6 +545,64 @@ struct Walk<'g> {
     /// For internal objects the decoder didn't trace: makes their steps, into a reused buffer.
     untraced_maker: StepMaker<'g>,
     untraced_steps: Vec<Step>,
+    /// The watched paths' state, when there are any.
+    watch: Option<Watch>,
+}
+
+/// The watched paths as a trie of keys, and what [`WatchedEdges`] holds, being filled.
+struct Watch {
+    /// (state of the parent, key) → state of the child; state 0 is above the root groups.
+    trie: FastMap<(u32, NodeKey), u32>,
+    /// Per trie state: whether a watched path ends there.
+    ends: Vec<bool>,
+    /// Per node: its trie state, if its path is a prefix of a watched one.
+    node_states: Vec<Option<u32>>,
+    /// Per node: whether it or an ancestor is watched (its objects are not `outside`).
+    inside: Vec<bool>,
+    watched_nodes: Vec<bool>,
+    outside: BitSet,
+    from_outside: BitSet,
+}
+
+impl Watch {
+    fn new(watched: &[Vec<NodeKey>], objects: usize) -> Watch {
+        let mut trie = FastMap::default();
+        let mut ends = vec![false];
+        for path in watched {
+            let mut state = 0;
+            for &key in path {
+                let next = ends.len() as u32;
+                state = *trie.entry((state, key)).or_insert(next);
+                if state == next {
+                    ends.push(false);
+                }
+            }
+            ends[state as usize] = true;
+        }
+        Watch {
+            trie,
+            ends,
+            node_states: Vec::new(),
+            inside: Vec::new(),
+            watched_nodes: Vec::new(),
+            outside: BitSet::new(objects),
+            from_outside: BitSet::new(objects),
+        }
+    }
+
+    /// Notes node `id`, just created under `parent` with `key`.
+    fn add_node(&mut self, parent: Option<NodeId>, key: NodeKey) {
+        let parent_state = match parent {
+            Some(parent) => self.node_states[parent as usize],
+            None => Some(0),
+        };
+        let state = parent_state.and_then(|state| self.trie.get(&(state, key)).copied());
+        let watched = state.is_some_and(|state| self.ends[state as usize]);
+        let inside = watched || parent.is_some_and(|parent| self.inside[parent as usize]);
+        self.node_states.push(state);
+        self.watched_nodes.push(watched);
+        self.inside.push(inside);
+    }
 }
 
 impl QueueWalk for Walk<'_> {
@@ -566,14 +668,41 @@ impl QueueWalk for Walk<'_> {
 }
 
 impl Walk<'_> {
+    /// The node under `parent` with `key`, created if need be.
+    fn node_for(&mut self, parent: Option<NodeId>, key: NodeKey) -> NodeId {
+        let id = self.tree.node_for(parent, key);
+        if let Some(watch) = &mut self.watch {
+            if id as usize == watch.inside.len() {
+                watch.add_node(parent, key);
+            }
+        }
+        id
+    }
+
     /// Puts an unreached `object` into `node` and queues it.
     fn reach(&mut self, object: ObjectIndex, node: NodeId) {
         if self.reached.test_and_set(object) {
             return;
         }
+        if let Some(watch) = &mut self.watch {
+            if !watch.inside[node as usize] {
+                watch.outside.test_and_set(object);
+            }
+        }
         self.tree.nodes[node as usize].objects += 1;
         self.queue.push(object);
         self.queue_nodes.push(node);
+    }
+
+    /// Notes an edge the walk follows from an object of `from` to `target`, which joins `to`
+    /// (`None`: `target` was reached before), for the retained size of the watched paths.
+    #[inline]
+    fn note_edge(&mut self, from: NodeId, to: Option<NodeId>, target: ObjectIndex) {
+        if let Some(watch) = &mut self.watch {
+            if !watch.inside[from as usize] && to.map_or(true, |to| watch.inside[to as usize]) {
+                watch.from_outside.test_and_set(target);
+            }
+        }
     }
 
     /// Reaches class object `class` from `owner` (of `node`): its loader, or an instance of
@@ -595,6 +724,7 @@ impl Walk<'_> {
     /// it.
     fn take(&mut self, node: NodeId, step: Step) -> Option<NodeId> {
         if self.reached.contains(step.target) {
+            self.note_edge(node, None, step.target);
             return None;
         }
         let key = NodeKey {
@@ -606,15 +736,25 @@ impl Walk<'_> {
         let child = if self.tree.nodes[node as usize].key == key {
             node
         } else {
-            self.tree.node_for(Some(node), key)
+            self.node_for(Some(node), key)
         };
+        self.note_edge(node, Some(child), step.target);
         self.reach(step.target, child);
         Some(child)
     }
 
-    fn enter_internal(&mut self, object: ObjectIndex) {
+    /// Queues internal object `object` of a collection of `node`, unless it was reached
+    /// before.
+    fn enter_internal(&mut self, node: NodeId, object: ObjectIndex) {
         if !self.reached.test_and_set(object) {
             self.internal_stack.push(object);
+            if let Some(watch) = &mut self.watch {
+                if !watch.inside[node as usize] {
+                    watch.outside.test_and_set(object);
+                }
+            }
+        } else {
+            self.note_edge(node, None, object);
         }
     }
 
@@ -658,7 +798,7 @@ impl Walk<'_> {
         let mut references = 0;
         for &step in steps {
             if step.inside {
-                self.enter_internal(step.target);
+                self.enter_internal(node, step.target);
             } else {
                 references += 1;
                 self.take(node, step);
