@@ -398,33 +398,30 @@ impl GrowthSearch {
     }
 
     /// Series that are likely to be candidates to report after the next snapshot, of a heap of
-    /// `objects` objects: those that are now, and, before there are any, those one record
-    /// short of enough for a measure (a measure gains at most one record per snapshot) that
-    /// had at most [`WATCHED_MAX_SHARE`] of the heap below them. Not a promise either way:
-    /// a candidate left out only takes a second walk of the heap for its retained size, and
-    /// one that is not a candidate only some walking below it.
+    /// `objects` objects: those that are now, and those one record short of enough for a
+    /// measure (a measure gains at most one record per snapshot) that had at most
+    /// [`WATCHED_MAX_SHARE`] of the heap below them. Not a promise either way: a candidate left
+    /// out only takes a second walk of the heap for its retained size, and one that is not a
+    /// candidate only some walking below it.
     fn possible_candidates(&self, objects: usize) -> Vec<SeriesId> {
-        let reportable = self.reportable(&self.current_candidates());
-        if !reportable.is_empty() {
-            return reportable;
-        }
+        let mut possible = self.reportable(&self.current_candidates());
         let Some(last) = self.loops_at.len().checked_sub(1) else {
-            return Vec::new();
+            return possible;
         };
         let required = self.config.required_records();
-        (0..self.series.len() as SeriesId)
-            .filter(|&id| {
-                let series = &self.series[id as usize];
-                let values = series.values_at(last as u32);
-                series.ignored_by.is_none()
-                    && (values.objects + values.spread_objects) as f64
-                        <= WATCHED_MAX_SHARE * objects as f64
-                    && series
-                        .trends
-                        .iter()
-                        .any(|trend| trend.streak > 0 && trend.streak + 1 >= required)
-            })
-            .collect()
+        possible.extend((0..self.series.len() as SeriesId).filter(|&id| {
+            let series = &self.series[id as usize];
+            let values = series.values_at(last as u32);
+            series.ignored_by.is_none()
+                && !series.is_candidate()
+                && (values.objects + values.spread_objects) as f64
+                    <= WATCHED_MAX_SHARE * objects as f64
+                && series
+                    .trends
+                    .iter()
+                    .any(|trend| trend.streak > 0 && trend.streak + 1 >= required)
+        }));
+        possible
     }
 
     /// The keys of the path of series `id`, from its root group down.
