@@ -429,6 +429,20 @@ pub(crate) fn build_watching(
     names: &mut Names,
     watched: &[Vec<NodeKey>],
 ) -> (PathTree, ObjectNodes) {
+    // Two builds of the walk: the one that notes nothing is the walk as it was before there
+    // was anything to note, to the instruction.
+    if watched.is_empty() {
+        build_noting(graph, names, NoNotes)
+    } else {
+        build_noting(graph, names, Watch::new(watched, graph.object_count()))
+    }
+}
+
+fn build_noting<N: EdgeNotes>(
+    graph: &HeapGraph,
+    names: &mut Names,
+    notes: N,
+) -> (PathTree, ObjectNodes) {
     let rules = Rules::new(graph);
     let snapshot_names = SnapshotNames::new(graph, names);
     let roots = RootSet::new(graph);
@@ -459,7 +473,7 @@ pub(crate) fn build_watching(
         internal_stack: Vec::new(),
         untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
         untraced_steps: Vec::new(),
-        watch: (!watched.is_empty()).then(|| Watch::new(watched, graph.object_count())),
+        notes,
     };
     // The main roots, then the others for what is left, then classes whose loader the walk
     // never reached: roots after all, walked last so they take no shorter path away from
@@ -514,23 +528,19 @@ pub(crate) fn build_watching(
         tree,
         queue,
         queue_nodes,
-        watch,
+        notes,
         ..
     } = walk;
     let objects = ObjectNodes {
         objects: queue,
         nodes: queue_nodes,
         late_roots,
-        watched: watch.map(|watch| WatchedEdges {
-            watched_nodes: watch.watched_nodes,
-            outside: watch.outside,
-            from_outside: watch.from_outside,
-        }),
+        watched: notes.into_watched_edges(),
     };
     (tree, objects)
 }
 
-struct Walk<'g> {
+struct Walk<'g, N: EdgeNotes> {
     graph: &'g HeapGraph,
     names: &'g SnapshotNames,
     rules: &'g Rules,
@@ -545,8 +555,66 @@ struct Walk<'g> {
     /// For internal objects the decoder didn't trace: makes their steps, into a reused buffer.
     untraced_maker: StepMaker<'g>,
     untraced_steps: Vec<Step>,
-    /// The watched paths' state, when there are any.
-    watch: Option<Watch>,
+    /// What the walk notes about the edges it follows.
+    notes: N,
+}
+
+/// What a walk notes about the nodes it creates and the edges it follows, for the retained
+/// sizes of watched paths ([`WatchedEdges`]).
+trait EdgeNotes {
+    /// Node `id` was just created under `parent` with `key`.
+    fn node_created(&mut self, id: NodeId, parent: Option<NodeId>, key: NodeKey);
+    /// `object` was reached for the first time, from an object of `node` (a member of `node`
+    /// or, for a collection's internal object, the collection's node).
+    fn reached(&mut self, object: ObjectIndex, node: NodeId);
+    /// An edge from an object of `from` to `target`, which joins `to` (`None`: `target` was
+    /// reached before).
+    fn edge(&mut self, from: NodeId, to: Option<NodeId>, target: ObjectIndex);
+    fn into_watched_edges(self) -> Option<WatchedEdges>;
+}
+
+/// Nothing to watch.
+struct NoNotes;
+
+impl EdgeNotes for NoNotes {
+    #[inline(always)]
+    fn node_created(&mut self, _: NodeId, _: Option<NodeId>, _: NodeKey) {}
+    #[inline(always)]
+    fn reached(&mut self, _: ObjectIndex, _: NodeId) {}
+    #[inline(always)]
+    fn edge(&mut self, _: NodeId, _: Option<NodeId>, _: ObjectIndex) {}
+    fn into_watched_edges(self) -> Option<WatchedEdges> {
+        None
+    }
+}
+
+impl EdgeNotes for Watch {
+    fn node_created(&mut self, id: NodeId, parent: Option<NodeId>, key: NodeKey) {
+        debug_assert_eq!(id as usize, self.inside.len());
+        self.add_node(parent, key);
+    }
+
+    #[inline]
+    fn reached(&mut self, object: ObjectIndex, node: NodeId) {
+        if !self.inside[node as usize] {
+            self.outside.test_and_set(object);
+        }
+    }
+
+    #[inline]
+    fn edge(&mut self, from: NodeId, to: Option<NodeId>, target: ObjectIndex) {
+        if !self.inside[from as usize] && to.map_or(true, |to| self.inside[to as usize]) {
+            self.from_outside.test_and_set(target);
+        }
+    }
+
+    fn into_watched_edges(self) -> Option<WatchedEdges> {
+        Some(WatchedEdges {
+            watched_nodes: self.watched_nodes,
+            outside: self.outside,
+            from_outside: self.from_outside,
+        })
+    }
 }
 
 /// The watched paths as a trie of keys, and what [`WatchedEdges`] holds, being filled.
@@ -605,7 +673,7 @@ impl Watch {
     }
 }
 
-impl QueueWalk for Walk<'_> {
+impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
     fn queued(&self) -> (&[ObjectIndex], &[NodeId]) {
         (&self.queue, &self.queue_nodes)
     }
@@ -667,14 +735,13 @@ impl QueueWalk for Walk<'_> {
     }
 }
 
-impl Walk<'_> {
+impl<N: EdgeNotes> Walk<'_, N> {
     /// The node under `parent` with `key`, created if need be.
     fn node_for(&mut self, parent: Option<NodeId>, key: NodeKey) -> NodeId {
+        let nodes = self.tree.nodes.len();
         let id = self.tree.node_for(parent, key);
-        if let Some(watch) = &mut self.watch {
-            if id as usize == watch.inside.len() {
-                watch.add_node(parent, key);
-            }
+        if id as usize == nodes {
+            self.notes.node_created(id, parent, key);
         }
         id
     }
@@ -684,25 +751,10 @@ impl Walk<'_> {
         if self.reached.test_and_set(object) {
             return;
         }
-        if let Some(watch) = &mut self.watch {
-            if !watch.inside[node as usize] {
-                watch.outside.test_and_set(object);
-            }
-        }
+        self.notes.reached(object, node);
         self.tree.nodes[node as usize].objects += 1;
         self.queue.push(object);
         self.queue_nodes.push(node);
-    }
-
-    /// Notes an edge the walk follows from an object of `from` to `target`, which joins `to`
-    /// (`None`: `target` was reached before), for the retained size of the watched paths.
-    #[inline]
-    fn note_edge(&mut self, from: NodeId, to: Option<NodeId>, target: ObjectIndex) {
-        if let Some(watch) = &mut self.watch {
-            if !watch.inside[from as usize] && to.map_or(true, |to| watch.inside[to as usize]) {
-                watch.from_outside.test_and_set(target);
-            }
-        }
     }
 
     /// Reaches class object `class` from `owner` (of `node`): its loader, or an instance of
@@ -724,7 +776,7 @@ impl Walk<'_> {
     /// it.
     fn take(&mut self, node: NodeId, step: Step) -> Option<NodeId> {
         if self.reached.contains(step.target) {
-            self.note_edge(node, None, step.target);
+            self.notes.edge(node, None, step.target);
             return None;
         }
         let key = NodeKey {
@@ -738,7 +790,7 @@ impl Walk<'_> {
         } else {
             self.node_for(Some(node), key)
         };
-        self.note_edge(node, Some(child), step.target);
+        self.notes.edge(node, Some(child), step.target);
         self.reach(step.target, child);
         Some(child)
     }
@@ -748,13 +800,9 @@ impl Walk<'_> {
     fn enter_internal(&mut self, node: NodeId, object: ObjectIndex) {
         if !self.reached.test_and_set(object) {
             self.internal_stack.push(object);
-            if let Some(watch) = &mut self.watch {
-                if !watch.inside[node as usize] {
-                    watch.outside.test_and_set(object);
-                }
-            }
+            self.notes.reached(object, node);
         } else {
-            self.note_edge(node, None, object);
+            self.notes.edge(node, None, object);
         }
     }
 
