@@ -31,9 +31,9 @@ pub struct Retained {
 }
 
 /// Retained size of each node in `groups`, nodes of the path tree whose walk put the
-/// snapshot's objects into `objects`. When that walk watched every one of `groups` (see
-/// [`super::tree::build_watching`]), what stays reachable without them is found from what it
-/// noted, without walking the heap again.
+/// snapshot's objects into `objects`. When that walk watched every one of `groups` (as
+/// [`crate::growth::GrowthSearch`] has it watch the paths that can be candidates), what stays
+/// reachable without them is found from what it noted, without walking the heap again.
 pub fn retained_sizes(
     graph: &HeapGraph,
     objects: &ObjectNodes,

@@ -228,9 +228,10 @@ pub(crate) struct WatchedEdges {
     /// Objects (members and collections' internal objects) whose path from the roots passes
     /// through no object of a watched node.
     pub(crate) outside: BitSet,
-    /// Objects the walk saw a reference or implicit edge to from an object of `outside`
-    /// (other than the one it reached them by, when they are in `outside` themselves), the
-    /// class object edges of instances left out.
+    /// Targets of the edges the walk followed from objects of `outside` that `outside` doesn't
+    /// account for: every edge to an object reached before, and the edges by which objects of
+    /// watched nodes were first reached. The edges the walk doesn't follow (an instance's to
+    /// its class object, a collection internal's implicit ones) are not noted.
     pub(crate) from_outside: BitSet,
 }
 
@@ -564,8 +565,8 @@ struct Walk<'g, N: EdgeNotes> {
 trait EdgeNotes {
     /// Node `id` was just created under `parent` with `key`.
     fn node_created(&mut self, id: NodeId, parent: Option<NodeId>, key: NodeKey);
-    /// `object` was reached for the first time, from an object of `node` (a member of `node`
-    /// or, for a collection's internal object, the collection's node).
+    /// `object` was reached for the first time and joined `node` (a collection's internal
+    /// object: the collection's node).
     fn reached(&mut self, object: ObjectIndex, node: NodeId);
     /// An edge from an object of `from` to `target`, which joins `to` (`None`: `target` was
     /// reached before).
