@@ -20,6 +20,9 @@
 //! loops apart, as a series for a growth search) and the last one also as `live-1M.hprof` (a
 //! hard link, no second copy); `service-1M-...` for the service heap.
 //! `HEAPGROWTH_BENCH_XMX` sets the JVM's `-Xmx` (default 8g: the 80 M-object heap needs more).
+//! `HEAPGROWTH_BENCH_SNAPSHOTS` sets the number of snapshots (default 3): six kept dumps make
+//! a series in which `examples/series.rs` finds the leak at the fourth and computes its
+//! retained size at the last three, as a whole run's leak does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,7 +41,7 @@ use counting_allocator::CountingAllocator;
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const DEFAULT_SIZES: [u64; 2] = [1_000_000, 5_000_000];
-const SNAPSHOTS: u32 = 3;
+const DEFAULT_SNAPSHOTS: u32 = 3;
 /// The JVM's `-Xmx` unless `HEAPGROWTH_BENCH_XMX` says otherwise: room for 5 M objects and
 /// the dump's own buffers.
 const DEFAULT_XMX: &str = "8g";
@@ -130,6 +133,10 @@ fn compile_bench_scenario() -> PathBuf {
 }
 
 fn child(shape: Shape, objects: u64) {
+    let snapshots: u32 = std::env::var("HEAPGROWTH_BENCH_SNAPSHOTS")
+        .map_or(DEFAULT_SNAPSHOTS, |n| {
+            n.parse().expect("HEAPGROWTH_BENCH_SNAPSHOTS is a number")
+        });
     let classes = compile_bench_scenario();
     let xmx = std::env::var("HEAPGROWTH_BENCH_XMX").unwrap_or_else(|_| DEFAULT_XMX.into());
     let jvm = Jvm::start(&JvmOptions {
@@ -149,7 +156,7 @@ fn child(shape: Shape, objects: u64) {
     let dumps = PrivateTempDir::new("heapgrowth-bench").unwrap();
     let mut search = GrowthSearch::new(SearchConfig {
         loops_per_snapshot: 2,
-        max_snapshots: SNAPSHOTS + 1,
+        max_snapshots: snapshots + 1,
         ..SearchConfig::default()
     });
     let size = format!("{} M", objects as f64 / 1e6);
@@ -158,7 +165,7 @@ fn child(shape: Shape, objects: u64) {
         Shape::Service => format!("service {size}"),
     };
     let file_stem = format!("{}-{}", shape.name(), size.replace(' ', ""));
-    for snapshot in 1..=SNAPSHOTS {
+    for snapshot in 1..=snapshots {
         scenario.run_loops(2).unwrap();
         let path = dumps.path().join(format!("bench-{snapshot}.hprof"));
         let started = Instant::now();
@@ -183,7 +190,7 @@ fn child(shape: Shape, objects: u64) {
             // the name without a number, for examples/replay.rs.
             let kept = Path::new(&keep).join(format!("{file_stem}-{snapshot}.hprof"));
             std::fs::copy(&path, &kept).unwrap();
-            if snapshot == SNAPSHOTS {
+            if snapshot == snapshots {
                 let last = Path::new(&keep).join(format!("{file_stem}.hprof"));
                 let _ = std::fs::remove_file(&last);
                 std::fs::hard_link(&kept, &last).unwrap();

@@ -14,8 +14,8 @@
 //! scenario runs here. Prints, as `key=value` lines:
 //!
 //! ```text
-//! dump=1 ms=...                  read + analysis of dump 1
-//! growing: <the last step of each growing node's path>
+//! dump=1 ms=... parse_ms=... analysis_ms=...   read + analysis of dump 1, and each apart
+//! growing: <the last step of each growing node's path> retained=OBJECTS/BYTES (+OBJECTS/+BYTES)
 //! total_ms=... growing=... objects=... peak_mb=... peak_b_per_object=...
 //! ```
 //!
@@ -63,11 +63,14 @@ fn main() {
             eprintln!("{}: {error}", dump.display());
             std::process::exit(1);
         });
+        let parse_ms = started.elapsed().as_secs_f64() * 1e3;
         most_objects = most_objects.max(graph.object_count());
         let loops = loops_per_dump * (index as u32 + 1);
+        let analysis_started = Instant::now();
         search.add_snapshot(&graph, loops);
+        let analysis_ms = analysis_started.elapsed().as_secs_f64() * 1e3;
         println!(
-            "dump={} ms={:.0}",
+            "dump={} ms={:.0} parse_ms={parse_ms:.1} analysis_ms={analysis_ms:.1}",
             index + 1,
             started.elapsed().as_secs_f64() * 1e3
         );
@@ -77,7 +80,15 @@ fn main() {
     let peak = counting_allocator::peak_bytes() - before;
     for node in &outcome.growing {
         let last_step = node.path.last().map(ToString::to_string);
-        println!("growing: {}", last_step.unwrap_or_default());
+        let retained = &node.retained;
+        println!(
+            "growing: {} retained={}/{} ({:+}/{:+})",
+            last_step.unwrap_or_default(),
+            retained.objects,
+            retained.bytes,
+            retained.objects_increase,
+            retained.bytes_increase
+        );
     }
     println!(
         "total_ms={total_ms:.0} growing={} objects={most_objects} peak_mb={:.1} peak_b_per_object={:.1}",

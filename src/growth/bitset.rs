@@ -4,6 +4,7 @@
 use crate::heap::ObjectIndex;
 
 /// A set of object indexes below a fixed length.
+#[derive(Clone)]
 pub(crate) struct BitSet {
     words: Vec<u64>,
 }
@@ -33,5 +34,26 @@ impl BitSet {
     #[inline]
     pub(crate) fn remove(&mut self, index: ObjectIndex) {
         self.words[index as usize / 64] &= !(1 << (index % 64));
+    }
+
+    /// Heap bytes used.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.words.capacity() * 8
+    }
+
+    /// The indexes in the set, in ascending order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = ObjectIndex> + '_ {
+        self.words.iter().enumerate().flat_map(|(at, &word)| {
+            let base = at as ObjectIndex * 64;
+            let mut rest = word;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros();
+                rest &= rest - 1;
+                Some(base + bit)
+            })
+        })
     }
 }

@@ -199,6 +199,15 @@ impl RootSet {
         }
     }
 
+    /// Every object that has implicit edges, with them.
+    pub(crate) fn implicit_sources(
+        &self,
+    ) -> impl Iterator<Item = (ObjectIndex, &[ImplicitEdge])> + '_ {
+        self.implicit
+            .iter()
+            .map(|(&object, edges)| (object, edges.as_slice()))
+    }
+
     /// The implicit edges of `object`, if it is a thread with stack locals or a class loader.
     #[inline]
     pub(crate) fn implicit_edges(&self, object: ObjectIndex) -> &[ImplicitEdge] {

@@ -34,7 +34,7 @@
 use super::ignore::{IgnoreRule, RuleOrigin};
 use super::names::{FastMap, NameId, Names};
 use super::retained::{retained_sizes, Retained};
-use super::tree::{build, simple_name, NodeId, NodeKey, PathTree, StepKind};
+use super::tree::{build_watching, simple_name, NodeId, NodeKey, PathTree, StepKind};
 use crate::heap::HeapGraph;
 
 /// Loops run before the first snapshot, so that class loading and lazy initialisation, which
@@ -87,6 +87,11 @@ pub const EXPLAINING_SHARE: f64 = 0.1;
 pub const SPREAD_MIN_SHARE: f64 = 0.15;
 /// New highs at which an ignored path counts as having grown, for the report.
 const IGNORED_MIN_RECORDS: u32 = 2;
+/// The most of the heap a path may have had below it to be watched in the next snapshot's walk
+/// before it is a candidate (see [`GrowthSearch::possible_candidates`]): below a path that
+/// turns out not to be one, what the walk noted saves nothing, and the retained sizes take a
+/// walk of everything below it that is reachable.
+const WATCHED_MAX_SHARE: f64 = 1.0 / 16.0;
 /// Snapshots of one search, whatever else says: a guard, far above what the rules need.
 pub const MAX_SNAPSHOTS_PER_SEARCH: u32 = 16;
 
@@ -354,7 +359,14 @@ impl GrowthSearch {
     /// to do next.
     pub fn add_snapshot(&mut self, graph: &HeapGraph, loops: u32) -> NextStep {
         let snapshot = self.loops_at.len() as u32;
-        let (tree, objects) = build(graph, &mut self.names);
+        // The walk watches the paths that can be candidates to report at this snapshot, so
+        // that their retained sizes need no second walk of the heap.
+        let watched: Vec<Vec<NodeKey>> = self
+            .possible_candidates(graph.object_count())
+            .iter()
+            .map(|&id| self.keys_to(id))
+            .collect();
+        let (tree, objects) = build_watching(graph, &mut self.names, &watched);
         let node_series = self.match_series(&tree, snapshot);
         self.loops_at.push(loops);
         self.update_trends(&tree, &node_series, snapshot);
@@ -383,6 +395,45 @@ impl GrowthSearch {
             self.done = true;
         }
         next
+    }
+
+    /// Series that are likely to be candidates to report after the next snapshot, of a heap of
+    /// `objects` objects: those that are now, and those one record short of enough for a
+    /// measure (a measure gains at most one record per snapshot) that had at most
+    /// [`WATCHED_MAX_SHARE`] of the heap below them. Not a promise either way: a candidate left
+    /// out only takes a second walk of the heap for its retained size, and one that is not a
+    /// candidate only some walking below it.
+    fn possible_candidates(&self, objects: usize) -> Vec<SeriesId> {
+        let mut possible = self.reportable(&self.current_candidates());
+        let Some(last) = self.loops_at.len().checked_sub(1) else {
+            return possible;
+        };
+        let required = self.config.required_records();
+        possible.extend((0..self.series.len() as SeriesId).filter(|&id| {
+            let series = &self.series[id as usize];
+            let values = series.values_at(last as u32);
+            series.ignored_by.is_none()
+                && !series.is_candidate()
+                && (values.objects + values.spread_objects) as f64
+                    <= WATCHED_MAX_SHARE * objects as f64
+                && series
+                    .trends
+                    .iter()
+                    .any(|trend| trend.streak > 0 && trend.streak + 1 >= required)
+        }));
+        possible
+    }
+
+    /// The keys of the path of series `id`, from its root group down.
+    fn keys_to(&self, id: SeriesId) -> Vec<NodeKey> {
+        let mut keys = Vec::new();
+        let mut current = Some(id);
+        while let Some(series) = current {
+            keys.push(self.series[series as usize].key);
+            current = self.series[series as usize].parent;
+        }
+        keys.reverse();
+        keys
     }
 
     /// The series of every node of `tree`, creating those seen for the first time.

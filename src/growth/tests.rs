@@ -1187,3 +1187,131 @@ fn a_list_that_churns_in_step_with_the_interval_is_not_confirmed_by_a_watch() {
     assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
     assert!(outcome.unconfirmed.is_empty());
 }
+
+/// Retained sizes from what a walk watching the groups noted, compared with those of a second
+/// walk of the heap, for every node of `graph`'s tree alone and for every pair of nodes;
+/// watched alone, and among every node of the tree watched at once.
+fn assert_watched_retained_sizes_match_a_second_walk(graph: &HeapGraph) {
+    let mut names = Names::default();
+    let (tree, plain) = build_tree(graph, &mut names);
+    let node_count = tree.nodes().len() as NodeId;
+    let every_path: Vec<Vec<NodeKey>> = (0..node_count).map(|id| tree.path(id)).collect();
+    let (_, watching_all) = tree::build_watching(graph, &mut names, &every_path);
+    let watched_by = |objects: &ObjectNodes, groups: &[NodeId]| {
+        let watched = objects.watched().expect("the walk watched paths");
+        assert!(groups
+            .iter()
+            .all(|&group| watched.watched_nodes[group as usize]));
+    };
+    let mut groups_checked = 0;
+    for first in 0..node_count {
+        for second in first..node_count {
+            let groups: Vec<NodeId> = if first == second {
+                vec![first]
+            } else {
+                vec![first, second]
+            };
+            let paths: Vec<Vec<NodeKey>> = groups.iter().map(|&g| tree.path(g)).collect();
+            let (watched_tree, watching) = tree::build_watching(graph, &mut names, &paths);
+            assert_eq!(watched_tree.nodes().len(), tree.nodes().len());
+            watched_by(&watching, &groups);
+            watched_by(&watching_all, &groups);
+            let expected = retained_sizes(graph, &plain, &groups);
+            assert_eq!(
+                retained_sizes(graph, &watching, &groups),
+                expected,
+                "groups {:?}",
+                paths
+            );
+            assert_eq!(
+                retained_sizes(graph, &watching_all, &groups),
+                expected,
+                "groups {:?}",
+                paths
+            );
+            groups_checked += 1;
+        }
+    }
+    assert!(groups_checked > 1);
+}
+
+/// A list of items that a second static also references, in part; a weak reference into the
+/// list; two lists sharing a catalog; a map whose entries one static pins.
+fn shared_and_weak_heap(items: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let catalog_class = jdk.h.class("com.example.Catalog", Some(object), &[]);
+    let priced = jdk.h.class(
+        "com.example.Priced",
+        Some(object),
+        &[("catalog", FieldType::Object)],
+    );
+    let catalog = jdk.h.instance(catalog_class, &[]);
+    let mut lists = Vec::new();
+    for owner in ["com.example.First", "com.example.Second"] {
+        let elements: Vec<ObjRef> = (0..items)
+            .map(|_| jdk.h.instance(priced, &[("catalog", Value::Ref(catalog))]))
+            .collect();
+        let list = jdk.array_list(&elements);
+        jdk.holder(owner, "items", list);
+        lists.push(elements);
+    }
+    let favourites: Vec<ObjRef> = lists[0].iter().step_by(2).copied().collect();
+    let favourites = jdk.array_list(&favourites);
+    jdk.holder("com.example.Favourites", "all", favourites);
+    let weak_class = jdk.h.class_named("java.lang.ref.WeakReference");
+    let weak = jdk
+        .h
+        .instance(weak_class, &[("referent", Value::Ref(lists[1][0]))]);
+    jdk.holder("com.example.WeakCache", "ref", weak);
+    jdk.build()
+}
+
+/// Plugin loaders in a list, as [`loaders_heap`], and an instance of the first plugin's class
+/// held by a static of the application: it keeps its class, and so its loader, alive.
+fn plugin_instance_heap(loaders: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let loader_class = jdk.h.class("java.lang.ClassLoader", Some(object), &[]);
+    let app_loader_class = jdk.h.class(
+        "jdk.internal.loader.ClassLoaders$AppClassLoader",
+        Some(loader_class),
+        &[],
+    );
+    let plugin_loader_class = jdk
+        .h
+        .class("com.example.PluginLoader", Some(loader_class), &[]);
+    let app_loader = jdk.h.instance(app_loader_class, &[]);
+    let mut plugins = Vec::new();
+    let plugin_loaders: Vec<ObjRef> = (0..loaders)
+        .map(|_| {
+            let loader = jdk.h.instance(plugin_loader_class, &[]);
+            let plugin = jdk.h.class("com.example.Plugin", Some(object), &[]);
+            jdk.h.set_class_loader(plugin, loader);
+            plugins.push(plugin);
+            loader
+        })
+        .collect();
+    let list = jdk.array_list(&plugin_loaders);
+    let server = jdk.holder("com.example.Server", "deployed", list);
+    let instance = jdk.h.instance(plugins[0], &[]);
+    let registry = jdk.holder("com.example.Registry", "plugin", instance);
+    jdk.h.set_class_loader(server, app_loader);
+    jdk.h.set_class_loader(registry, app_loader);
+    jdk.h.set_class_loader(plugin_loader_class, app_loader);
+    jdk.build()
+}
+
+#[test]
+fn retained_sizes_from_a_watching_walk_are_those_of_a_second_walk() {
+    assert_watched_retained_sizes_match_a_second_walk(&plugin_instance_heap(3));
+    assert_watched_retained_sizes_match_a_second_walk(&shared_and_weak_heap(6));
+    assert_watched_retained_sizes_match_a_second_walk(&static_list_heap(5));
+    assert_watched_retained_sizes_match_a_second_walk(&hash_map_heap(6, Some(3)));
+    assert_watched_retained_sizes_match_a_second_walk(&hash_map_heap(6, None));
+    assert_watched_retained_sizes_match_a_second_walk(&loaders_heap(3));
+    assert_watched_retained_sizes_match_a_second_walk(&threads_heap(3));
+    assert_watched_retained_sizes_match_a_second_walk(&tree_heap(15));
+    assert_watched_retained_sizes_match_a_second_walk(&trading_lists_heap(4, 3));
+    assert_watched_retained_sizes_match_a_second_walk(&same_listener_heap(4));
+}

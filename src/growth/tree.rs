@@ -213,6 +213,26 @@ pub struct ObjectNodes {
     nodes: Vec<NodeId>,
     /// Class objects the walk did not reach through their loader and took as roots last.
     late_roots: Vec<ObjectIndex>,
+    /// What the walk noted about the edges out of the watched paths' subtrees, if it was given
+    /// any.
+    watched: Option<WatchedEdges>,
+}
+
+/// What a walk given paths to watch ([`build_watching`]) notes for the retained size of those
+/// paths' nodes, so that it need not walk the heap again: which objects it reached by a path
+/// that passes through no watched node's object, and the edges it saw from such objects into
+/// the others.
+pub(crate) struct WatchedEdges {
+    /// Per node: whether it is one of the watched paths.
+    pub(crate) watched_nodes: Vec<bool>,
+    /// Objects (members and collections' internal objects) whose path from the roots passes
+    /// through no object of a watched node.
+    pub(crate) outside: BitSet,
+    /// Targets of the edges the walk followed from objects of `outside` that `outside` doesn't
+    /// account for: every edge to an object reached before, and the edges by which objects of
+    /// watched nodes were first reached. The edges the walk doesn't follow (an instance's to
+    /// its class object, a collection internal's implicit ones) are not noted.
+    pub(crate) from_outside: BitSet,
 }
 
 impl ObjectNodes {
@@ -220,6 +240,11 @@ impl ObjectNodes {
     /// [`RootSet::loader_classes`]): reachability questions must start there too.
     pub(crate) fn late_roots(&self) -> &[ObjectIndex] {
         &self.late_roots
+    }
+
+    /// What the walk noted about the watched paths, if it watched any.
+    pub(crate) fn watched(&self) -> Option<&WatchedEdges> {
+        self.watched.as_ref()
     }
 
     /// Every member object with its node, in the order the walk reached them.
@@ -244,6 +269,9 @@ impl ObjectNodes {
     /// Heap bytes used, for the benchmark.
     pub fn memory_bytes(&self) -> usize {
         (self.objects.capacity() + self.nodes.capacity()) * 4
+            + self.watched.as_ref().map_or(0, |w| {
+                w.watched_nodes.capacity() + 2 * w.outside.memory_bytes()
+            })
     }
 }
 
@@ -392,6 +420,30 @@ pub fn simple_name(name: &str) -> &str {
 /// Walks `graph` from its roots and builds its path tree. `names` is shared across the
 /// snapshots of one search so keys stay comparable.
 pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
+    build_watching(graph, names, &[])
+}
+
+/// [`build`], noting [`WatchedEdges`] for the nodes at the end of `watched` (paths of keys
+/// from a root group), when there are any.
+pub(crate) fn build_watching(
+    graph: &HeapGraph,
+    names: &mut Names,
+    watched: &[Vec<NodeKey>],
+) -> (PathTree, ObjectNodes) {
+    // Two builds of the walk: the one that notes nothing is the walk as it was before there
+    // was anything to note, to the instruction.
+    if watched.is_empty() {
+        build_noting(graph, names, NoNotes)
+    } else {
+        build_noting(graph, names, Watch::new(watched, graph.object_count()))
+    }
+}
+
+fn build_noting<N: EdgeNotes>(
+    graph: &HeapGraph,
+    names: &mut Names,
+    notes: N,
+) -> (PathTree, ObjectNodes) {
     let rules = Rules::new(graph);
     let snapshot_names = SnapshotNames::new(graph, names);
     let roots = RootSet::new(graph);
@@ -422,18 +474,19 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         internal_stack: Vec::new(),
         untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
         untraced_steps: Vec::new(),
+        notes,
     };
     // The main roots, then the others for what is left, then classes whose loader the walk
     // never reached: roots after all, walked last so they take no shorter path away from
     // anything.
     for &(_, key, object) in &main_roots {
-        let node = walk.tree.node_for(None, key);
+        let node = walk.node_for(None, key);
         walk.reach(object, node);
     }
     walk_in_order(&mut walk, 0, graph, &rules, &snapshot_names);
     let walked = walk.queue.len();
     for &(_, key, object) in &other_roots {
-        let node = walk.tree.node_for(None, key);
+        let node = walk.node_for(None, key);
         walk.reach(object, node);
     }
     walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
@@ -466,7 +519,7 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         .collect();
     if !late_roots.is_empty() {
         let walked = walk.queue.len();
-        let node = walk.tree.node_for(None, late_root_key);
+        let node = walk.node_for(None, late_root_key);
         for &class in &late_roots {
             walk.reach(class, node);
         }
@@ -476,17 +529,19 @@ pub fn build(graph: &HeapGraph, names: &mut Names) -> (PathTree, ObjectNodes) {
         tree,
         queue,
         queue_nodes,
+        notes,
         ..
     } = walk;
     let objects = ObjectNodes {
         objects: queue,
         nodes: queue_nodes,
         late_roots,
+        watched: notes.into_watched_edges(),
     };
     (tree, objects)
 }
 
-struct Walk<'g> {
+struct Walk<'g, N: EdgeNotes> {
     graph: &'g HeapGraph,
     names: &'g SnapshotNames,
     rules: &'g Rules,
@@ -501,9 +556,125 @@ struct Walk<'g> {
     /// For internal objects the decoder didn't trace: makes their steps, into a reused buffer.
     untraced_maker: StepMaker<'g>,
     untraced_steps: Vec<Step>,
+    /// What the walk notes about the edges it follows.
+    notes: N,
 }
 
-impl QueueWalk for Walk<'_> {
+/// What a walk notes about the nodes it creates and the edges it follows, for the retained
+/// sizes of watched paths ([`WatchedEdges`]).
+trait EdgeNotes {
+    /// Node `id` was just created under `parent` with `key`.
+    fn node_created(&mut self, id: NodeId, parent: Option<NodeId>, key: NodeKey);
+    /// `object` was reached for the first time and joined `node` (a collection's internal
+    /// object: the collection's node).
+    fn reached(&mut self, object: ObjectIndex, node: NodeId);
+    /// An edge from an object of `from` to `target`, which joins `to` (`None`: `target` was
+    /// reached before).
+    fn edge(&mut self, from: NodeId, to: Option<NodeId>, target: ObjectIndex);
+    fn into_watched_edges(self) -> Option<WatchedEdges>;
+}
+
+/// Nothing to watch.
+struct NoNotes;
+
+impl EdgeNotes for NoNotes {
+    #[inline(always)]
+    fn node_created(&mut self, _: NodeId, _: Option<NodeId>, _: NodeKey) {}
+    #[inline(always)]
+    fn reached(&mut self, _: ObjectIndex, _: NodeId) {}
+    #[inline(always)]
+    fn edge(&mut self, _: NodeId, _: Option<NodeId>, _: ObjectIndex) {}
+    fn into_watched_edges(self) -> Option<WatchedEdges> {
+        None
+    }
+}
+
+impl EdgeNotes for Watch {
+    fn node_created(&mut self, id: NodeId, parent: Option<NodeId>, key: NodeKey) {
+        debug_assert_eq!(id as usize, self.inside.len());
+        self.add_node(parent, key);
+    }
+
+    #[inline]
+    fn reached(&mut self, object: ObjectIndex, node: NodeId) {
+        if !self.inside[node as usize] {
+            self.outside.test_and_set(object);
+        }
+    }
+
+    #[inline]
+    fn edge(&mut self, from: NodeId, to: Option<NodeId>, target: ObjectIndex) {
+        if !self.inside[from as usize] && to.map_or(true, |to| self.inside[to as usize]) {
+            self.from_outside.test_and_set(target);
+        }
+    }
+
+    fn into_watched_edges(self) -> Option<WatchedEdges> {
+        Some(WatchedEdges {
+            watched_nodes: self.watched_nodes,
+            outside: self.outside,
+            from_outside: self.from_outside,
+        })
+    }
+}
+
+/// The watched paths as a trie of keys, and what [`WatchedEdges`] holds, being filled.
+struct Watch {
+    /// (state of the parent, key) → state of the child; state 0 is above the root groups.
+    trie: FastMap<(u32, NodeKey), u32>,
+    /// Per trie state: whether a watched path ends there.
+    ends: Vec<bool>,
+    /// Per node: its trie state, if its path is a prefix of a watched one.
+    node_states: Vec<Option<u32>>,
+    /// Per node: whether it or an ancestor is watched (its objects are not `outside`).
+    inside: Vec<bool>,
+    watched_nodes: Vec<bool>,
+    outside: BitSet,
+    from_outside: BitSet,
+}
+
+impl Watch {
+    fn new(watched: &[Vec<NodeKey>], objects: usize) -> Watch {
+        let mut trie = FastMap::default();
+        let mut ends = vec![false];
+        for path in watched {
+            let mut state = 0;
+            for &key in path {
+                let next = ends.len() as u32;
+                state = *trie.entry((state, key)).or_insert(next);
+                if state == next {
+                    ends.push(false);
+                }
+            }
+            ends[state as usize] = true;
+        }
+        Watch {
+            trie,
+            ends,
+            node_states: Vec::new(),
+            inside: Vec::new(),
+            watched_nodes: Vec::new(),
+            outside: BitSet::new(objects),
+            from_outside: BitSet::new(objects),
+        }
+    }
+
+    /// Notes node `id`, just created under `parent` with `key`.
+    fn add_node(&mut self, parent: Option<NodeId>, key: NodeKey) {
+        let parent_state = match parent {
+            Some(parent) => self.node_states[parent as usize],
+            None => Some(0),
+        };
+        let state = parent_state.and_then(|state| self.trie.get(&(state, key)).copied());
+        let watched = state.is_some_and(|state| self.ends[state as usize]);
+        let inside = watched || parent.is_some_and(|parent| self.inside[parent as usize]);
+        self.node_states.push(state);
+        self.watched_nodes.push(watched);
+        self.inside.push(inside);
+    }
+}
+
+impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
     fn queued(&self) -> (&[ObjectIndex], &[NodeId]) {
         (&self.queue, &self.queue_nodes)
     }
@@ -565,12 +736,23 @@ impl QueueWalk for Walk<'_> {
     }
 }
 
-impl Walk<'_> {
+impl<N: EdgeNotes> Walk<'_, N> {
+    /// The node under `parent` with `key`, created if need be.
+    fn node_for(&mut self, parent: Option<NodeId>, key: NodeKey) -> NodeId {
+        let nodes = self.tree.nodes.len();
+        let id = self.tree.node_for(parent, key);
+        if id as usize == nodes {
+            self.notes.node_created(id, parent, key);
+        }
+        id
+    }
+
     /// Puts an unreached `object` into `node` and queues it.
     fn reach(&mut self, object: ObjectIndex, node: NodeId) {
         if self.reached.test_and_set(object) {
             return;
         }
+        self.notes.reached(object, node);
         self.tree.nodes[node as usize].objects += 1;
         self.queue.push(object);
         self.queue_nodes.push(node);
@@ -595,6 +777,7 @@ impl Walk<'_> {
     /// it.
     fn take(&mut self, node: NodeId, step: Step) -> Option<NodeId> {
         if self.reached.contains(step.target) {
+            self.notes.edge(node, None, step.target);
             return None;
         }
         let key = NodeKey {
@@ -606,15 +789,21 @@ impl Walk<'_> {
         let child = if self.tree.nodes[node as usize].key == key {
             node
         } else {
-            self.tree.node_for(Some(node), key)
+            self.node_for(Some(node), key)
         };
+        self.notes.edge(node, Some(child), step.target);
         self.reach(step.target, child);
         Some(child)
     }
 
-    fn enter_internal(&mut self, object: ObjectIndex) {
+    /// Queues internal object `object` of a collection of `node`, unless it was reached
+    /// before.
+    fn enter_internal(&mut self, node: NodeId, object: ObjectIndex) {
         if !self.reached.test_and_set(object) {
             self.internal_stack.push(object);
+            self.notes.reached(object, node);
+        } else {
+            self.notes.edge(node, None, object);
         }
     }
 
@@ -658,7 +847,7 @@ impl Walk<'_> {
         let mut references = 0;
         for &step in steps {
             if step.inside {
-                self.enter_internal(step.target);
+                self.enter_internal(node, step.target);
             } else {
                 references += 1;
                 self.take(node, step);
