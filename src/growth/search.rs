@@ -845,12 +845,14 @@ impl GrowthSearch {
         let mut growing: Vec<GrowingNode> = reported.iter().map(|&id| self.describe(id)).collect();
         growing.sort_by(|a, b| a.path.cmp(&b.path));
         // A watch ends when its user or its clock says, not when the search is done: a
-        // candidate it never saw at a confirmation snapshot is three records, which a churning
-        // structure sampled near its period makes too. Listed, but not growth.
+        // candidate it did not see through every confirmation snapshot is a few records, which
+        // a churning structure sampled near its period makes too (a list cleared every 2 s,
+        // dumped every 300 ms, made one at the first confirmation snapshot too). Listed, but
+        // not growth.
         let (unconfirmed, growing): (Vec<GrowingNode>, Vec<GrowingNode>) =
             growing.into_iter().partition(|node| {
                 node.confirmed.cut == Some(ConfirmationCut::WatchEnded)
-                    && node.confirmed.snapshots == 0
+                    && node.confirmed.snapshots < CONFIRMATION_SNAPSHOTS
             });
 
         let under_reported = |series: &Series| {
@@ -1329,8 +1331,9 @@ pub struct SearchOutcome {
     pub snapshot_loops: Vec<u32>,
     /// Confirmed growing nodes, sorted by path.
     pub growing: Vec<GrowingNode>,
-    /// Candidates a watch ended on before any confirmation snapshot ([`ConfirmationCut::
-    /// WatchEnded`]): growing for all one could tell, not confirmed, not counted as growth.
+    /// Candidates a watch ended on before their last confirmation snapshot
+    /// ([`ConfirmationCut::WatchEnded`]): growing for all one could tell, not confirmed, not
+    /// counted as growth.
     pub unconfirmed: Vec<GrowingNode>,
     /// Paths that grew for a while but leveled off, sorted by path.
     pub leveled_off: Vec<LeveledOff>,

@@ -1165,6 +1165,12 @@ fn a_watch_that_ends_before_a_confirmation_snapshot_reports_its_candidate_as_unc
         Some(ConfirmationCut::WatchEnded)
     );
     assert_eq!(outcome.snapshot_loops, vec![1, 2, 3, 4]);
+    // Ended after the first of its two confirmation snapshots: not confirmed either.
+    let outcome = watch_search(|loops| static_list_heap(loops * 10), 8);
+    assert_eq!(outcome.snapshot_loops, vec![1, 2, 3, 4, 8]);
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(outcome.unconfirmed.len(), 1);
+    assert_eq!(outcome.unconfirmed[0].confirmed.snapshots, 1);
 }
 
 #[test]

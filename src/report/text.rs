@@ -95,7 +95,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             for node in &outcome.unconfirmed {
                 let _ = writeln!(
                     out,
-                    "\nNot confirmed (watching ended before a confirmation snapshot; grew in {} over {} {} to {}): {}",
+                    "\nNot confirmed (watching ended before its confirmation snapshots; grew in {} over {} {} to {}): {}",
                     kinds(&node.kinds),
                     unit.plural(),
                     node.history.first().map_or(0, |s| s.loops),
