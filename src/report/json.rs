@@ -38,8 +38,8 @@ struct JsonScenario<'a> {
     /// What was searched: "heap dumps" (`diff`) or "jvm" (`watch`); omitted for a scenario.
     #[serde(skip_serializing_if = "Option::is_none")]
     subject: Option<&'static str>,
-    /// What `loops` and the loop numbers count: "dumps" (`diff`) or "snapshots" (`watch`);
-    /// omitted for loops of a scenario.
+    /// What `loops` and the loop numbers count: "dumps" (`diff`), "snapshots" (an interactive
+    /// `watch`) or "intervals" (a periodic `watch`); omitted for loops of a scenario.
     #[serde(skip_serializing_if = "Option::is_none")]
     loop_unit: Option<&'static str>,
     /// Why no node is attributed, once for the whole scenario; omitted otherwise.
