@@ -13,7 +13,6 @@ use std::time::Instant;
 use crate::attach::{
     AttachError, AttachedJvm, OldObjectRecording, QueueSize, RecordingSettings, Target,
 };
-use crate::attribution::old_objects::sample_stacks;
 use crate::engine::elapsed_ms;
 use crate::growth::old_objects::{DumpCounts, OldObjectSearch};
 use crate::growth::{SearchOutcome, TrendRow};
@@ -146,28 +145,13 @@ impl OldObjectSession {
             Err(error) => report.result = Err(escape_line(&error)),
             Ok(()) => {
                 let outcome = self.search.outcome();
-                let stacks = outcome
-                    .growing
-                    .iter()
-                    .map(|class| {
-                        class
-                            .paths
-                            .iter()
-                            .map(|path| sample_stacks(&path.stacks))
-                            .collect()
-                    })
-                    .collect();
                 report.result = Ok(SearchOutcome {
                     loops,
                     snapshots: report.timings.dump.len() as u32,
                     unmatched_rules: outcome.unmatched_rules.clone(),
                     ..SearchOutcome::default()
                 });
-                report.old_objects = Some(OldObjectReport {
-                    outcome,
-                    stacks,
-                    queue: self.queue,
-                });
+                report.old_objects = Some(OldObjectReport::new(outcome, self.queue));
             }
         }
         report

@@ -25,7 +25,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{AttachError, AttachedJvm};
+use super::{one_line, AttachError, AttachedJvm};
 use crate::tempdir::ExitAction;
 
 /// The queue size HotSpot uses unless `old-object-queue-size` was set at JVM start.
@@ -52,6 +52,8 @@ const SETTINGS: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 const STARTED: &str = "Started recording";
 /// What `JFR.start` answers in a JVM started with `-XX:-FlightRecorder`.
 const DISABLED: &str = "Flight Recorder is disabled";
+/// What an error says of a JVM that answered nothing.
+const NO_MESSAGE: &str = "it sent no message";
 /// What `JFR.dump` answers when it wrote the file.
 const DUMPED: &str = "Dumped recording";
 
@@ -163,7 +165,7 @@ impl OldObjectRecording {
         if !reply.contains(STARTED) {
             return Err(AttachError::RecordingNotStarted {
                 pid,
-                message: one_line(&reply),
+                message: one_line(&reply, NO_MESSAGE),
             });
         }
         let stop_jvm = jvm.with_reply_timeout(STOP_AT_EXIT_TIMEOUT);
@@ -207,7 +209,7 @@ impl OldObjectRecording {
             argument(&path)
         ))?;
         if !reply.contains(DUMPED) {
-            return Err(failed(one_line(&reply)));
+            return Err(failed(one_line(&reply, NO_MESSAGE)));
         }
         let meta = fs::symlink_metadata(&path).map_err(|e| {
             failed(format!(
@@ -259,21 +261,6 @@ fn argument(path: &Path) -> String {
         format!("\"{text}\"")
     } else {
         text
-    }
-}
-
-/// The JVM's answer on one line, empty lines dropped.
-fn one_line(text: &str) -> String {
-    let joined = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" / ");
-    if joined.is_empty() {
-        "it sent no message".into()
-    } else {
-        joined
     }
 }
 

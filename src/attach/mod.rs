@@ -1138,7 +1138,7 @@ impl AttachedJvm {
 }
 
 /// The JVM's message on one line (lines joined with " / "), or `empty` if there is none.
-fn one_line(text: &str, empty: &str) -> String {
+pub(super) fn one_line(text: &str, empty: &str) -> String {
     let joined = text
         .lines()
         .map(str::trim)

@@ -81,6 +81,27 @@ pub struct OldObjectReport {
 }
 
 impl OldObjectReport {
+    /// The report of `outcome`, with each growing class's sample stacks marked as recorded
+    /// stacks are.
+    pub fn new(outcome: OldObjectOutcome, queue: QueueSize) -> OldObjectReport {
+        let stacks = outcome
+            .growing
+            .iter()
+            .map(|class| {
+                class
+                    .paths
+                    .iter()
+                    .map(|path| crate::attribution::old_objects::sample_stacks(&path.stacks))
+                    .collect()
+            })
+            .collect();
+        OldObjectReport {
+            outcome,
+            stacks,
+            queue,
+        }
+    }
+
     /// What sampling cannot tell, said in every report of samples.
     pub fn sampling_limits(&self) -> String {
         let queue = if self.queue.set_at_start {
@@ -367,17 +388,6 @@ pub(crate) mod test_reports {
             });
         }
         let outcome = search.outcome();
-        let stacks = outcome
-            .growing
-            .iter()
-            .map(|class| {
-                class
-                    .paths
-                    .iter()
-                    .map(|path| crate::attribution::old_objects::sample_stacks(&path.stacks))
-                    .collect()
-            })
-            .collect();
         ScenarioReport {
             subject: crate::report::Subject::Jvm,
             loop_unit: LoopUnit::Snapshots,
@@ -385,14 +395,13 @@ pub(crate) mod test_reports {
                 snapshots: 7,
                 ..Default::default()
             }),
-            old_objects: Some(OldObjectReport {
+            old_objects: Some(OldObjectReport::new(
                 outcome,
-                stacks,
-                queue: crate::attach::QueueSize {
+                crate::attach::QueueSize {
                     samples: 256,
                     set_at_start: false,
                 },
-            }),
+            )),
             ..ScenarioReport::failed("pid 4242 (java)", String::new())
         }
     }
