@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use super::support::{corpus_classes, entries, json};
+use super::support::{corpus_classes, entries, first_stack, json, sampled_path_steps};
 
 const LEAK: &str = "corpus.jfr.BigHeapSessions";
 const CLEAN: &str = "corpus.jfr.BigHeapSessionsBounded";
@@ -73,12 +73,7 @@ fn run_jfr_finds_the_leaking_field_and_the_allocating_line_without_a_heap_dump()
         .find(|class| class["class"] == "byte[]")
         .unwrap_or_else(|| panic!("byte[] grows: {samples:#}"));
     let path = &payloads["paths"][0];
-    let steps: Vec<&str> = path["path"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|step| step["text"].as_str().unwrap())
-        .collect();
+    let steps = sampled_path_steps(path);
     // JFR's chain from the scenario thread's class loader to the class, then the field.
     assert_eq!(
         steps[steps.len() - 3..],
@@ -89,14 +84,7 @@ fn run_jfr_finds_the_leaking_field_and_the_allocating_line_without_a_heap_dump()
         ],
         "{steps:#?}"
     );
-    let stack = &path["stacks"][0];
-    let frames: Vec<&str> = stack["frames"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|frame| frame.as_str().unwrap())
-        .collect();
-    let look = stack["place_to_look"].as_u64().expect("a line to look at") as usize;
+    let (frames, look) = first_stack(path);
     let source = "BigHeapSessions.java";
     assert_eq!(
         frames[look],

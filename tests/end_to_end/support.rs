@@ -167,6 +167,30 @@ pub fn json(output: &Output) -> serde_json::Value {
     })
 }
 
+/// The step texts of a sampled path of a JSON report's `old_objects` (`--jfr`), root first.
+pub fn sampled_path_steps(path: &serde_json::Value) -> Vec<&str> {
+    path["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|step| step["text"].as_str().unwrap())
+        .collect()
+}
+
+/// The frames of a sampled path's most frequent allocation stack, and the index of the frame
+/// to look at (which it must have).
+pub fn first_stack(path: &serde_json::Value) -> (Vec<&str>, usize) {
+    let stack = &path["stacks"][0];
+    let frames = stack["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| frame.as_str().unwrap())
+        .collect();
+    let look = stack["place_to_look"].as_u64().expect("a line to look at") as usize;
+    (frames, look)
+}
+
 /// The names in `dir`, sorted (what a run left in its $TMPDIR).
 pub fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

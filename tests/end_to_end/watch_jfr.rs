@@ -13,7 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::support::json;
+use super::support::{entries, first_stack, json, sampled_path_steps};
 
 /// Adds four sessions of 4 KiB to a static list every 10 ms (about 1.5 MB/s, a steady share of
 /// the allocations JFR samples), with 16 MB/s of garbage beside; `clean` keeps the list at 400
@@ -161,15 +161,6 @@ fn fresh_tmp(name: &str) -> PathBuf {
     tmp
 }
 
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 fn watch_command(tmp: &Path, pid: u32, extra: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_heapgrowth"));
     command
@@ -245,12 +236,7 @@ fn assert_finds_the_leak(output: &Output) {
     assert_eq!(growing.len(), 1, "{samples:#}\n{log}");
     assert_eq!(growing[0]["class"], "byte[]");
     let path = &growing[0]["paths"][0];
-    let steps: Vec<&str> = path["path"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|step| step["text"].as_str().unwrap())
-        .collect();
+    let steps = sampled_path_steps(path);
     assert_eq!(
         steps,
         [
@@ -261,14 +247,7 @@ fn assert_finds_the_leak(output: &Output) {
         ],
         "{log}"
     );
-    let stack = &path["stacks"][0];
-    let frames: Vec<&str> = stack["frames"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|frame| frame.as_str().unwrap())
-        .collect();
-    let look = stack["place_to_look"].as_u64().expect("a line to look at") as usize;
+    let (frames, look) = first_stack(path);
     assert_eq!(
         frames[look],
         format!(
