@@ -10,7 +10,7 @@
 
 use crate::attach::Target;
 use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
-use crate::old_object_session::{OldObjectSession, RecordingError};
+use crate::old_object_session::OldObjectSession;
 use crate::report::{LoopUnit, ScenarioReport, Subject};
 use crate::watch::{Pace, Tick, Ticks, WatchError, WatchEvent, WatchOptions};
 
@@ -72,14 +72,4 @@ pub fn watch_old_objects(
         events(WatchEvent::Stopped { reason });
     }
     Ok(report)
-}
-
-impl From<RecordingError> for WatchError {
-    fn from(error: RecordingError) -> WatchError {
-        match error {
-            RecordingError::Attach(error) => WatchError::Attach(error),
-            RecordingError::Jfr(error) => WatchError::Jfr(error),
-            RecordingError::TempDir(error) => WatchError::TempDir(error),
-        }
-    }
 }

@@ -163,10 +163,9 @@ pub enum WatchError {
     /// The process is not a JVM heapgrowth can attach to, or the attach failed.
     #[error(transparent)]
     Attach(#[from] AttachError),
-    /// `--jfr`: no `jfr` tool to read recordings with (the recording's own errors are
-    /// [`WatchError::Attach`]).
+    /// `--jfr`: the recording could not start (no `jfr` tool, Flight Recorder disabled).
     #[error(transparent)]
-    Jfr(#[from] crate::jfr::JfrError),
+    Recording(#[from] crate::old_object_session::RecordingError),
     /// The private directory for dumps could not be made.
     #[error("cannot create a private directory for heap dumps: {0}")]
     TempDir(#[from] std::io::Error),
