@@ -35,16 +35,22 @@ pub(super) fn clean_on(classpath: &str, scenario: &str) -> String {
 /// Runs one bounded clean scenario of `classpath`: nothing grows, and the bounded path is
 /// listed as leveled off (`Leveled off after loop N (...): <leveled>`).
 pub(super) fn levels_off_on(classpath: &str, scenario: &str, leveled: &str) {
+    levels_off_at_one_of(classpath, scenario, &[leveled]);
+}
+
+/// [`levels_off_on`] for a bounded structure whose growth the search can see at either of
+/// several nodes of its path, depending on where asynchronous work stood at the dumps: one of
+/// `leveled` is listed as leveled off.
+pub(super) fn levels_off_at_one_of(classpath: &str, scenario: &str, leveled: &[&str]) {
     let stdout = clean_on(classpath, scenario);
-    let leveled_lines: Vec<&str> = stdout
-        .lines()
-        .filter(|line| line.starts_with("Leveled off after loop "))
-        .collect();
     assert!(
-        leveled_lines
-            .iter()
-            .any(|line| line.ends_with(&format!("): {leveled}"))),
-        "{scenario} should list {leveled} as leveled off: {stdout}"
+        stdout
+            .lines()
+            .any(|line| line.starts_with("Leveled off after loop ")
+                && leveled
+                    .iter()
+                    .any(|node| line.ends_with(&format!("): {node}")))),
+        "{scenario} should list one of {leveled:?} as leveled off: {stdout}"
     );
 }
 

@@ -2,7 +2,7 @@
 //! `target/corpus-libs/`): each leak at the library field that grows, and its clean twin clean.
 //! The scenarios are in `tests/corpus/libs/src`, their measured behaviour in the README there.
 
-use super::growth_classes::{clean_on, leaks_on, levels_off_on};
+use super::growth_classes::{clean_on, leaks_on, levels_off_at_one_of, levels_off_on};
 use super::support::library_classpath;
 
 fn leak(scenario: &str, growing_line: &str) {
@@ -25,10 +25,18 @@ fn caffeine_unbounded_cache_with_a_key_per_loop() {
 
 #[test]
 fn caffeine_cache_with_a_maximum_size_levels_off() {
-    levels_off_on(
+    // Usually the entry map levels off. In 1 to 2 runs of 10 (measured on the same build) the
+    // map's own count makes no streak and the growth is seen as spread below the cache object
+    // that holds the map, its access-order deques and its write buffer; likely where the
+    // asynchronous eviction stood at a dump decided through which of them some entries were
+    // reached first. Either way the cache levels off and the run is clean.
+    levels_off_at_one_of(
         library_classpath(),
         "corpus.libs.CaffeineBoundedClean",
-        "INSTANCE_FIELD BoundedLocalCache.data -> instance of java.util.concurrent.ConcurrentHashMap",
+        &[
+            "INSTANCE_FIELD BoundedLocalCache.data -> instance of java.util.concurrent.ConcurrentHashMap",
+            "INSTANCE_FIELD BoundedLocalCache$BoundedLocalManualCache.cache -> instance of com.github.benmanes.caffeine.cache.SSMS",
+        ],
     );
 }
 
