@@ -135,9 +135,12 @@ struct DiffArgs {
 
 #[derive(Parser)]
 struct RunArgs {
-    /// Directories and jars with the scenario classes (repeat the flag, or separate with ':').
+    /// Directories and jars with the scenario classes (repeat the flag, or separate with ':';
+    /// empty entries, as a trailing ':' makes, are skipped).
+    // Strings, not paths: clap refuses an empty path with "a value is required", which is
+    // wrong about a classpath that ends in ':'.
     #[arg(long, required = true, value_delimiter = ':')]
-    classpath: Vec<PathBuf>,
+    classpath: Vec<std::ffi::OsString>,
     /// A class that implements java.lang.Runnable with a public no-arg constructor; one run()
     /// is one loop. Repeat to run several, each in its own class loader.
     #[arg(long, required = true)]
@@ -282,6 +285,19 @@ fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
+    let classpath: Vec<PathBuf> = args
+        .classpath
+        .into_iter()
+        .filter(|entry| !entry.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    if classpath.is_empty() {
+        say(format_args!(
+            "--classpath names no directory or jar: give the directories and jars with the \
+             scenario classes"
+        ));
+        return ExitCode::from(EXIT_ERROR);
+    }
     let options = RunOptions {
         attribution: !args.no_attribution,
         settings: SearchSettings {
@@ -305,7 +321,7 @@ fn run(args: RunArgs) -> ExitCode {
         ..RunOptions::new(
             JvmOptions {
                 java_home: args.java_home,
-                classpath: args.classpath,
+                classpath,
                 jvm_args: args.jvm_args,
                 without_agent: args.no_agent,
                 scenario_timeout: Some(std::time::Duration::from_secs(args.scenario_timeout)),

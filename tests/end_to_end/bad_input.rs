@@ -1,6 +1,6 @@
 //! Bad input gets one clear line on stderr and exit status 2.
 
-use super::support::heapgrowth;
+use super::support::{corpus_classes, heapgrowth, heapgrowth_on};
 
 fn assert_error(scenarios: &[&str], extra: &[&str], expected: &[&str]) -> String {
     let output = heapgrowth(scenarios, extra);
@@ -109,4 +109,34 @@ fn options_that_cannot_work_are_refused() {
         &["--max-snapshots", "1"],
         &["--max-snapshots"],
     );
+}
+
+#[test]
+fn a_classpath_with_only_separators_is_refused() {
+    let output = heapgrowth_on(":", &["corpus.leaks.StaticListLeak"], &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("--classpath names no directory or jar"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_classpath_that_ends_in_a_separator_is_read_without_its_empty_entry() {
+    // As `ls *.jar | tr '\n' :` makes it.
+    let classpath = format!("{}:", corpus_classes().display());
+    let output = heapgrowth_on(
+        &classpath,
+        &["corpus.leaks.StaticListLeak"],
+        &["--no-attribution"],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the leak is found: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("StaticListLeak"), "{stdout}");
 }
