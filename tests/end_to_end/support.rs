@@ -1,7 +1,8 @@
 //! Compiling the Java corpus once per test run, running the binary, and normalising reports.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 
 /// The corpus classes, compiled once for this test binary.
@@ -199,4 +200,60 @@ pub fn entries(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// A child JVM running a one-file program from a directory of its own (what `watch` attaches
+/// to), killed and reaped, with its directory and attach file removed, on drop.
+pub struct ChildJvm {
+    child: Child,
+    dir: PathBuf,
+}
+
+impl ChildJvm {
+    /// A fresh directory `name` under the tests' temporary directory, holding `source` as
+    /// `file`.
+    pub fn directory(name: &str, file: &str, source: &str) -> PathBuf {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(file), source).unwrap();
+        dir
+    }
+
+    /// Runs `command` in `dir` (from [`ChildJvm::directory`]) and waits for the program's first
+    /// line, `ready`; its later output is read and dropped, so its writes never fail.
+    pub fn spawn(mut command: Command, dir: PathBuf) -> ChildJvm {
+        let mut child = command
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("java starts");
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), "ready", "the program started");
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut stdout, &mut std::io::sink());
+        });
+        ChildJvm { child, dir }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for ChildJvm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.child.id()));
+    }
 }

@@ -4,14 +4,14 @@
 //! mid-watch). Each run ends with nothing left in $TMPDIR; the dumps were private (the attach
 //! layer checks the directory and the file's mode) and are gone.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::support::{entries, json};
+use super::support::{entries, json, ChildJvm};
 
 /// Puts 200 sessions in a map every 50 ms; `clean` keeps the map at 500. A list of buffers
 /// churns (cleared at 1000) either way. `exit-soon` exits after 3 s. `steps` adds a second
@@ -58,13 +58,10 @@ public class Service {
 }
 "#;
 
-/// A child JVM running `Service.java`, killed and reaped on drop.
-struct Service {
-    child: Child,
-    dir: PathBuf,
-}
+/// A child JVM running `Service.java`.
+type Service = ChildJvm;
 
-impl Service {
+impl ChildJvm {
     fn start(name: &str, jvm_args: &[&str], args: &[&str], uid: Option<u32>) -> Service {
         Service::start_on(&java(), name, jvm_args, args, uid)
     }
@@ -76,50 +73,18 @@ impl Service {
         args: &[&str],
         uid: Option<u32>,
     ) -> Service {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("watch-service-{name}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("Service.java"), SERVICE_JAVA).unwrap();
+        let dir = ChildJvm::directory(
+            &format!("watch-service-{name}"),
+            "Service.java",
+            SERVICE_JAVA,
+        );
         let mut command = Command::new(java);
-        command
-            .args(jvm_args)
-            .arg("Service.java")
-            .args(args)
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+        command.args(jvm_args).arg("Service.java").args(args);
         if let Some(uid) = uid {
             std::os::unix::fs::chown(&dir, Some(uid), Some(uid)).unwrap();
             command.uid(uid).gid(uid);
         }
-        let mut child = command.spawn().expect("java starts");
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        assert_eq!(line.trim(), "ready", "the service started");
-        // Its later output is not read; keep the pipe open so writes don't fail.
-        std::thread::spawn(move || {
-            let _ = std::io::copy(&mut stdout, &mut std::io::sink());
-        });
-        Service { child, dir }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.child.id()));
+        ChildJvm::spawn(command, dir)
     }
 }
 

@@ -9,11 +9,11 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::support::{entries, first_stack, json, sampled_path_steps};
+use super::support::{entries, first_stack, json, sampled_path_steps, ChildJvm};
 
 /// Adds four sessions of 4 KiB to a static list every 10 ms (about 1.5 MB/s, a steady share of
 /// the allocations JFR samples), with 16 MB/s of garbage beside; `clean` keeps the list at 400
@@ -73,48 +73,30 @@ fn line_of(needle: &str) -> usize {
         + 1
 }
 
-/// A child JVM running `JfrService.java`, killed and reaped on drop.
-struct Service {
-    child: Child,
-    dir: PathBuf,
-}
+/// A child JVM running `JfrService.java`.
+type Service = ChildJvm;
 
-impl Service {
+impl ChildJvm {
     /// `java` with `jvm_args`, then `program` (the source file or the main class, and its
     /// arguments).
-    fn start(name: &str, java: &Path, jvm_args: &[&str], program: &[&str]) -> Service {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("jfr-service-{name}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("JfrService.java"), SERVICE_JAVA).unwrap();
+    fn start_jfr_service(name: &str, java: &Path, jvm_args: &[&str], program: &[&str]) -> Service {
+        let dir = ChildJvm::directory(
+            &format!("jfr-service-{name}"),
+            "JfrService.java",
+            SERVICE_JAVA,
+        );
         // JFR's repository goes to java.io.tmpdir: into the directory that drop removes (a
         // killed JVM cannot remove its own).
-        let mut child = Command::new(java)
+        let mut command = Command::new(java);
+        command
             .arg(format!("-Djava.io.tmpdir={}", dir.display()))
             .args(jvm_args)
-            .args(program)
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("java starts");
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        assert_eq!(line.trim(), "ready", "the service started");
-        std::thread::spawn(move || {
-            let _ = std::io::copy(&mut stdout, &mut std::io::sink());
-        });
-        Service { child, dir }
+            .args(program);
+        ChildJvm::spawn(command, dir)
     }
 
     fn leaking(name: &str) -> Service {
-        Service::start(name, &java(), &SERVICE_HEAP, &["JfrService.java"])
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
+        Service::start_jfr_service(name, &java(), &SERVICE_HEAP, &["JfrService.java"])
     }
 
     /// The JVM's recordings, as `JFR.check` lists them.
@@ -123,19 +105,6 @@ impl Service {
             .and_then(|target| target.attach())
             .and_then(|jvm| jvm.jcmd("JFR.check"))
             .expect("JFR.check answers")
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-        let _ = std::fs::remove_file(format!("/tmp/.java_pid{}", self.child.id()));
     }
 }
 
@@ -306,7 +275,8 @@ fn periodic_jfr_watch_on_jdk_25_finds_the_leak_with_that_jdks_own_jfr_tool() {
         eprintln!("skipped: no JDK 25 at {JDK_25}");
         return;
     }
-    let service = Service::start("leak-jdk25", &java, &SERVICE_HEAP, &["JfrService.java"]);
+    let service =
+        Service::start_jfr_service("leak-jdk25", &java, &SERVICE_HEAP, &["JfrService.java"]);
     let output = watch(
         "leak-jdk25",
         service.pid(),
@@ -335,7 +305,7 @@ fn interactive_jfr_watch_dumps_at_each_enter_and_finds_the_leak() {
 
 #[test]
 fn the_clean_twin_reports_nothing_and_the_text_report_states_the_sampling_limits() {
-    let service = Service::start(
+    let service = Service::start_jfr_service(
         "clean",
         &java(),
         &SERVICE_HEAP,
@@ -370,7 +340,7 @@ fn the_clean_twin_reports_nothing_and_the_text_report_states_the_sampling_limits
 
 #[test]
 fn a_jvm_with_its_flight_recorder_disabled_is_one_clear_error() {
-    let service = Service::start(
+    let service = Service::start_jfr_service(
         "no-jfr",
         &java(),
         &["-XX:-FlightRecorder", "-DballastMb=1", "-DgraphObjects=1"],
@@ -427,7 +397,7 @@ fn service_without_jfr(name: &str) -> Service {
         .unwrap();
     assert!(status.success());
     let class_path = classes.display().to_string();
-    Service::start(
+    Service::start_jfr_service(
         name,
         &runtime_without_jfr().join("bin/java"),
         &["-cp", &class_path, "-DballastMb=1", "-DgraphObjects=1"],
@@ -478,7 +448,7 @@ fn a_jre_without_the_jfr_tool_is_one_clear_error_before_anything_starts() {
 fn a_truncated_recording_is_one_clear_error_of_the_reader() {
     use heapgrowth::attach::{OldObjectRecording, RecordingSettings};
     use heapgrowth::jfr::JfrTool;
-    let service = Service::start(
+    let service = Service::start_jfr_service(
         "truncated",
         &java(),
         &SERVICE_HEAP,
@@ -519,7 +489,7 @@ fn a_truncated_recording_is_one_clear_error_of_the_reader() {
 /// quick one, status 130.)
 #[test]
 fn a_second_ctrl_c_quits_at_once_and_still_stops_the_recording() {
-    let service = Service::start(
+    let service = Service::start_jfr_service(
         "interrupted",
         &java(),
         &["-DballastMb=1", "-DgraphObjects=1"],
