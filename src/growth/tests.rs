@@ -756,6 +756,13 @@ fn a_tree_that_keeps_its_size_is_clean() {
 /// defined a class `com.example.Plugin` holding a static `byte[]`. The app loader defines the
 /// class with the list.
 fn loaders_heap(loaders: u32) -> HeapGraph {
+    plugin_loaders_heap(loaders, false)
+}
+
+/// Plugin loaders kept in a list by the application, each with a plugin class whose static
+/// holds a byte array; with `registry_holds_a_plugin`, an instance of the first plugin class is
+/// held by a static of the application too.
+fn plugin_loaders_heap(loaders: u32, registry_holds_a_plugin: bool) -> HeapGraph {
     let mut jdk = Jdk::new();
     let object = jdk.object();
     let loader_class = jdk.h.class("java.lang.ClassLoader", Some(object), &[]);
@@ -768,6 +775,7 @@ fn loaders_heap(loaders: u32) -> HeapGraph {
         .h
         .class("com.example.PluginLoader", Some(loader_class), &[]);
     let app_loader = jdk.h.instance(app_loader_class, &[]);
+    let mut plugins = Vec::new();
     let plugin_loaders: Vec<ObjRef> = (0..loaders)
         .map(|_| {
             let loader = jdk.h.instance(plugin_loader_class, &[]);
@@ -776,12 +784,18 @@ fn loaders_heap(loaders: u32) -> HeapGraph {
             let state = jdk.h.primitive_array(PrimitiveType::Byte, 64);
             jdk.h.set_static(plugin, "STATE", Value::Ref(state));
             jdk.h.set_class_loader(plugin, loader);
+            plugins.push(plugin);
             loader
         })
         .collect();
     let list = jdk.array_list(&plugin_loaders);
     let server = jdk.holder("com.example.Server", "deployed", list);
     jdk.h.set_class_loader(server, app_loader);
+    if registry_holds_a_plugin {
+        let instance = jdk.h.instance(plugins[0], &[]);
+        let registry = jdk.holder("com.example.Registry", "plugin", instance);
+        jdk.h.set_class_loader(registry, app_loader);
+    }
     jdk.h.set_class_loader(plugin_loader_class, app_loader);
     jdk.build()
 }
@@ -1276,36 +1290,7 @@ fn shared_and_weak_heap(items: u32) -> HeapGraph {
 /// Plugin loaders in a list, as [`loaders_heap`], and an instance of the first plugin's class
 /// held by a static of the application: it keeps its class, and so its loader, alive.
 fn plugin_instance_heap(loaders: u32) -> HeapGraph {
-    let mut jdk = Jdk::new();
-    let object = jdk.object();
-    let loader_class = jdk.h.class("java.lang.ClassLoader", Some(object), &[]);
-    let app_loader_class = jdk.h.class(
-        "jdk.internal.loader.ClassLoaders$AppClassLoader",
-        Some(loader_class),
-        &[],
-    );
-    let plugin_loader_class = jdk
-        .h
-        .class("com.example.PluginLoader", Some(loader_class), &[]);
-    let app_loader = jdk.h.instance(app_loader_class, &[]);
-    let mut plugins = Vec::new();
-    let plugin_loaders: Vec<ObjRef> = (0..loaders)
-        .map(|_| {
-            let loader = jdk.h.instance(plugin_loader_class, &[]);
-            let plugin = jdk.h.class("com.example.Plugin", Some(object), &[]);
-            jdk.h.set_class_loader(plugin, loader);
-            plugins.push(plugin);
-            loader
-        })
-        .collect();
-    let list = jdk.array_list(&plugin_loaders);
-    let server = jdk.holder("com.example.Server", "deployed", list);
-    let instance = jdk.h.instance(plugins[0], &[]);
-    let registry = jdk.holder("com.example.Registry", "plugin", instance);
-    jdk.h.set_class_loader(server, app_loader);
-    jdk.h.set_class_loader(registry, app_loader);
-    jdk.h.set_class_loader(plugin_loader_class, app_loader);
-    jdk.build()
+    plugin_loaders_heap(loaders, true)
 }
 
 #[test]
