@@ -14,12 +14,14 @@
 //! scenario runs here. Prints, as `key=value` lines:
 //!
 //! ```text
-//! dump=1 ms=... parse_ms=... analysis_ms=...   read + analysis of dump 1, and each apart
+//! dump=1 ms=... parse_ms=... analysis_ms=... peak_b_per_object=...   read + analysis of dump 1
 //! growing: <the last step of each growing node's path> retained=OBJECTS/BYTES (+OBJECTS/+BYTES)
 //! total_ms=... growing=... objects=... peak_mb=... peak_b_per_object=...
 //! ```
 //!
-//! `objects` is the largest dump's object count; `peak_mb` is the most heap memory the process's Rust allocations held at once (a counting
+//! A dump's `peak_b_per_object` is the most memory its read and analysis held at once beyond
+//! what was live before its read (as `examples/bench.rs` measures each snapshot), per object of
+//! that dump. `objects` is the largest dump's object count; `peak_mb` is the most heap memory the process's Rust allocations held at once (a counting
 //! global allocator), from the first read to the end; the mapped dump files are not counted
 //! (they are the page cache's; `/usr/bin/time -v` shows them in the resident set).
 
@@ -57,7 +59,11 @@ fn main() {
     });
     let started_all = Instant::now();
     let mut most_objects = 0;
+    // Each dump's own peak resets the allocator's; the largest of them all is kept here.
+    let mut peak_so_far = counting_allocator::peak_bytes();
     for (index, dump) in dumps.iter().enumerate() {
+        let live_before_dump = counting_allocator::live_bytes();
+        counting_allocator::reset_peak();
         let started = Instant::now();
         let graph = heapgrowth::hprof::open(dump).unwrap_or_else(|error| {
             eprintln!("{}: {error}", dump.display());
@@ -69,15 +75,18 @@ fn main() {
         let analysis_started = Instant::now();
         search.add_snapshot(&graph, loops);
         let analysis_ms = analysis_started.elapsed().as_secs_f64() * 1e3;
+        let dump_peak = counting_allocator::peak_bytes() - live_before_dump;
+        peak_so_far = peak_so_far.max(counting_allocator::peak_bytes());
         println!(
-            "dump={} ms={:.0} parse_ms={parse_ms:.1} analysis_ms={analysis_ms:.1}",
+            "dump={} ms={:.0} parse_ms={parse_ms:.1} analysis_ms={analysis_ms:.1} peak_b_per_object={:.1}",
             index + 1,
-            started.elapsed().as_secs_f64() * 1e3
+            started.elapsed().as_secs_f64() * 1e3,
+            dump_peak as f64 / graph.object_count() as f64
         );
     }
     let outcome = search.finish();
     let total_ms = started_all.elapsed().as_secs_f64() * 1e3;
-    let peak = counting_allocator::peak_bytes() - before;
+    let peak = peak_so_far.max(counting_allocator::peak_bytes()) - before;
     for node in &outcome.growing {
         let last_step = node.path.last().map(ToString::to_string);
         let retained = &node.retained;

@@ -8,7 +8,8 @@
 use super::bitset::BitSet;
 use super::containers::KEY_FIELD;
 use super::decode::{
-    walk_in_order, DecodedObject, QueueWalk, Rules, Step, StepMaker, TracedInternals,
+    walk_in_order, DecodedObject, InternalRole, InternalStepSlice, InternalSteps, QueueWalk, Rules,
+    Step, StepMaker, TracedInternals,
 };
 use super::names::{FastMap, NameId, Names};
 use super::roots::{is_main_root, root_kind_name, ImplicitEdge, RootSet};
@@ -473,7 +474,7 @@ fn build_noting<N: EdgeNotes>(
         queue_nodes: Vec::with_capacity(graph.object_count()),
         internal_stack: Vec::new(),
         untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
-        untraced_steps: Vec::new(),
+        untraced_steps: InternalSteps::default(),
         notes,
     };
     // The main roots, then the others for what is left, then classes whose loader the walk
@@ -555,7 +556,7 @@ struct Walk<'g, N: EdgeNotes> {
     internal_stack: Vec<ObjectIndex>,
     /// For internal objects the decoder didn't trace: makes their steps, into a reused buffer.
     untraced_maker: StepMaker<'g>,
-    untraced_steps: Vec<Step>,
+    untraced_steps: InternalSteps,
     /// What the walk notes about the edges it follows.
     notes: N,
 }
@@ -826,18 +827,45 @@ impl<N: EdgeNotes> Walk<'_, N> {
                 Some(steps) => steps,
                 None => {
                     untraced.clear();
-                    self.untraced_maker.internal_steps(
-                        internal,
-                        owner,
-                        keys_are_elements,
-                        &mut untraced,
-                    );
-                    untraced.as_slice()
+                    self.untraced_maker
+                        .internal_steps(internal, keys_are_elements, &mut untraced);
+                    untraced.all()
                 }
             };
-            references += self.take_all(node, steps);
+            references += self.take_internal_steps(node, owner, steps);
         }
         self.untraced_steps = untraced;
+        references
+    }
+
+    /// [`Self::take_all`] for the steps of an internal object of a collection of `node`, of
+    /// class name `owner`. Returns the references to elements.
+    fn take_internal_steps(
+        &mut self,
+        node: NodeId,
+        owner: NameId,
+        steps: InternalStepSlice,
+    ) -> u64 {
+        let mut references = 0;
+        for (target, role) in steps.iter() {
+            let name = match role {
+                InternalRole::Inside => {
+                    self.enter_internal(node, target);
+                    continue;
+                }
+                InternalRole::Element => self.names.element,
+                InternalRole::Key => self.names.key_element,
+            };
+            references += 1;
+            let step = Step {
+                target,
+                kind: StepKind::ArrayEntry,
+                inside: false,
+                owner,
+                name,
+            };
+            self.take(node, step);
+        }
         references
     }
 
