@@ -65,6 +65,10 @@ fn main() {
             "a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot",
             a_first_run_says_how_to_accept_and_accepting_leaves_no_pending_snapshot,
         ),
+        (
+            "a_leak_sampled_by_jfr_fails_with_its_class",
+            a_leak_sampled_by_jfr_fails_with_its_class,
+        ),
         ("missing_class_fails_clearly", missing_class_fails_clearly),
         (
             "crashing_jvm_fails_only_its_trial",
@@ -407,6 +411,31 @@ fn fixed_leak_fails_until_accepted() -> Result<(), Failed> {
     check(fixture.snapshot("fixtures.Clean")?.is_empty(), || {
         "the accepted snapshot is empty".into()
     })
+}
+
+// With jfr set (what `run --jfr` and `@HeapGrowthTest(jfr = true)` do), a trial records JFR
+// old-object samples in its own JVM instead of dumping the heap; a class whose samples grow is
+// a block of the snapshot, and a new one fails the trial with the class in insta's diff.
+fn a_leak_sampled_by_jfr_fails_with_its_class() -> Result<(), Failed> {
+    let fixture = Fixture::new()?.with_package("fixtures.jfr");
+    fixture.write_snapshot("fixtures.jfr.Sessions", "")?;
+    let run = fixture.run(
+        &["--exact", "fixtures.jfr.Sessions"],
+        &[("INSTA_UPDATE", "no"), (support::JFR_ENV, "1")],
+    )?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test fixtures.jfr.Sessions ... FAILED")?;
+    run.expect_stdout_contains("the growth report of fixtures.jfr.Sessions differs from")?;
+    for line in ["JFR old-object samples of byte[]", "    grows in: samples"] {
+        run.expect_stdout_matches(
+            |stdout| stdout.lines().any(|l| l.contains('+') && l.ends_with(line)),
+            line,
+        )?;
+    }
+    check(
+        fixture.snapshot("fixtures.jfr.Sessions")?.is_empty(),
+        || "the snapshot was changed".into(),
+    )
 }
 
 fn missing_class_fails_clearly() -> Result<(), Failed> {

@@ -21,6 +21,8 @@ const SNAPSHOTS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_SNAPSHOTS";
 pub const RUST_SCENARIOS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_RUST";
 /// An ignore rule for [`Harness::ignore_growth`], when set.
 pub const IGNORE_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_IGNORE";
+/// Set when the fixture harness should sample JFR old objects instead of dumping the heap.
+pub const JFR_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_JFR";
 
 /// What a user's `tests/leaks.rs` does, configured from the environment.
 pub fn fixture_harness() -> ! {
@@ -38,6 +40,7 @@ pub fn fixture_harness() -> ! {
                 loops_per_snapshot: 1,
                 ..SearchConfig::default()
             },
+            jfr: std::env::var_os(JFR_ENV).is_some(),
             ..SearchSettings::default()
         });
     let harness = match std::env::var(IGNORE_ENV) {
