@@ -754,12 +754,15 @@ fn search_snapshots(
             "snapshot-{}.hprof",
             NEXT_DUMP.fetch_add(1, Ordering::Relaxed)
         ));
-        let (path, written) = match source.take_snapshot(&new_dump) {
+        // Reads the dump while the source writes it: writing is most of a dump's time, on
+        // one of the JVM's threads.
+        let follower = crate::hprof::DumpFollower::start(&new_dump);
+        let (path, follower) = match source.take_snapshot(&new_dump) {
             Ok(Snapshot::Written { dump_ms }) => {
                 timings.dump.push(dump_ms);
-                (new_dump, true)
+                (new_dump, Some(follower))
             }
-            Ok(Snapshot::Existing(path)) => (path, false),
+            Ok(Snapshot::Existing(path)) => (path, None),
             Err(error) => {
                 // A dump that failed half way (a full disk) holds secrets too.
                 let _ = std::fs::remove_file(&new_dump);
@@ -770,7 +773,11 @@ fn search_snapshots(
             "{name}: {unit} {position}, snapshot {snapshot}: reading"
         ));
         let started = Instant::now();
-        let graph = crate::hprof::open(&path);
+        let written = follower.is_some();
+        let graph = match follower {
+            Some(follower) => follower.finish(),
+            None => crate::hprof::open(&path),
+        };
         // The dump holds every secret in the heap: delete it as soon as it has been read.
         let done = |path: PathBuf, kept: &mut VecDeque<PathBuf>| {
             if written {

@@ -65,6 +65,12 @@ pub(crate) struct RefSlot {
 /// The bytes of the dump: mapped from a file, or owned (tests, fuzzing).
 pub(crate) enum DumpBytes {
     Mapped(memmap2::Mmap),
+    /// The first `len` bytes of a longer mapping: the one a dump was read through while it
+    /// was written, whose pages are mapped already (`len` is the finished file's length).
+    Reserved {
+        map: memmap2::MmapRaw,
+        len: usize,
+    },
     Owned(Vec<u8>),
 }
 
@@ -73,6 +79,11 @@ impl DumpBytes {
     pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
             DumpBytes::Mapped(map) => map,
+            // Safety: the mapping is longer than `len`, and its first `len` bytes are the
+            // finished file's, which is not modified while open (as for `Mapped`).
+            DumpBytes::Reserved { map, len } => unsafe {
+                std::slice::from_raw_parts(map.as_ptr(), *len)
+            },
             DumpBytes::Owned(bytes) => bytes,
         }
     }

@@ -538,6 +538,73 @@ fn encode_block(
     base
 }
 
+/// Builds [`RecordOffsets`] one offset at a time without knowing how many will come (for a
+/// dump read while it is written): the same blocks, encoded as each one fills.
+pub(crate) struct GrowingOffsets {
+    block_bases: Vec<u64>,
+    deltas: Vec<u32>,
+    far: Vec<(u32, u64)>,
+    /// Offsets of the current block so far.
+    block: [u64; OFFSET_BLOCK],
+}
+
+impl GrowingOffsets {
+    pub(crate) fn new() -> GrowingOffsets {
+        GrowingOffsets {
+            block_bases: Vec::new(),
+            deltas: Vec::new(),
+            far: Vec::new(),
+            block: [0; OFFSET_BLOCK],
+        }
+    }
+
+    /// How many offsets were pushed.
+    pub(crate) fn len(&self) -> usize {
+        self.deltas.len()
+    }
+
+    fn pending(&self) -> usize {
+        self.deltas.len() - self.block_bases.len() * OFFSET_BLOCK
+    }
+
+    /// The offset of the next object.
+    #[inline]
+    pub(crate) fn push(&mut self, offset: u64) {
+        let in_block = self.pending();
+        self.block[in_block] = offset;
+        // A placeholder until the block is encoded, so that `deltas` counts the objects.
+        self.deltas.push(0);
+        if in_block + 1 == OFFSET_BLOCK {
+            self.encode_last_block();
+        }
+    }
+
+    fn encode_last_block(&mut self) {
+        let count = self.pending();
+        let first = self.deltas.len() - count;
+        let base = encode_block(
+            &self.block[..count],
+            first,
+            &mut self.deltas[first..],
+            &mut self.far,
+        );
+        self.block_bases.push(base);
+    }
+
+    pub(crate) fn finish(mut self) -> RecordOffsets {
+        if self.pending() > 0 {
+            self.encode_last_block();
+        }
+        self.deltas.shrink_to_fit();
+        self.block_bases.shrink_to_fit();
+        RecordOffsets {
+            block_bases: self.block_bases,
+            deltas: self.deltas,
+            far: self.far,
+        }
+    }
+}
+
 impl RecordOffsets {
     #[cfg(test)]
     fn new(offsets: &[u64]) -> RecordOffsets {

@@ -7,7 +7,9 @@ use super::records::{read_u32, IdWidth};
 use super::scan::{HeapScan, ObjectRun};
 use super::HprofError;
 use crate::heap::graph::class_word;
-use crate::heap::storage::{InPlaceOffsets, OffsetShare, RecordOffsets, SharedBlocks};
+use crate::heap::storage::{
+    GrowingOffsets, InPlaceOffsets, OffsetShare, RecordOffsets, SharedBlocks,
+};
 use crate::parallel::on_each;
 
 /// Per-object columns in ascending id order.
@@ -89,19 +91,7 @@ pub(crate) fn index_objects<W: IdWidth>(
         spliced_origins: &scan.spliced_origins,
         classes,
     };
-    let mut class_objects: Vec<(u64, u64, u32)> = scan
-        .class_dumps
-        .iter()
-        .enumerate()
-        .map(|(index, dump)| {
-            (
-                dump.class_id,
-                dump.offset,
-                class_word::new(class_word::CLASS, index as u32),
-            )
-        })
-        .collect();
-    class_objects.sort_unstable_by_key(|&(id, _, _)| id);
+    let class_objects = class_objects(scan);
 
     let total_bytes: u64 = scan.runs.iter().map(|r| r.end - r.start).sum();
     let threads = super::worker_threads(total_bytes);
@@ -119,6 +109,127 @@ pub(crate) fn index_objects<W: IdWidth>(
     }
     parts.push(classes_part);
     merge_parts(&parts, &context)
+}
+
+/// (id, record offset, class word) of every class object, by id.
+fn class_objects(scan: &HeapScan) -> Vec<(u64, u64, u32)> {
+    let mut class_objects: Vec<(u64, u64, u32)> = scan
+        .class_dumps
+        .iter()
+        .enumerate()
+        .map(|(index, dump)| {
+            (
+                dump.class_id,
+                dump.offset,
+                class_word::new(class_word::CLASS, index as u32),
+            )
+        })
+        .collect();
+    class_objects.sort_unstable_by_key(|&(id, _, _)| id);
+    class_objects
+}
+
+/// The columns built one run at a time, while the dump is still being written: objects must
+/// come in ascending id order (as HotSpot's serial dumper writes them), the class objects are
+/// merged in among them as their ids come up. Grows as runs come; large vectors grow in place
+/// (the allocator remaps them), so the memory is what the objects need, 16 bytes each.
+pub(crate) struct GrowingColumns {
+    ids: Vec<u64>,
+    offsets: GrowingOffsets,
+    class_words: Vec<u32>,
+    class_objects: Vec<(u64, u64, u32)>,
+    /// How many of `class_objects` are in the columns.
+    classes_put: usize,
+    /// The objects so far were in order (else the columns are useless).
+    in_order: bool,
+}
+
+impl GrowingColumns {
+    /// Columns for the objects of a dump whose class dumps `scan` holds (all of them: a class
+    /// dump after the first object makes the columns wrong, which the caller checks).
+    pub(crate) fn new(scan: &HeapScan) -> GrowingColumns {
+        GrowingColumns {
+            ids: Vec::new(),
+            offsets: GrowingOffsets::new(),
+            class_words: Vec::new(),
+            class_objects: class_objects(scan),
+            classes_put: 0,
+            in_order: true,
+        }
+    }
+
+    /// Indexes one more run of `dump` (the runs in dump order), with `classes` resolved when
+    /// the columns were made. `Ok(false)` once objects came out of id order.
+    pub(crate) fn add_run<W: IdWidth>(
+        &mut self,
+        dump: &[u8],
+        classes: &ResolvedClasses,
+        run: &ObjectRun,
+    ) -> Result<bool, HprofError> {
+        if !self.in_order {
+            return Ok(false);
+        }
+        let context = Context {
+            dump,
+            spliced: &[],
+            spliced_origins: &[],
+            classes,
+        };
+        let objects = run.objects as usize;
+        self.ids.reserve(objects);
+        self.class_words.reserve(objects);
+        self.in_order =
+            index_run::<W>(&context, run, |id, offset, word| self.put(id, offset, word))?;
+        Ok(self.in_order)
+    }
+
+    fn put(&mut self, id: u64, offset: u64, class_word: u32) -> bool {
+        while let Some(&(class_id, class_offset, class_word)) =
+            self.class_objects.get(self.classes_put)
+        {
+            if class_id >= id {
+                break;
+            }
+            if !self.write(class_id, class_offset, class_word) {
+                return false;
+            }
+            self.classes_put += 1;
+        }
+        self.class_objects
+            .get(self.classes_put)
+            .map_or(true, |&(class_id, _, _)| class_id != id)
+            && self.write(id, offset, class_word)
+    }
+
+    fn write(&mut self, id: u64, offset: u64, class_word: u32) -> bool {
+        if self.ids.last().is_some_and(|&last| id <= last) {
+            return false;
+        }
+        self.ids.push(id);
+        self.offsets.push(offset);
+        self.class_words.push(class_word);
+        true
+    }
+
+    /// The finished columns, after the last run; `None` if the objects were out of order.
+    pub(crate) fn finish(mut self) -> Option<ObjectColumns> {
+        if !self.in_order {
+            return None;
+        }
+        for i in self.classes_put..self.class_objects.len() {
+            let (id, offset, word) = self.class_objects[i];
+            if !self.write(id, offset, word) {
+                return None;
+            }
+        }
+        debug_assert_eq!(self.offsets.len(), self.ids.len());
+        self.ids.shrink_to_fit();
+        Some(ObjectColumns {
+            ids: self.ids,
+            offsets: self.offsets.finish(),
+            class_words: self.class_words,
+        })
+    }
 }
 
 /// The way for dumps whose objects come in ascending id order, as HotSpot's serial dumper

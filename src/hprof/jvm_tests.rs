@@ -88,6 +88,8 @@ fn reads_dumps_of_real_jvms() {
         }
         let dir = ScratchDir::new(&format!("real-dump-{}", name.replace(' ', "")));
         let dump = dir.0.join("self.hprof");
+        // Read while the JVM writes it, as every run reads its dumps, and read again after.
+        let mut follower = super::DumpFollower::start(&dump);
         run_java_source(
             home,
             &dir.0,
@@ -96,8 +98,16 @@ fn reads_dumps_of_real_jvms() {
             &[],
             &[dump.to_str().unwrap()],
         );
+        let (followed, read_ahead) = follower.read();
+        let followed = followed.unwrap_or_else(|e| panic!("{name}, followed: {e}"));
+        eprintln!("{name}: the dump was read ahead while written: {read_ahead}");
         let graph = super::open(&dump).unwrap_or_else(|e| panic!("{name}: {e}"));
         check_real_dump(name, &graph);
+        assert_eq!(
+            super::walk_checksum(&followed),
+            super::walk_checksum(&graph),
+            "{name}: the dump read while written"
+        );
     }
 }
 

@@ -19,6 +19,7 @@
 pub mod builder;
 mod classes;
 mod error;
+mod follow;
 pub(crate) mod format;
 mod id_map;
 mod index;
@@ -34,6 +35,7 @@ mod jvm_tests;
 mod tests;
 
 pub use error::HprofError;
+pub use follow::DumpFollower;
 pub use limits::{
     MemoryCheck, ReadLimits, MEMORY_CHECK_FLOOR, PEAK_BYTES_PER_OBJECT, SKIP_MEMORY_CHECK_ENV,
 };
@@ -99,10 +101,23 @@ fn read_graph_with<W: IdWidth>(
     let top = scan::scan_top_level(data, header)?;
     let scan = scan::scan_heap::<W>(data, &top.segments)?;
     check_object_count(&scan, limits)?;
-    let mut classes =
-        classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size, limits)?;
+    let classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size, limits)?;
     let columns = index::index_objects::<W>(data, &scan, &classes)?;
+    assemble(bytes, header, &top, scan, classes, columns, limits)
+}
 
+/// The graph from what the passes found: the id lookup, the classes' objects and loaders,
+/// stack frames and roots.
+fn assemble(
+    bytes: DumpBytes,
+    header: scan::Header,
+    top: &TopLevel,
+    scan: HeapScan,
+    mut classes: classes::ResolvedClasses,
+    columns: index::ObjectColumns,
+    limits: &ReadLimits,
+) -> Result<HeapGraph, HprofError> {
+    let data = bytes.as_slice();
     let ids = IdIndex::new(columns.ids);
     for (info, dump) in classes.infos.iter_mut().zip(&scan.class_dumps) {
         info.object = ids.index_of(dump.class_id);
@@ -111,8 +126,8 @@ fn read_graph_with<W: IdWidth>(
             loader => ids.index_of(loader),
         };
     }
-    let (frames, frames_of_thread) = resolve_frames(data, &top, &classes, limits)?;
-    let roots = resolve_roots(&ids, &top, &scan, &frames_of_thread);
+    let (frames, frames_of_thread) = resolve_frames(data, top, &classes, limits)?;
+    let roots = resolve_roots(&ids, top, &scan, &frames_of_thread);
 
     let mut class_names = std::collections::HashMap::with_capacity(classes.infos.len());
     for (index, info) in classes.infos.iter().enumerate() {
@@ -296,7 +311,11 @@ fn resolve_roots(
 /// Only if the graph breaks its own invariants (an id that doesn't map back to its object):
 /// a reader bug, which is what fuzzing looks for.
 pub fn read_and_walk(bytes: &[u8]) -> Result<u64, HprofError> {
-    let graph = from_bytes(bytes.to_vec())?;
+    Ok(walk_checksum(&from_bytes(bytes.to_vec())?))
+}
+
+/// The checksum of [`read_and_walk`]: of everything `graph` offers.
+pub(crate) fn walk_checksum(graph: &HeapGraph) -> u64 {
     let mut checksum = graph.object_count() as u64 ^ ((graph.class_count() as u64) << 32);
     for o in 0..graph.object_count() as ObjectIndex {
         let class = graph.class_of(o);
@@ -335,5 +354,5 @@ pub fn read_and_walk(bytes: &[u8]) -> Result<u64, HprofError> {
         checksum ^= (root.kind == RootKind::ThreadObject) as u64;
     }
     checksum ^= graph.model_bytes() as u64;
-    Ok(checksum)
+    checksum
 }

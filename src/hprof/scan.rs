@@ -106,144 +106,211 @@ pub(crate) struct FrameRecord {
 
 /// Walks the top-level records, skipping the bodies of heap dump segments.
 pub(crate) fn scan_top_level(data: &[u8], header: Header) -> Result<TopLevel, HprofError> {
-    const RECORD_HEADER: u64 = 9; // tag u8, time offset u32, body length u32
-    let id = header.id_size as u64;
-    let file_len = data.len() as u64;
-    let mut top = TopLevel::default();
-    let mut pos = header.records_start;
-    // Inside a segmented heap dump that hasn't seen its HEAP DUMP END yet.
-    let mut segments_open = false;
-    while pos < file_len {
-        let available = file_len - pos;
-        if available < RECORD_HEADER {
+    let mut scan = TopLevelScan::new(header);
+    scan.advance(data, true)?;
+    scan.finish(data.len() as u64)
+}
+
+/// [`scan_top_level`] a piece at a time, for a dump still being written: each
+/// [`advance`](TopLevelScan::advance) reads the records that have come in whole since the last.
+pub(crate) struct TopLevelScan {
+    id_size: u8,
+    top: TopLevel,
+    /// Where the next record starts.
+    pos: u64,
+    /// Inside a segmented heap dump that hasn't seen its HEAP DUMP END yet.
+    segments_open: bool,
+    /// STRING and LOAD CLASS records read: what names classes.
+    naming_records: u64,
+}
+
+const RECORD_HEADER: u64 = 9; // tag u8, time offset u32, body length u32
+
+impl TopLevelScan {
+    pub(crate) fn new(header: Header) -> TopLevelScan {
+        TopLevelScan {
+            id_size: header.id_size,
+            top: TopLevel::default(),
+            pos: header.records_start,
+            segments_open: false,
+            naming_records: 0,
+        }
+    }
+
+    /// How many STRING and LOAD CLASS records were read so far: classes resolved from the
+    /// records read so far are the final ones if no more come (and no more class dumps).
+    pub(crate) fn naming_records(&self) -> u64 {
+        self.naming_records
+    }
+
+    /// Where the next record starts: all before it has been read.
+    pub(crate) fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// What the records read so far say.
+    pub(crate) fn top(&self) -> &TopLevel {
+        &self.top
+    }
+
+    /// Reads the records of `data` (the dump's first bytes, all of it if `complete`) from
+    /// where the last call stopped. A record cut off at the end of `data` is an error only if
+    /// `complete`; otherwise the next call reads it.
+    pub(crate) fn advance(&mut self, data: &[u8], complete: bool) -> Result<(), HprofError> {
+        let id = self.id_size as u64;
+        let file_len = data.len() as u64;
+        let top = &mut self.top;
+        while self.pos < file_len {
+            let pos = self.pos;
+            let available = file_len - pos;
+            if available < RECORD_HEADER {
+                if !complete {
+                    return Ok(());
+                }
+                return Err(HprofError::truncated(
+                    pos,
+                    "record header",
+                    RECORD_HEADER,
+                    available,
+                ));
+            }
+            let p = pos as usize;
+            let record_tag = data[p];
+            let body_len =
+                u32::from_be_bytes(data[p + 5..p + 9].try_into().expect("4 bytes")) as u64;
+            let body_start = pos + RECORD_HEADER;
+            if body_len > file_len - body_start {
+                if !complete {
+                    return Ok(());
+                }
+                return Err(HprofError::truncated(
+                    pos,
+                    tag_name(record_tag),
+                    RECORD_HEADER + body_len,
+                    available,
+                ));
+            }
+            let body = &data[body_start as usize..(body_start + body_len) as usize];
+            let too_short = |needed: u64| {
+                HprofError::truncated(
+                    pos,
+                    tag_name(record_tag),
+                    RECORD_HEADER + needed,
+                    RECORD_HEADER + body_len,
+                )
+            };
+            let read_id = |at: usize| -> u64 {
+                if id == 4 {
+                    u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes")) as u64
+                } else {
+                    u64::from_be_bytes(body[at..at + 8].try_into().expect("8 bytes"))
+                }
+            };
+            let id_len = id as usize;
+            if matches!(record_tag, tag::STRING | tag::LOAD_CLASS) {
+                self.naming_records += 1;
+            }
+            match record_tag {
+                tag::STRING => {
+                    if body_len < id {
+                        return Err(too_short(id));
+                    }
+                    top.strings
+                        .insert(read_id(0), (body_start + id, (body_len - id) as u32));
+                }
+                tag::LOAD_CLASS => {
+                    // Class serial, class object id, stack trace serial, name string id.
+                    if body_len < 8 + 2 * id {
+                        return Err(too_short(8 + 2 * id));
+                    }
+                    // Array classes are announced more than once: the first name is as good.
+                    top.class_names
+                        .entry(read_id(4))
+                        .or_insert(read_id(8 + id_len));
+                    let serial = u32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
+                    top.class_serials.insert(serial as u64, read_id(4));
+                }
+                tag::STACK_FRAME => {
+                    // Frame id, method name, signature and source file string ids, class
+                    // serial, line number.
+                    if body_len < 4 * id + 8 {
+                        return Err(too_short(4 * id + 8));
+                    }
+                    let at = 4 * id_len;
+                    let word = |at: usize| {
+                        u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes"))
+                    };
+                    top.frames.insert(
+                        read_id(0),
+                        FrameRecord {
+                            method_name: read_id(id_len),
+                            source_file: read_id(3 * id_len),
+                            class_serial: word(at),
+                            line: word(at + 4) as i32,
+                        },
+                    );
+                }
+                tag::STACK_TRACE => {
+                    // Trace serial, thread serial, frame count, frame ids.
+                    if body_len < 12 {
+                        return Err(too_short(12));
+                    }
+                    let word = |at: usize| {
+                        u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes"))
+                    };
+                    let count = word(8) as u64;
+                    if body_len < 12 + count * id {
+                        return Err(too_short(12 + count * id));
+                    }
+                    let frames = (0..count as usize)
+                        .map(|i| read_id(12 + i * id_len))
+                        .collect();
+                    top.thread_traces.insert(word(4) as u64, frames);
+                }
+                tag::START_THREAD => {
+                    // Thread serial, thread object id, stack serial, three name ids.
+                    if body_len < 8 + 4 * id {
+                        return Err(too_short(8 + 4 * id));
+                    }
+                    let serial = u32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
+                    top.thread_objects.push((serial, read_id(4)));
+                }
+                tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT => {
+                    top.segments.push(Segment {
+                        start: body_start,
+                        end: body_start + body_len,
+                    });
+                    self.segments_open = record_tag == tag::HEAP_DUMP_SEGMENT;
+                }
+                tag::HEAP_DUMP_END => self.segments_open = false,
+                // Everything else: nothing the model needs.
+                _ => {}
+            }
+            self.pos = body_start + body_len;
+        }
+        Ok(())
+    }
+
+    /// The records of a whole dump of `file_len` bytes, once [`advance`](Self::advance) has
+    /// read all of them.
+    pub(crate) fn finish(self, file_len: u64) -> Result<TopLevel, HprofError> {
+        // A file cut at a record boundary parses cleanly up to the cut: these two checks are
+        // what tells it from a complete dump.
+        if self.segments_open {
             return Err(HprofError::truncated(
-                pos,
-                "record header",
+                file_len,
+                "heap dump without HEAP DUMP END",
                 RECORD_HEADER,
-                available,
+                0,
             ));
         }
-        let p = pos as usize;
-        let record_tag = data[p];
-        let body_len = u32::from_be_bytes(data[p + 5..p + 9].try_into().expect("4 bytes")) as u64;
-        let body_start = pos + RECORD_HEADER;
-        if body_len > file_len - body_start {
-            return Err(HprofError::truncated(
-                pos,
-                tag_name(record_tag),
-                RECORD_HEADER + body_len,
-                available,
-            ));
+        if self.top.segments.is_empty() {
+            return Err(HprofError::NoHeapDump {
+                records_end: file_len,
+            });
         }
-        let body = &data[body_start as usize..(body_start + body_len) as usize];
-        let too_short = |needed: u64| {
-            HprofError::truncated(
-                pos,
-                tag_name(record_tag),
-                RECORD_HEADER + needed,
-                RECORD_HEADER + body_len,
-            )
-        };
-        let read_id = |at: usize| -> u64 {
-            if id == 4 {
-                u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes")) as u64
-            } else {
-                u64::from_be_bytes(body[at..at + 8].try_into().expect("8 bytes"))
-            }
-        };
-        let id_len = id as usize;
-        match record_tag {
-            tag::STRING => {
-                if body_len < id {
-                    return Err(too_short(id));
-                }
-                top.strings
-                    .insert(read_id(0), (body_start + id, (body_len - id) as u32));
-            }
-            tag::LOAD_CLASS => {
-                // Class serial, class object id, stack trace serial, name string id.
-                if body_len < 8 + 2 * id {
-                    return Err(too_short(8 + 2 * id));
-                }
-                // Array classes are announced more than once: the first name is as good.
-                top.class_names
-                    .entry(read_id(4))
-                    .or_insert(read_id(8 + id_len));
-                let serial = u32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
-                top.class_serials.insert(serial as u64, read_id(4));
-            }
-            tag::STACK_FRAME => {
-                // Frame id, method name, signature and source file string ids, class serial,
-                // line number.
-                if body_len < 4 * id + 8 {
-                    return Err(too_short(4 * id + 8));
-                }
-                let at = 4 * id_len;
-                let word =
-                    |at: usize| u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes"));
-                top.frames.insert(
-                    read_id(0),
-                    FrameRecord {
-                        method_name: read_id(id_len),
-                        source_file: read_id(3 * id_len),
-                        class_serial: word(at),
-                        line: word(at + 4) as i32,
-                    },
-                );
-            }
-            tag::STACK_TRACE => {
-                // Trace serial, thread serial, frame count, frame ids.
-                if body_len < 12 {
-                    return Err(too_short(12));
-                }
-                let word =
-                    |at: usize| u32::from_be_bytes(body[at..at + 4].try_into().expect("4 bytes"));
-                let count = word(8) as u64;
-                if body_len < 12 + count * id {
-                    return Err(too_short(12 + count * id));
-                }
-                let frames = (0..count as usize)
-                    .map(|i| read_id(12 + i * id_len))
-                    .collect();
-                top.thread_traces.insert(word(4) as u64, frames);
-            }
-            tag::START_THREAD => {
-                // Thread serial, thread object id, stack serial, three name ids.
-                if body_len < 8 + 4 * id {
-                    return Err(too_short(8 + 4 * id));
-                }
-                let serial = u32::from_be_bytes(body[..4].try_into().expect("4 bytes"));
-                top.thread_objects.push((serial, read_id(4)));
-            }
-            tag::HEAP_DUMP | tag::HEAP_DUMP_SEGMENT => {
-                top.segments.push(Segment {
-                    start: body_start,
-                    end: body_start + body_len,
-                });
-                segments_open = record_tag == tag::HEAP_DUMP_SEGMENT;
-            }
-            tag::HEAP_DUMP_END => segments_open = false,
-            // Everything else: nothing the model needs.
-            _ => {}
-        }
-        pos = body_start + body_len;
+        Ok(self.top)
     }
-    // A file cut at a record boundary parses cleanly up to the cut: these two checks are what
-    // tells it from a complete dump.
-    if segments_open {
-        return Err(HprofError::truncated(
-            file_len,
-            "heap dump without HEAP DUMP END",
-            RECORD_HEADER,
-            0,
-        ));
-    }
-    if top.segments.is_empty() {
-        return Err(HprofError::NoHeapDump {
-            records_end: file_len,
-        });
-    }
-    Ok(top)
 }
 
 fn tag_name(record_tag: u8) -> &'static str {
@@ -308,6 +375,15 @@ impl HeapScan {
         });
     }
 
+    /// Adds what a scan of the segments after this one's found (neither has split sub-records).
+    pub(crate) fn append(&mut self, later: HeapScan) {
+        self.class_dumps.extend(later.class_dumps);
+        self.roots.extend(later.roots);
+        self.thread_objects.extend(later.thread_objects);
+        self.runs.extend(later.runs);
+        self.object_records += later.object_records;
+    }
+
     fn add(&mut self, record: SubRecord, start: u64, len: u64) {
         match record {
             SubRecord::Object => self.add_object(start, len),
@@ -356,18 +432,16 @@ fn scan_in_parallel<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Option<Hea
     let scans = on_each(groups, |group| scan_whole_segments::<W>(data, group));
     let mut merged = HeapScan::default();
     for scan in scans {
-        let scan = scan?;
-        merged.class_dumps.extend(scan.class_dumps);
-        merged.roots.extend(scan.roots);
-        merged.thread_objects.extend(scan.thread_objects);
-        merged.runs.extend(scan.runs);
-        merged.object_records += scan.object_records;
+        merged.append(scan?);
     }
     Some(merged)
 }
 
 /// The sub-records of `segments`, if each one ends in its segment and all are valid.
-fn scan_whole_segments<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Option<HeapScan> {
+pub(crate) fn scan_whole_segments<W: IdWidth>(
+    data: &[u8],
+    segments: &[Segment],
+) -> Option<HeapScan> {
     let mut scan = HeapScan::default();
     for segment in segments {
         let body = &data[segment.start as usize..segment.end as usize];

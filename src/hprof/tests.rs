@@ -1635,3 +1635,209 @@ impl Dump {
         self.out.finish()
     }
 }
+
+/// Writes `bytes` to a new file at `path` on another thread, in pieces of 1 to 512 bytes
+/// with pauses between some of them, as a JVM writes a dump while it is being followed.
+fn write_in_pieces(
+    path: &std::path::Path,
+    bytes: Vec<u8>,
+    seed: u64,
+) -> std::thread::JoinHandle<()> {
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let mut random = XorShift(seed | 1);
+        let mut file = std::fs::File::create(&path).expect("create the dump");
+        let mut at = 0;
+        while at < bytes.len() {
+            let piece = (1 + random.below(512)).min(bytes.len() - at);
+            file.write_all(&bytes[at..at + piece])
+                .expect("write the dump");
+            at += piece;
+            if random.below(4) == 0 {
+                std::thread::sleep(std::time::Duration::from_micros(300));
+            }
+        }
+    })
+}
+
+/// A scratch file path for one test, removed on drop.
+struct ScratchFile(std::path::PathBuf);
+
+impl ScratchFile {
+    fn new(name: &str) -> ScratchFile {
+        let path = std::env::temp_dir().join(format!(
+            "heapgrowth-follow-{name}-{}.hprof",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&path);
+        ScratchFile(path)
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Follows `bytes` being written to a file and returns the follower's result (a checksum of
+/// everything in the graph, or the error's message) and whether it used what it read ahead.
+fn follow_while_written(name: &str, bytes: &[u8], seed: u64) -> (Result<u64, String>, bool) {
+    let file = ScratchFile::new(name);
+    // A new look at every byte written: the reader meets records cut at every point.
+    let mut follower =
+        super::DumpFollower::start_reading_every(&file.0, super::ReadLimits::default(), 1);
+    write_in_pieces(&file.0, bytes.to_vec(), seed)
+        .join()
+        .expect("the writer finishes");
+    let (graph, read_ahead) = follower.read();
+    (
+        graph
+            .map(|graph| super::walk_checksum(&graph))
+            .map_err(|error| error.to_string()),
+        read_ahead,
+    )
+}
+
+fn read_at_once(bytes: &[u8]) -> Result<u64, String> {
+    read_and_walk(bytes).map_err(|error| error.to_string())
+}
+
+/// The dumps of every layout the builder writes, with both id sizes, and one with many
+/// segments of the size HotSpot writes.
+fn dumps_of_every_layout() -> Vec<(Vec<u8>, DumpOptions)> {
+    let mut dumps = Vec::new();
+    for id_size in [8, 4] {
+        for options in DumpOptions::variants(id_size) {
+            dumps.push((sample_heap(id_size).0.write_with(&options), options));
+        }
+    }
+    let many_segments = DumpOptions {
+        segment_bytes: Some(64 << 10),
+        ..Default::default()
+    };
+    dumps.push((two_thread_heap().write_with(&many_segments), many_segments));
+    dumps
+}
+
+/// Read ahead a few bytes at a time while it is written, a dump is the same graph as the
+/// finished file read at once, in every layout (every record is met cut off at some point);
+/// the read ahead is used unless sub-records are split across segments.
+#[test]
+fn a_dump_read_ahead_while_written_is_the_finished_file() {
+    for (bytes, options) in dumps_of_every_layout() {
+        let expected = read_at_once(&bytes);
+        assert!(expected.is_ok(), "{options:?}: {expected:?}");
+        let step = if bytes.len() > 1 << 20 { 65_537 } else { 7 };
+        let cuts = (0..bytes.len()).step_by(step);
+        let read = super::follow::read_ahead_at(bytes.clone(), cuts);
+        assert_eq!(read.is_some(), !options.split_sub_records, "{options:?}");
+        if let Some(graph) = read {
+            let graph = graph.map_err(|error| error.to_string());
+            assert_eq!(
+                graph.map(|g| super::walk_checksum(&g)),
+                expected,
+                "{options:?}"
+            );
+        }
+    }
+}
+
+/// The follower's thread, the file and its writer: the graph is the finished file's, however
+/// the writes and the follower's looks fall.
+#[test]
+fn a_dump_followed_while_written_reads_as_the_finished_file() {
+    for (seed, (bytes, options)) in dumps_of_every_layout().iter().enumerate() {
+        let (followed, _) = follow_while_written("layouts", bytes, seed as u64);
+        assert_eq!(followed, read_at_once(bytes), "{options:?}");
+    }
+}
+
+/// Cut short or corrupt, a followed dump fails with the error the finished file gives (or
+/// reads as it does): reading ahead never changes a verdict on bad input.
+#[test]
+fn a_bad_dump_read_while_it_is_written_fails_as_the_finished_file() {
+    let seed_dump = sample_heap(8).0.write_with(&DumpOptions {
+        segment_bytes: Some(200),
+        ..Default::default()
+    });
+    let mut random = XorShift(0x0f01_1011_5eed_0003);
+    let mut failed = 0;
+    for round in 0..150 {
+        let mut bytes = seed_dump.clone();
+        for _ in 0..=random.below(2) {
+            mutate(&mut bytes, &mut random);
+        }
+        let expected = read_at_once(&bytes);
+        failed += expected.is_err() as usize;
+        let (followed, _) = follow_while_written("bad", &bytes, round);
+        assert_eq!(followed, expected, "round {round}");
+        let cuts = (0..bytes.len()).step_by(13);
+        if let Some(graph) = super::follow::read_ahead_at(bytes.clone(), cuts) {
+            let graph = graph.map_err(|error| error.to_string());
+            assert_eq!(
+                graph.map(|g| super::walk_checksum(&g)),
+                expected,
+                "round {round}"
+            );
+        }
+    }
+    assert!(failed > 20, "only {failed} of 150 mutated dumps failed");
+}
+
+#[test]
+fn a_dump_never_written_is_an_io_error() {
+    let file = ScratchFile::new("missing");
+    let follower = super::DumpFollower::start(&file.0);
+    let error = follower.finish().unwrap_err();
+    assert!(matches!(error, HprofError::Io { .. }), "{error}");
+}
+
+/// A class dump, or a class's name, after the first object (the format allows both; HotSpot
+/// writes neither): the columns read ahead were built without it, so they are built again,
+/// and the graph is the finished file's.
+#[test]
+fn classes_that_come_after_the_first_object_are_not_missed_by_the_read_ahead() {
+    use super::format::tag;
+    for late in ["class dump", "array class name"] {
+        let mut out = HprofWriter::new(2, 8);
+        out.string(1, "java/lang/Object");
+        out.load_class(1, 0x100, 1);
+        out.string(2, "Early");
+        out.load_class(2, 0x110, 2);
+        let mut first = SubRecords::new(8);
+        first.class_dump(0x100, 0, 0, 0, &[], &[]);
+        first.class_dump(0x110, 0x100, 0, 0, &[], &[]);
+        first.instance(0x200, 0x110, &[]);
+        first.root(RootKind::JniGlobal, 0x200, 0);
+        out.record(tag::HEAP_DUMP_SEGMENT, &first.bytes);
+        let mut second = SubRecords::new(8);
+        match late {
+            "class dump" => second.class_dump(0x120, 0x100, 0, 0, &[], &[]),
+            _ => {
+                out.string(3, "[LEarly;");
+                out.load_class(3, 0x130, 3);
+            }
+        }
+        second.instance(0x300, 0x110, &[]);
+        out.record(tag::HEAP_DUMP_SEGMENT, &second.bytes);
+        out.record(tag::HEAP_DUMP_END, &[]);
+        let bytes = out.finish();
+
+        let expected = super::from_bytes(bytes.clone()).unwrap();
+        let cuts = (0..bytes.len()).step_by(5);
+        let read = super::follow::read_ahead_at(bytes.clone(), cuts)
+            .expect("the read ahead is used")
+            .unwrap();
+        assert_eq!(describe(&read), describe(&expected), "{late}");
+        assert_eq!(
+            super::walk_checksum(&read),
+            super::walk_checksum(&expected),
+            "{late}"
+        );
+        if late == "class dump" {
+            assert!(read.index_of_id(0x120).is_some(), "the late class's object");
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! Reading a heap dump while the JVM writes it.
+//!
+//! HotSpot writes a dump front to back, a segment of about 1 MiB at a time, and each segment
+//! is complete when it reaches the file (its length is set in the buffer before the write).
+//! Writing takes most of a dump's time (three quarters of it for a heap of a million objects;
+//! the full collection before it is the rest), and on JDK 17 one thread does it, so the
+//! reader's sequential passes and its indexing can run beside it on the other core: when the
+//! dump returns, what is left is the lookups and the roots.
+//!
+//! The file is only ever read below the length it had when looked at, and only whole
+//! records are read. Anything this way does not handle as the reader does (a sub-record split
+//! across segments, objects out of id order, a class dump after the first object, an error)
+//! drops what was read ahead, and the finished file is read the usual way: the graph is the
+//! same either way, and so are the errors.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::classes::{self, ResolvedClasses};
+use super::index::{self, GrowingColumns, ObjectColumns};
+use super::records::{Id4, Id8, IdWidth};
+use super::scan::{self, Header, HeapScan, TopLevel, TopLevelScan};
+use super::{assemble, check_object_count, read_graph, HprofError, ReadLimits};
+use crate::heap::graph::DumpBytes;
+use crate::heap::HeapGraph;
+
+/// How often the follower looks at the file's length.
+const POLL: Duration = Duration::from_millis(1);
+
+/// New bytes worth reading: fewer wait for the next look (a segment is about 1 MiB).
+const READ_AHEAD_STEP: u64 = 256 << 10;
+
+/// Bytes within which any header [`scan::read_header`] accepts ends.
+const HEADER_READ_BYTES: u64 = 64 + 12;
+
+/// Reads a heap dump while another process (or thread) writes it, on a thread of its own.
+///
+/// Start one before asking the JVM for the dump, at the path it will write; once the dump
+/// call has returned, [`finish`](DumpFollower::finish) gives the graph, as [`super::open`]
+/// would. Dropping it without finishing stops the thread.
+pub struct DumpFollower {
+    path: PathBuf,
+    limits: ReadLimits,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Followed>>,
+}
+
+impl DumpFollower {
+    /// Starts following the file that is about to be written at `path`, within the default
+    /// [`ReadLimits`].
+    pub fn start(path: &Path) -> DumpFollower {
+        Self::start_with_limits(path, ReadLimits::default())
+    }
+
+    /// [`start`](Self::start) within other limits.
+    pub fn start_with_limits(path: &Path, limits: ReadLimits) -> DumpFollower {
+        Self::start_reading_every(path, limits, READ_AHEAD_STEP)
+    }
+
+    /// Reads ahead whenever `step` new bytes are there (tests use small dumps).
+    pub(super) fn start_reading_every(path: &Path, limits: ReadLimits, step: u64) -> DumpFollower {
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (path, limits, stop) = (path.to_path_buf(), limits.clone(), Arc::clone(&stop));
+            std::thread::Builder::new()
+                .name("heapgrowth-dump-reader".into())
+                .spawn(move || {
+                    crate::parallel::yield_to_every_other_thread();
+                    follow(&path, &limits, step, &stop)
+                })
+                // Without a thread the dump is read the usual way once it is written.
+                .ok()
+        };
+        DumpFollower {
+            path: path.to_path_buf(),
+            limits,
+            stop,
+            thread,
+        }
+    }
+
+    /// The graph of the dump, which the writer must have finished: what was read ahead,
+    /// completed, or the whole file read the usual way.
+    pub fn finish(mut self) -> Result<HeapGraph, HprofError> {
+        self.read().0
+    }
+
+    /// [`finish`](Self::finish), and whether what was read ahead was used.
+    pub(super) fn read(&mut self) -> (Result<HeapGraph, HprofError>, bool) {
+        let followed = self.stop_thread();
+        let io_error = |source| HprofError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let bytes = match final_bytes(&self.path, followed.view) {
+            Ok(bytes) => bytes,
+            Err(source) => return (Err(io_error(source)), false),
+        };
+        let Some(ahead) = followed.ahead else {
+            return (read_graph(bytes, &self.limits), false);
+        };
+        if ahead.read_to() < bytes.as_slice().len() as u64 / 2 {
+            // Mostly unread (a busy machine left the follower no time): the usual read shares
+            // the rest between threads, and the read ahead would finish it on one.
+            return (read_graph(bytes, &self.limits), false);
+        }
+        let header = ahead.header;
+        match ahead.complete(bytes.as_slice(), &self.limits) {
+            Some(read) => {
+                let graph = assemble(
+                    bytes,
+                    header,
+                    &read.top,
+                    read.scan,
+                    read.classes,
+                    read.columns,
+                    &self.limits,
+                );
+                (graph, true)
+            }
+            None => (read_graph(bytes, &self.limits), false),
+        }
+    }
+
+    /// Stops the thread and takes what it read.
+    fn stop_thread(&mut self) -> Followed {
+        self.stop.store(true, Ordering::Release);
+        let Some(thread) = self.thread.take() else {
+            return Followed::default();
+        };
+        // Wakes it if it waits for the file to grow.
+        thread.thread().unpark();
+        // A panic on that thread is a bug; the usual read still gives the graph.
+        thread.join().unwrap_or_default()
+    }
+}
+
+impl Drop for DumpFollower {
+    fn drop(&mut self) {
+        let _ = self.stop_thread();
+    }
+}
+
+/// The finished dump's bytes: through the follower's mapping if there is one (its pages are
+/// mapped already: a new mapping would fault them all in again, in the analysis), else a new
+/// mapping.
+fn final_bytes(path: &Path, view: Option<GrowingView>) -> std::io::Result<DumpBytes> {
+    let file = File::open(path)?;
+    let len = file.metadata()?.len();
+    match view {
+        Some(view) if view.reserved >= len => Ok(DumpBytes::Reserved {
+            map: view.map,
+            len: len as usize,
+        }),
+        // Safety: as in `super::open`, the mapping is read-only and the file complete.
+        _ => Ok(DumpBytes::Mapped(unsafe {
+            memmap2::MmapOptions::new().map(&file)
+        }?)),
+    }
+}
+
+/// What the follower thread leaves: what it read, and the mapping it read it through.
+#[derive(Default)]
+struct Followed {
+    ahead: Option<ReadAhead>,
+    view: Option<GrowingView>,
+}
+
+/// The follower thread: reads what has been written until told to stop.
+fn follow(path: &Path, limits: &ReadLimits, step: u64, stop: &AtomicBool) -> Followed {
+    let mut file = None;
+    let mut followed = Followed::default();
+    let mut read_to = 0;
+    while !stop.load(Ordering::Acquire) {
+        if file.is_none() {
+            file = File::open(path).ok();
+        }
+        if let Some(opened) = &file {
+            let Ok(metadata) = opened.metadata() else {
+                return Followed::default();
+            };
+            let len = metadata.len();
+            if len >= read_to + step {
+                if followed
+                    .view
+                    .as_ref()
+                    .map_or(true, |view| view.reserved < len)
+                {
+                    followed.view = GrowingView::map(opened, len);
+                }
+                let Some(view) = followed.view.as_ref() else {
+                    return Followed::default();
+                };
+                // Safety: the writer has written these bytes and does not change them again.
+                let data = unsafe { view.first(len) };
+                let ahead = match followed.ahead.as_mut() {
+                    Some(ahead) => ahead,
+                    None => match scan::read_header(data) {
+                        Ok(header) => followed.ahead.insert(ReadAhead::new(header)),
+                        // Not all of it there yet (its name takes up to 64 bytes to end).
+                        Err(_) if len < HEADER_READ_BYTES => {
+                            std::thread::park_timeout(POLL);
+                            continue;
+                        }
+                        Err(_) => return Followed::default(),
+                    },
+                };
+                ahead.advance(data, false, limits);
+                if ahead.broken {
+                    return Followed::default();
+                }
+                read_to = len;
+                continue;
+            }
+        }
+        std::thread::park_timeout(POLL);
+    }
+    followed
+}
+
+/// Address space a [`GrowingView`] reserves at first: more than the dump of any heap whose
+/// analysis fits in this machine kind's memory, and only address space.
+const RESERVED_BYTES: u64 = 16 << 30;
+
+/// A read-only mapping of a file that is still growing, reserved past its end so that one
+/// mapping serves the whole dump. Mapping again at every look would unmap the last mapping
+/// as often, and each unmapping interrupts every core that runs a thread of this process: the
+/// JVM's dumping thread among them, where the JVM runs in this process (it slowed dumps by
+/// a tenth).
+struct GrowingView {
+    map: memmap2::MmapRaw,
+    reserved: u64,
+}
+
+impl GrowingView {
+    /// A view of at least `len` bytes of `file`.
+    fn map(file: &File, len: u64) -> Option<GrowingView> {
+        let reserved = len.max(RESERVED_BYTES).checked_next_power_of_two()?;
+        let map = memmap2::MmapOptions::new()
+            .len(usize::try_from(reserved).ok()?)
+            .map_raw_read_only(file)
+            .ok()?;
+        Some(GrowingView { map, reserved })
+    }
+
+    /// The first `len` bytes.
+    ///
+    /// # Safety
+    ///
+    /// `len` is at most the file's length (past it, pages of the mapping fault), and those
+    /// bytes don't change while the slice lives.
+    unsafe fn first(&self, len: u64) -> &[u8] {
+        debug_assert!(len <= self.reserved);
+        // Safety: the mapping is `reserved` bytes long; the caller promises the rest.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr(), len as usize) }
+    }
+}
+
+/// What the follower read ahead of the dump's end.
+struct ReadAhead {
+    header: Header,
+    top: TopLevelScan,
+    scan: HeapScan,
+    /// Segments of `top` already scanned.
+    scanned_segments: usize,
+    /// Objects indexed so far, from the first object on.
+    indexing: Option<Indexing>,
+    /// The objects came out of id order: they are indexed at the end.
+    out_of_order: bool,
+    /// Something this way doesn't handle: the dump is read the usual way.
+    broken: bool,
+}
+
+/// The columns being built, with the classes they were built with.
+struct Indexing {
+    classes: ResolvedClasses,
+    /// What the classes were resolved from: if the finished dump has more, the class
+    /// indexes in the columns may be wrong.
+    class_dumps: usize,
+    naming_records: u64,
+    columns: GrowingColumns,
+    /// Runs of the scan already indexed.
+    runs_indexed: usize,
+}
+
+/// What a completed read ahead gives [`assemble`].
+struct Read {
+    top: TopLevel,
+    scan: HeapScan,
+    classes: ResolvedClasses,
+    columns: ObjectColumns,
+}
+
+impl ReadAhead {
+    fn new(header: Header) -> ReadAhead {
+        ReadAhead {
+            header,
+            top: TopLevelScan::new(header),
+            scan: HeapScan::default(),
+            scanned_segments: 0,
+            indexing: None,
+            out_of_order: false,
+            broken: false,
+        }
+    }
+
+    /// Where the records read so far end.
+    fn read_to(&self) -> u64 {
+        self.top.position()
+    }
+
+    /// Reads the whole records of `data`, the dump's first bytes (all of them if `complete`).
+    fn advance(&mut self, data: &[u8], complete: bool, limits: &ReadLimits) {
+        let advanced = if self.header.id_size == 8 {
+            self.advance_with::<Id8>(data, complete, limits)
+        } else {
+            self.advance_with::<Id4>(data, complete, limits)
+        };
+        if advanced.is_none() {
+            self.broken = true;
+            // Gives back the columns' memory at once.
+            self.indexing = None;
+        }
+    }
+
+    fn advance_with<W: IdWidth>(
+        &mut self,
+        data: &[u8],
+        complete: bool,
+        limits: &ReadLimits,
+    ) -> Option<()> {
+        if self.broken {
+            return None;
+        }
+        self.top.advance(data, complete).ok()?;
+        let segments = &self.top.top().segments;
+        for segment in &segments[self.scanned_segments..] {
+            let found = scan::scan_whole_segments::<W>(data, std::slice::from_ref(segment))?;
+            self.scan.append(found);
+        }
+        self.scanned_segments = segments.len();
+        // The memory check the usual read makes before indexing, made as objects come.
+        check_object_count(&self.scan, limits).ok()?;
+        if self.indexing.is_none() && !self.out_of_order && !self.scan.runs.is_empty() {
+            let classes = classes::resolve_classes(
+                data,
+                self.top.top(),
+                &self.scan.class_dumps,
+                self.header.id_size,
+                limits,
+            )
+            .ok()?;
+            self.indexing = Some(Indexing {
+                classes,
+                class_dumps: self.scan.class_dumps.len(),
+                naming_records: self.top.naming_records(),
+                columns: GrowingColumns::new(&self.scan),
+                runs_indexed: 0,
+            });
+        }
+        if let Some(indexing) = &mut self.indexing {
+            for run in &self.scan.runs[indexing.runs_indexed..] {
+                if !indexing
+                    .columns
+                    .add_run::<W>(data, &indexing.classes, run)
+                    .ok()?
+                {
+                    // Out of id order: the usual indexing sorts them, at the end.
+                    self.indexing = None;
+                    self.out_of_order = true;
+                    return Some(());
+                }
+            }
+            indexing.runs_indexed = self.scan.runs.len();
+        }
+        Some(())
+    }
+
+    /// Reads the rest of the finished dump `data` and puts the passes' results together;
+    /// `None` where the usual read must do it.
+    fn complete(mut self, data: &[u8], limits: &ReadLimits) -> Option<Read> {
+        self.advance(data, true, limits);
+        if self.broken {
+            return None;
+        }
+        let naming_records = self.top.naming_records();
+        let top = self.top.finish(data.len() as u64).ok()?;
+        let scan = self.scan;
+        check_object_count(&scan, limits).ok()?;
+        // The classes the columns were built with are the dump's if no class dump or name
+        // came after them (resolving them again from the same records gives the same).
+        let indexed = self
+            .indexing
+            .filter(|indexing| {
+                indexing.class_dumps == scan.class_dumps.len()
+                    && indexing.naming_records == naming_records
+            })
+            .and_then(|indexing| Some((indexing.columns.finish()?, indexing.classes)));
+        let (columns, classes) = match indexed {
+            Some(indexed) => indexed,
+            // No objects, objects out of order, or classes that came late: the usual way.
+            None => {
+                let classes = classes::resolve_classes(
+                    data,
+                    &top,
+                    &scan.class_dumps,
+                    self.header.id_size,
+                    limits,
+                )
+                .ok()?;
+                let columns = if self.header.id_size == 8 {
+                    index::index_objects::<Id8>(data, &scan, &classes)
+                } else {
+                    index::index_objects::<Id4>(data, &scan, &classes)
+                };
+                (columns.ok()?, classes)
+            }
+        };
+        Some(Read {
+            top,
+            scan,
+            classes,
+            columns,
+        })
+    }
+}
+
+/// Reads `bytes` as the follower would if it looked at the file when it was `cuts` bytes long
+/// (ascending), then finished: `None` where the usual read would be used instead.
+#[cfg(test)]
+pub(super) fn read_ahead_at(
+    bytes: Vec<u8>,
+    cuts: impl IntoIterator<Item = usize>,
+) -> Option<Result<HeapGraph, HprofError>> {
+    let limits = ReadLimits::default();
+    let header = scan::read_header(&bytes).ok()?;
+    let mut ahead = ReadAhead::new(header);
+    for cut in cuts {
+        ahead.advance(&bytes[..cut], false, &limits);
+    }
+    let read = ahead.complete(&bytes, &limits)?;
+    Some(assemble(
+        DumpBytes::Owned(bytes),
+        header,
+        &read.top,
+        read.scan,
+        read.classes,
+        read.columns,
+        &limits,
+    ))
+}
