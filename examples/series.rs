@@ -19,6 +19,11 @@
 //! total_ms=... growing=... objects=... peak_mb=... peak_b_per_object=...
 //! ```
 //!
+//! With `HEAPGROWTH_SERIES_FOLLOW=1` each dump is read as `heapgrowth run` reads its dumps,
+//! while written ([`heapgrowth::hprof::DumpFollower`]): a thread copies it to a new file, a MiB
+//! every 3 ms (about the pace of a JVM's dump), expecting the last dump's object count, and
+//! `parse_ms` is the time from the end of the copy to the graph.
+//!
 //! A dump's `peak_b_per_object` is the most memory its read and analysis held at once beyond
 //! what was live before its read (as `examples/bench.rs` measures each snapshot), per object of
 //! that dump. `objects` is the largest dump's object count; `peak_mb` is the most heap memory the process's Rust allocations held at once (a counting
@@ -50,6 +55,7 @@ fn main() {
         eprintln!("usage: series LOOPS_PER_DUMP DUMP... (at least two dumps)");
         std::process::exit(2);
     }
+    let follow = std::env::var_os("HEAPGROWTH_SERIES_FOLLOW").is_some();
     let before = counting_allocator::live_bytes();
     counting_allocator::reset_peak();
     let mut search = GrowthSearch::new(SearchConfig {
@@ -65,11 +71,16 @@ fn main() {
         let live_before_dump = counting_allocator::live_bytes();
         counting_allocator::reset_peak();
         let started = Instant::now();
-        let graph = heapgrowth::hprof::open(dump).unwrap_or_else(|error| {
+        let (graph, parse_started) = if follow {
+            read_while_copied(dump, (most_objects > 0).then_some(most_objects))
+        } else {
+            (heapgrowth::hprof::open(dump), started)
+        };
+        let graph = graph.unwrap_or_else(|error| {
             eprintln!("{}: {error}", dump.display());
             std::process::exit(1);
         });
-        let parse_ms = started.elapsed().as_secs_f64() * 1e3;
+        let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
         most_objects = most_objects.max(graph.object_count());
         let loops = loops_per_dump * (index as u32 + 1);
         let analysis_started = Instant::now();
@@ -105,4 +116,37 @@ fn main() {
         peak as f64 / 1e6,
         peak as f64 / most_objects as f64
     );
+}
+
+/// Copies `dump` to a new file at about a JVM's writing pace while a [`DumpFollower`] reads it;
+/// the graph, and when the copy was done.
+///
+/// [`DumpFollower`]: heapgrowth::hprof::DumpFollower
+fn read_while_copied(
+    dump: &std::path::Path,
+    expected_objects: Option<usize>,
+) -> (
+    Result<heapgrowth::heap::HeapGraph, heapgrowth::hprof::HprofError>,
+    Instant,
+) {
+    use std::io::{Read, Write};
+    let copy = std::env::temp_dir().join(format!("heapgrowth-series-{}.hprof", std::process::id()));
+    let _ = std::fs::remove_file(&copy);
+    let follower = heapgrowth::hprof::DumpFollower::start(&copy, expected_objects);
+    let mut from = std::fs::File::open(dump).expect("the dump opens");
+    let mut to = std::fs::File::create(&copy).expect("the copy can be written");
+    let mut buffer = vec![0; 1 << 20];
+    loop {
+        let read = from.read(&mut buffer).expect("the dump reads");
+        if read == 0 {
+            break;
+        }
+        to.write_all(&buffer[..read]).expect("the copy is written");
+        std::thread::sleep(std::time::Duration::from_millis(3));
+    }
+    drop(to);
+    let copied = Instant::now();
+    let graph = follower.finish();
+    let _ = std::fs::remove_file(&copy);
+    (graph, copied)
 }

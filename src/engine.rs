@@ -747,6 +747,8 @@ fn search_snapshots(
     let mut search =
         GrowthSearch::with_ignore_rules(settings.search, settings.ignore_rules.clone());
     let unit = source.unit().singular();
+    // The last snapshot's objects: about how many the next dump holds.
+    let mut last_object_count = None;
     for snapshot in 1.. {
         let position = source.position();
         // Unique in the process: a file a failed dump could not remove does not stop the next.
@@ -756,7 +758,7 @@ fn search_snapshots(
         ));
         // Reads the dump while the source writes it: writing is most of a dump's time, on
         // one of the JVM's threads.
-        let follower = crate::hprof::DumpFollower::start(&new_dump);
+        let follower = crate::hprof::DumpFollower::start(&new_dump, last_object_count);
         let (path, follower) = match source.take_snapshot(&new_dump) {
             Ok(Snapshot::Written { dump_ms }) => {
                 timings.dump.push(dump_ms);
@@ -787,6 +789,7 @@ fn search_snapshots(
         let next = match graph {
             Ok(graph) => {
                 timings.parse.push(elapsed_ms(started));
+                last_object_count = Some(graph.object_count());
                 progress.show(format_args!(
                     "{name}: {unit} {position}, snapshot {snapshot}: analysing"
                 ));

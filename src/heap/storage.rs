@@ -549,10 +549,11 @@ pub(crate) struct GrowingOffsets {
 }
 
 impl GrowingOffsets {
-    pub(crate) fn new() -> GrowingOffsets {
+    /// Room for `objects` offsets.
+    pub(crate) fn with_capacity(objects: usize) -> GrowingOffsets {
         GrowingOffsets {
-            block_bases: Vec::new(),
-            deltas: Vec::new(),
+            block_bases: Vec::with_capacity(objects.div_ceil(OFFSET_BLOCK)),
+            deltas: Vec::with_capacity(objects),
             far: Vec::new(),
             block: [0; OFFSET_BLOCK],
         }
@@ -591,12 +592,15 @@ impl GrowingOffsets {
         self.block_bases.push(base);
     }
 
-    pub(crate) fn finish(mut self) -> RecordOffsets {
+    /// The offsets, in room of their size if `shrink`.
+    pub(crate) fn finish(mut self, shrink: bool) -> RecordOffsets {
         if self.pending() > 0 {
             self.encode_last_block();
         }
-        self.deltas.shrink_to_fit();
-        self.block_bases.shrink_to_fit();
+        if shrink {
+            self.deltas.shrink_to_fit();
+            self.block_bases.shrink_to_fit();
+        }
         RecordOffsets {
             block_bases: self.block_bases,
             deltas: self.deltas,

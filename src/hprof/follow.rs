@@ -51,18 +51,28 @@ pub struct DumpFollower {
 
 impl DumpFollower {
     /// Starts following the file that is about to be written at `path`, within the default
-    /// [`ReadLimits`].
-    pub fn start(path: &Path) -> DumpFollower {
-        Self::start_with_limits(path, ReadLimits::default())
+    /// [`ReadLimits`], for a dump of about `expected_objects` objects (the last dump's count,
+    /// say). Without that count only the sequential passes are read ahead: the columns of
+    /// all objects are then built once their number is known, since building them as objects
+    /// come would copy each one as it outgrows its room, and the copies would raise the peak
+    /// memory by half.
+    pub fn start(path: &Path, expected_objects: Option<usize>) -> DumpFollower {
+        Self::start_reading_every(
+            path,
+            ReadLimits::default(),
+            expected_objects,
+            READ_AHEAD_STEP,
+        )
     }
 
-    /// [`start`](Self::start) within other limits.
-    pub fn start_with_limits(path: &Path, limits: ReadLimits) -> DumpFollower {
-        Self::start_reading_every(path, limits, READ_AHEAD_STEP)
-    }
-
-    /// Reads ahead whenever `step` new bytes are there (tests use small dumps).
-    pub(super) fn start_reading_every(path: &Path, limits: ReadLimits, step: u64) -> DumpFollower {
+    /// [`start`](Self::start) within other limits, reading ahead whenever `step` new bytes
+    /// are there (tests use small dumps).
+    pub(super) fn start_reading_every(
+        path: &Path,
+        limits: ReadLimits,
+        expected_objects: Option<usize>,
+        step: u64,
+    ) -> DumpFollower {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let (path, limits, stop) = (path.to_path_buf(), limits.clone(), Arc::clone(&stop));
@@ -70,7 +80,7 @@ impl DumpFollower {
                 .name("heapgrowth-dump-reader".into())
                 .spawn(move || {
                     crate::parallel::yield_to_every_other_thread();
-                    follow(&path, &limits, step, &stop)
+                    follow(&path, &limits, expected_objects, step, &stop)
                 })
                 // Without a thread the dump is read the usual way once it is written.
                 .ok()
@@ -171,7 +181,13 @@ struct Followed {
 }
 
 /// The follower thread: reads what has been written until told to stop.
-fn follow(path: &Path, limits: &ReadLimits, step: u64, stop: &AtomicBool) -> Followed {
+fn follow(
+    path: &Path,
+    limits: &ReadLimits,
+    expected_objects: Option<usize>,
+    step: u64,
+    stop: &AtomicBool,
+) -> Followed {
     let mut file = None;
     let mut followed = Followed::default();
     let mut read_to = 0;
@@ -200,7 +216,9 @@ fn follow(path: &Path, limits: &ReadLimits, step: u64, stop: &AtomicBool) -> Fol
                 let ahead = match followed.ahead.as_mut() {
                     Some(ahead) => ahead,
                     None => match scan::read_header(data) {
-                        Ok(header) => followed.ahead.insert(ReadAhead::new(header)),
+                        Ok(header) => followed
+                            .ahead
+                            .insert(ReadAhead::new(header, expected_objects)),
                         // Not all of it there yet (its name takes up to 64 bytes to end).
                         Err(_) if len < HEADER_READ_BYTES => {
                             std::thread::park_timeout(POLL);
@@ -267,6 +285,8 @@ struct ReadAhead {
     scan: HeapScan,
     /// Segments of `top` already scanned.
     scanned_segments: usize,
+    /// How many objects the dump is expected to hold; `None` leaves the indexing to the end.
+    expected_objects: Option<usize>,
     /// Objects indexed so far, from the first object on.
     indexing: Option<Indexing>,
     /// The objects came out of id order: they are indexed at the end.
@@ -296,9 +316,10 @@ struct Read {
 }
 
 impl ReadAhead {
-    fn new(header: Header) -> ReadAhead {
+    fn new(header: Header, expected_objects: Option<usize>) -> ReadAhead {
         ReadAhead {
             header,
+            expected_objects,
             top: TopLevelScan::new(header),
             scan: HeapScan::default(),
             scanned_segments: 0,
@@ -345,7 +366,9 @@ impl ReadAhead {
         self.scanned_segments = segments.len();
         // The memory check the usual read makes before indexing, made as objects come.
         check_object_count(&self.scan, limits).ok()?;
-        if self.indexing.is_none() && !self.out_of_order && !self.scan.runs.is_empty() {
+        let expected = self.expected_objects.filter(|_| !self.out_of_order);
+        if let (None, Some(expected), false) = (&self.indexing, expected, self.scan.runs.is_empty())
+        {
             let classes = classes::resolve_classes(
                 data,
                 self.top.top(),
@@ -358,7 +381,7 @@ impl ReadAhead {
                 classes,
                 class_dumps: self.scan.class_dumps.len(),
                 naming_records: self.top.naming_records(),
-                columns: GrowingColumns::new(&self.scan),
+                columns: GrowingColumns::new(&self.scan, expected),
                 runs_indexed: 0,
             });
         }
@@ -434,11 +457,12 @@ impl ReadAhead {
 #[cfg(test)]
 pub(super) fn read_ahead_at(
     bytes: Vec<u8>,
+    expected_objects: Option<usize>,
     cuts: impl IntoIterator<Item = usize>,
 ) -> Option<Result<HeapGraph, HprofError>> {
     let limits = ReadLimits::default();
     let header = scan::read_header(&bytes).ok()?;
-    let mut ahead = ReadAhead::new(header);
+    let mut ahead = ReadAhead::new(header, expected_objects);
     for cut in cuts {
         ahead.advance(&bytes[..cut], false, &limits);
     }

@@ -146,12 +146,15 @@ pub(crate) struct GrowingColumns {
 
 impl GrowingColumns {
     /// Columns for the objects of a dump whose class dumps `scan` holds (all of them: a class
-    /// dump after the first object makes the columns wrong, which the caller checks).
-    pub(crate) fn new(scan: &HeapScan) -> GrowingColumns {
+    /// dump after the first object makes the columns wrong, which the caller checks), with
+    /// room for `expected` objects: a vector that outgrows its room is copied, and for a
+    /// moment takes its old and its new room at once.
+    pub(crate) fn new(scan: &HeapScan, expected: usize) -> GrowingColumns {
+        let room = expected + expected / 64 + 1024;
         GrowingColumns {
-            ids: Vec::new(),
-            offsets: GrowingOffsets::new(),
-            class_words: Vec::new(),
+            ids: Vec::with_capacity(room),
+            offsets: GrowingOffsets::with_capacity(room),
+            class_words: Vec::with_capacity(room),
             class_objects: class_objects(scan),
             classes_put: 0,
             in_order: true,
@@ -223,10 +226,16 @@ impl GrowingColumns {
             }
         }
         debug_assert_eq!(self.offsets.len(), self.ids.len());
-        self.ids.shrink_to_fit();
+        // Room well past the objects (a heap that shrank since the count expected) is given
+        // back, which copies; a little more is cheaper to keep.
+        let oversized = self.ids.capacity() - self.ids.len() > self.ids.len() / 16;
+        if oversized {
+            self.class_words.shrink_to_fit();
+        }
         Some(ObjectColumns {
+            // The ids are dropped once the id lookup is built (unless it is the directory).
             ids: self.ids,
-            offsets: self.offsets.finish(),
+            offsets: self.offsets.finish(oversized),
             class_words: self.class_words,
         })
     }

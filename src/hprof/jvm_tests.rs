@@ -89,7 +89,8 @@ fn reads_dumps_of_real_jvms() {
         let dir = ScratchDir::new(&format!("real-dump-{}", name.replace(' ', "")));
         let dump = dir.0.join("self.hprof");
         // Read while the JVM writes it, as every run reads its dumps, and read again after.
-        let mut follower = super::DumpFollower::start(&dump);
+        // About the count of a JDK's small test heap.
+        let mut follower = super::DumpFollower::start(&dump, Some(70_000));
         run_java_source(
             home,
             &dir.0,

@@ -134,15 +134,13 @@ fn assemble(
         class_names.entry(info.name.clone()).or_insert(index as u32);
     }
     let HeapScan { spliced, .. } = scan;
-    let mut class_words = columns.class_words;
-    class_words.shrink_to_fit();
     Ok(HeapGraph {
         bytes,
         spliced,
         id_size: header.id_size,
         ids,
         offsets: columns.offsets,
-        class_words,
+        class_words: columns.class_words,
         classes: classes.infos,
         layouts: classes.layouts,
         instance_slots: classes.instance_slots,
@@ -311,10 +309,12 @@ fn resolve_roots(
 /// Only if the graph breaks its own invariants (an id that doesn't map back to its object):
 /// a reader bug, which is what fuzzing looks for.
 pub fn read_and_walk(bytes: &[u8]) -> Result<u64, HprofError> {
-    Ok(walk_checksum(&from_bytes(bytes.to_vec())?))
+    let graph = from_bytes(bytes.to_vec())?;
+    Ok(walk_checksum(&graph) ^ graph.model_bytes() as u64)
 }
 
-/// The checksum of [`read_and_walk`]: of everything `graph` offers.
+/// The checksum of [`read_and_walk`]: of everything `graph` offers (but not the room its model
+/// takes, which depends on how it was read).
 pub(crate) fn walk_checksum(graph: &HeapGraph) -> u64 {
     let mut checksum = graph.object_count() as u64 ^ ((graph.class_count() as u64) << 32);
     for o in 0..graph.object_count() as ObjectIndex {
@@ -353,6 +353,5 @@ pub(crate) fn walk_checksum(graph: &HeapGraph) -> u64 {
         checksum = checksum.wrapping_add(root.object as u64 + root.thread.unwrap_or(0) as u64);
         checksum ^= (root.kind == RootKind::ThreadObject) as u64;
     }
-    checksum ^= graph.model_bytes() as u64;
     checksum
 }

@@ -1686,8 +1686,12 @@ impl Drop for ScratchFile {
 fn follow_while_written(name: &str, bytes: &[u8], seed: u64) -> (Result<u64, String>, bool) {
     let file = ScratchFile::new(name);
     // A new look at every byte written: the reader meets records cut at every point.
-    let mut follower =
-        super::DumpFollower::start_reading_every(&file.0, super::ReadLimits::default(), 1);
+    let mut follower = super::DumpFollower::start_reading_every(
+        &file.0,
+        super::ReadLimits::default(),
+        Some(100),
+        1,
+    );
     write_in_pieces(&file.0, bytes.to_vec(), seed)
         .join()
         .expect("the writer finishes");
@@ -1701,7 +1705,9 @@ fn follow_while_written(name: &str, bytes: &[u8], seed: u64) -> (Result<u64, Str
 }
 
 fn read_at_once(bytes: &[u8]) -> Result<u64, String> {
-    read_and_walk(bytes).map_err(|error| error.to_string())
+    super::from_bytes(bytes.to_vec())
+        .map(|graph| super::walk_checksum(&graph))
+        .map_err(|error| error.to_string())
 }
 
 /// The dumps of every layout the builder writes, with both id sizes, and one with many
@@ -1729,17 +1735,18 @@ fn a_dump_read_ahead_while_written_is_the_finished_file() {
     for (bytes, options) in dumps_of_every_layout() {
         let expected = read_at_once(&bytes);
         assert!(expected.is_ok(), "{options:?}: {expected:?}");
+        let objects = super::from_bytes(bytes.clone()).unwrap().object_count();
         let step = if bytes.len() > 1 << 20 { 65_537 } else { 7 };
-        let cuts = (0..bytes.len()).step_by(step);
-        let read = super::follow::read_ahead_at(bytes.clone(), cuts);
-        assert_eq!(read.is_some(), !options.split_sub_records, "{options:?}");
-        if let Some(graph) = read {
-            let graph = graph.map_err(|error| error.to_string());
-            assert_eq!(
-                graph.map(|g| super::walk_checksum(&g)),
-                expected,
-                "{options:?}"
-            );
+        // Columns built at the end, in the room expected, and outgrowing far too little room.
+        for expected_objects in [None, Some(objects), Some(objects / 10)] {
+            let cuts = (0..bytes.len()).step_by(step);
+            let read = super::follow::read_ahead_at(bytes.clone(), expected_objects, cuts);
+            let what = format!("{options:?}, {expected_objects:?} objects expected");
+            assert_eq!(read.is_some(), !options.split_sub_records, "{what}");
+            if let Some(graph) = read {
+                let graph = graph.map_err(|error| error.to_string());
+                assert_eq!(graph.map(|g| super::walk_checksum(&g)), expected, "{what}");
+            }
         }
     }
 }
@@ -1774,7 +1781,7 @@ fn a_bad_dump_read_while_it_is_written_fails_as_the_finished_file() {
         let (followed, _) = follow_while_written("bad", &bytes, round);
         assert_eq!(followed, expected, "round {round}");
         let cuts = (0..bytes.len()).step_by(13);
-        if let Some(graph) = super::follow::read_ahead_at(bytes.clone(), cuts) {
+        if let Some(graph) = super::follow::read_ahead_at(bytes.clone(), Some(50), cuts) {
             let graph = graph.map_err(|error| error.to_string());
             assert_eq!(
                 graph.map(|g| super::walk_checksum(&g)),
@@ -1789,7 +1796,7 @@ fn a_bad_dump_read_while_it_is_written_fails_as_the_finished_file() {
 #[test]
 fn a_dump_never_written_is_an_io_error() {
     let file = ScratchFile::new("missing");
-    let follower = super::DumpFollower::start(&file.0);
+    let follower = super::DumpFollower::start(&file.0, None);
     let error = follower.finish().unwrap_err();
     assert!(matches!(error, HprofError::Io { .. }), "{error}");
 }
@@ -1827,7 +1834,7 @@ fn classes_that_come_after_the_first_object_are_not_missed_by_the_read_ahead() {
 
         let expected = super::from_bytes(bytes.clone()).unwrap();
         let cuts = (0..bytes.len()).step_by(5);
-        let read = super::follow::read_ahead_at(bytes.clone(), cuts)
+        let read = super::follow::read_ahead_at(bytes.clone(), Some(4), cuts)
             .expect("the read ahead is used")
             .unwrap();
         assert_eq!(describe(&read), describe(&expected), "{late}");
