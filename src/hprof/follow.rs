@@ -16,8 +16,9 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::thread::Thread;
 use std::time::Duration;
 
 use super::classes::{self, ResolvedClasses};
@@ -27,6 +28,10 @@ use super::scan::{self, Header, HeapScan, TopLevel, TopLevelScan};
 use super::{assemble, check_object_count, read_graph, HprofError, ReadLimits};
 use crate::heap::graph::DumpBytes;
 use crate::heap::HeapGraph;
+
+/// How long finishing waits for the follower to hand over what it read: it answers within a
+/// millisecond or two when the machine is idle, as it is once the dump returns.
+const HAND_OVER_WAIT: Duration = Duration::from_millis(500);
 
 /// How often the follower looks at the file's length.
 const POLL: Duration = Duration::from_millis(1);
@@ -41,12 +46,13 @@ const HEADER_READ_BYTES: u64 = 64 + 12;
 ///
 /// Start one before asking the JVM for the dump, at the path it will write; once the dump
 /// call has returned, [`finish`](DumpFollower::finish) gives the graph, as [`super::open`]
-/// would. Dropping it without finishing stops the thread.
+/// would. Dropping it without finishing tells the thread to stop.
 pub struct DumpFollower {
     path: PathBuf,
     limits: ReadLimits,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Followed>>,
+    /// The follower thread, and where it hands over what it read when it stops.
+    thread: Option<(Thread, Receiver<Followed>)>,
 }
 
 impl DumpFollower {
@@ -76,14 +82,16 @@ impl DumpFollower {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let (path, limits, stop) = (path.to_path_buf(), limits.clone(), Arc::clone(&stop));
+            let (hand_over, handed_over) = std::sync::mpsc::sync_channel(1);
             std::thread::Builder::new()
                 .name("heapgrowth-dump-reader".into())
                 .spawn(move || {
                     crate::parallel::yield_to_every_other_thread();
-                    follow(&path, &limits, expected_objects, step, &stop)
+                    let _ = hand_over.send(follow(&path, &limits, expected_objects, step, &stop));
                 })
                 // Without a thread the dump is read the usual way once it is written.
                 .ok()
+                .map(|handle| (handle.thread().clone(), handed_over))
         };
         DumpFollower {
             path: path.to_path_buf(),
@@ -136,22 +144,29 @@ impl DumpFollower {
         }
     }
 
-    /// Stops the thread and takes what it read.
+    /// Stops the thread and takes what it read, if it hands it over within
+    /// [`HAND_OVER_WAIT`]. The engine never waits longer for a thread that runs only on idle
+    /// cores: without its work the dump is read the usual way, and the thread ends on its
+    /// own (it looks at `stop` between reads).
     fn stop_thread(&mut self) -> Followed {
         self.stop.store(true, Ordering::Release);
-        let Some(thread) = self.thread.take() else {
+        let Some((thread, handed_over)) = self.thread.take() else {
             return Followed::default();
         };
         // Wakes it if it waits for the file to grow.
-        thread.thread().unpark();
-        // A panic on that thread is a bug; the usual read still gives the graph.
-        thread.join().unwrap_or_default()
+        thread.unpark();
+        // Late, or gone (a panic there is a bug): the usual read still gives the graph.
+        handed_over.recv_timeout(HAND_OVER_WAIT).unwrap_or_default()
     }
 }
 
 impl Drop for DumpFollower {
+    /// Tells the thread to stop, without waiting for it.
     fn drop(&mut self) {
-        let _ = self.stop_thread();
+        self.stop.store(true, Ordering::Release);
+        if let Some((thread, _)) = self.thread.take() {
+            thread.unpark();
+        }
     }
 }
 
