@@ -2,10 +2,12 @@
 //!
 //! HotSpot writes a dump front to back, a segment of about 1 MiB at a time, and each segment
 //! is complete when it reaches the file (its length is set in the buffer before the write).
-//! Writing takes most of a dump's time (three quarters of it for a heap of a million objects;
-//! the full collection before it is the rest), and on JDK 17 one thread does it, so the
-//! reader's sequential passes and its indexing can run beside it on the other core: when the
-//! dump returns, what is left is the lookups and the roots.
+//! Writing takes most of a dump's time (four fifths of it for a heap of a million objects;
+//! the full collection before it is the rest), so the reader's sequential passes and its
+//! indexing can run beside it: when the dump returns, what is left is the lookups and the
+//! roots. The JVM keeps both cores busy for much of a dump (the VM thread walks the heap, the
+//! calling thread writes the file, collector threads run before), so the follower runs only
+//! on idle cores: at normal priority it slowed dumps by as much as it saved.
 //!
 //! The file is only ever read below the length it had when looked at, and only whole
 //! records are read. Anything this way does not handle as the reader does (a sub-record split

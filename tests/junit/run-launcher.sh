@@ -227,7 +227,10 @@ def fail(message):
 
 before = listing()
 with open(log, "w") as out:
-    jvm = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=tmp))
+    # A JVM started with SIGHUP ignored (under nohup, as a CI runner may start jobs) keeps
+    # ignoring it: the child gets the default disposition, as a terminal's shell gives it.
+    jvm = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=tmp),
+                           preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
 deadline = time.monotonic() + 120
 # Polled every millisecond: the file appears when the JVM starts writing the dump, so the signal
 # lands while it is being written.
