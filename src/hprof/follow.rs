@@ -112,28 +112,25 @@ impl DumpFollower {
     /// [`finish`](Self::finish), and whether what was read ahead was used.
     pub(super) fn read(&mut self) -> (Result<HeapGraph, HprofError>, bool) {
         let followed = self.stop_thread();
-        let io_error = |source| HprofError::Io {
-            path: self.path.clone(),
-            source,
-        };
         let bytes = match final_bytes(&self.path, followed.view) {
             Ok(bytes) => bytes,
-            Err(source) => return (Err(io_error(source)), false),
+            Err(source) => {
+                let path = self.path.clone();
+                return (Err(HprofError::Io { path, source }), false);
+            }
         };
-        let Some(ahead) = followed.ahead else {
-            return (read_graph(bytes, &self.limits), false);
-        };
-        if ahead.read_to() < bytes.as_slice().len() as u64 / 2 {
-            // Mostly unread (a busy machine left the follower no time): the usual read shares
-            // the rest between threads, and the read ahead would finish it on one.
-            return (read_graph(bytes, &self.limits), false);
-        }
-        let header = ahead.header;
-        match ahead.complete(bytes.as_slice(), &self.limits) {
+        // Mostly unread (a busy machine left the follower no time), the rest is better read
+        // the usual way, which shares it between threads.
+        let half_read = |ahead: &ReadAhead| ahead.read_to() >= bytes.as_slice().len() as u64 / 2;
+        let completed = followed
+            .ahead
+            .filter(half_read)
+            .and_then(|ahead| ahead.complete(bytes.as_slice(), &self.limits));
+        match completed {
             Some(read) => {
                 let graph = assemble(
                     bytes,
-                    header,
+                    read.header,
                     &read.top,
                     read.scan,
                     read.classes,
@@ -262,10 +259,8 @@ fn follow(
 const RESERVED_BYTES: u64 = 16 << 30;
 
 /// A read-only mapping of a file that is still growing, reserved past its end so that one
-/// mapping serves the whole dump. Mapping again at every look would unmap the last mapping
-/// as often, and each unmapping interrupts every core that runs a thread of this process: the
-/// JVM's dumping thread among them, where the JVM runs in this process (it slowed dumps by
-/// a tenth).
+/// mapping serves the whole dump (instead of a new one, and an unmapping, at every look), and
+/// then the graph: its pages are mapped by the time the dump returns.
 struct GrowingView {
     map: memmap2::MmapRaw,
     reserved: u64,
@@ -302,6 +297,8 @@ struct ReadAhead {
     scan: HeapScan,
     /// Segments of `top` already scanned.
     scanned_segments: usize,
+    /// The object count last checked against the memory available.
+    objects_checked: u64,
     /// How many objects the dump is expected to hold; `None` leaves the indexing to the end.
     expected_objects: Option<usize>,
     /// Objects indexed so far, from the first object on.
@@ -326,6 +323,7 @@ struct Indexing {
 
 /// What a completed read ahead gives [`assemble`].
 struct Read {
+    header: Header,
     top: TopLevel,
     scan: HeapScan,
     classes: ResolvedClasses,
@@ -340,6 +338,7 @@ impl ReadAhead {
             top: TopLevelScan::new(header),
             scan: HeapScan::default(),
             scanned_segments: 0,
+            objects_checked: 0,
             indexing: None,
             out_of_order: false,
             broken: false,
@@ -381,11 +380,16 @@ impl ReadAhead {
             self.scan.append(found);
         }
         self.scanned_segments = segments.len();
-        // The memory check the usual read makes before indexing, made as objects come.
-        check_object_count(&self.scan, limits).ok()?;
+        // The memory check the usual read makes before indexing, made as objects come: again
+        // whenever their count has grown by a sixteenth (it reads /proc for large dumps).
+        let objects = self.scan.objects();
+        if objects > self.objects_checked + self.objects_checked / 16 {
+            check_object_count(&self.scan, limits).ok()?;
+            self.objects_checked = objects;
+        }
         let expected = self.expected_objects.filter(|_| !self.out_of_order);
-        if let (None, Some(expected), false) = (&self.indexing, expected, self.scan.runs.is_empty())
-        {
+        let first_objects_came = self.indexing.is_none() && !self.scan.runs.is_empty();
+        if let (true, Some(expected)) = (first_objects_came, expected) {
             let classes = classes::resolve_classes(
                 data,
                 self.top.top(),
@@ -461,6 +465,7 @@ impl ReadAhead {
             }
         };
         Some(Read {
+            header: self.header,
             top,
             scan,
             classes,
@@ -486,7 +491,7 @@ pub(super) fn read_ahead_at(
     let read = ahead.complete(&bytes, &limits)?;
     Some(assemble(
         DumpBytes::Owned(bytes),
-        header,
+        read.header,
         &read.top,
         read.scan,
         read.classes,

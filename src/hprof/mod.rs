@@ -157,7 +157,7 @@ fn assemble(
 /// anything per object is allocated; costs O(1) (and a read of a few /proc and /sys files
 /// for dumps past [`MEMORY_CHECK_FLOOR`]).
 fn check_object_count(scan: &HeapScan, limits: &ReadLimits) -> Result<(), HprofError> {
-    let objects = scan.object_records + scan.class_dumps.len() as u64;
+    let objects = scan.objects();
     if objects > limits.object_limit() {
         return Err(HprofError::TooManyObjects {
             count: objects,

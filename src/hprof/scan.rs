@@ -375,6 +375,11 @@ impl HeapScan {
         });
     }
 
+    /// Objects found so far: instances, arrays and class objects.
+    pub(crate) fn objects(&self) -> u64 {
+        self.object_records + self.class_dumps.len() as u64
+    }
+
     /// Adds what a scan of the segments after this one's found (neither has split sub-records).
     pub(crate) fn append(&mut self, later: HeapScan) {
         self.class_dumps.extend(later.class_dumps);
