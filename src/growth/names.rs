@@ -13,7 +13,8 @@ pub type NameId = u32;
 /// Interner shared by every snapshot of one growth search.
 #[derive(Debug, Default)]
 pub struct Names {
-    ids: HashMap<Box<str>, NameId>,
+    // Every class and field name of a snapshot is looked up here, at every snapshot.
+    ids: FastMap<Box<str>, NameId>,
     names: Vec<Box<str>>,
 }
 

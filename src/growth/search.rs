@@ -320,7 +320,36 @@ pub struct GrowthSearch {
     cut: Option<ConfirmationCut>,
     /// Whether each rule matched a step of some path, to point out misspelled ones.
     rule_matched: Vec<bool>,
+    /// The first rule that matches each step seen: the same steps recur under many parents
+    /// (`HashMap.table` everywhere), and a JUnit JVM's first snapshot has 16,000 paths to
+    /// match against every rule.
+    rule_of_step: FastMap<RuleInput, Option<usize>>,
     done: bool,
+}
+
+/// What [`GrowthSearch::matching_rule`] reads of a step's key: a root group's label, not the
+/// class of the objects at other steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct RuleInput {
+    kind: StepKind,
+    owner: NameId,
+    name: NameId,
+    root_label: NameId,
+}
+
+impl RuleInput {
+    fn of(key: NodeKey) -> RuleInput {
+        RuleInput {
+            kind: key.kind,
+            owner: key.owner,
+            name: key.name,
+            root_label: if key.kind == StepKind::GcRoot {
+                key.target
+            } else {
+                NameId::MAX
+            },
+        }
+    }
 }
 
 /// No parent, in [`GrowthSearch::by_parent_and_key`].
@@ -338,6 +367,7 @@ impl GrowthSearch {
         GrowthSearch {
             config,
             rule_matched: vec![false; rules.len()],
+            rule_of_step: FastMap::default(),
             rules,
             names: Names::default(),
             series: Vec::new(),
@@ -483,7 +513,18 @@ impl GrowthSearch {
     }
 
     /// The first rule that matches the step `key`.
-    fn matching_rule(&self, key: NodeKey) -> Option<usize> {
+    fn matching_rule(&mut self, key: NodeKey) -> Option<usize> {
+        let input = RuleInput::of(key);
+        if let Some(&rule) = self.rule_of_step.get(&input) {
+            return rule;
+        }
+        let rule = self.first_matching_rule(key);
+        self.rule_of_step.insert(input, rule);
+        rule
+    }
+
+    /// [`Self::matching_rule`], tried against every rule.
+    fn first_matching_rule(&self, key: NodeKey) -> Option<usize> {
         let names = &self.names;
         self.rules.iter().position(|rule| match key.kind {
             // A root group's target is the label that tells groups of one kind apart.

@@ -1047,6 +1047,40 @@ fn an_ignored_path_measures_what_is_below_it_and_a_rule_that_matches_nothing_is_
 }
 
 #[test]
+fn a_rule_for_one_thread_group_leaves_the_other_groups_of_that_kind_alone() {
+    // Both root groups are `GcRoot(ThreadObject)` steps; only their labels tell them apart,
+    // so a rule naming one label must not be taken for the other (rules are matched once per
+    // distinct step and remembered).
+    let rules = vec![crate::growth::IgnoreRule::parse(
+        "GcRoot(ThreadObject \"pool-*\")  one per task, by design",
+        crate::growth::RuleOrigin::User("--ignore".into()),
+    )
+    .unwrap()];
+    let heap = |loops: u32| {
+        let mut jdk = Jdk::new();
+        jdk.h.thread_named("main");
+        for i in 0..loops {
+            jdk.h.thread_named(&format!("pool-{i}"));
+            jdk.h.thread_named(&format!("worker-{i}"));
+        }
+        jdk.build()
+    };
+    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
+    let mut loops = DEFAULT_WARMUP_LOOPS;
+    while let NextStep::RunLoops(more) = search.add_snapshot(&heap(loops), loops) {
+        loops += more;
+    }
+    let outcome = search.finish();
+    assert_eq!(reported(&outcome), ["GcRoot(ThreadObject \"worker-*\")"]);
+    let ignored: Vec<String> = outcome
+        .ignored
+        .iter()
+        .map(|ignored| ignored.path.last().unwrap().to_string())
+        .collect();
+    assert_eq!(ignored, ["GcRoot(ThreadObject \"pool-*\")"]);
+}
+
+#[test]
 fn known_jdk_growth_is_ignored_by_default() {
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();
