@@ -334,7 +334,7 @@ struct RuleInput {
     kind: StepKind,
     owner: NameId,
     name: NameId,
-    root_label: NameId,
+    root_label: Option<NameId>,
 }
 
 impl RuleInput {
@@ -343,11 +343,7 @@ impl RuleInput {
             kind: key.kind,
             owner: key.owner,
             name: key.name,
-            root_label: if key.kind == StepKind::GcRoot {
-                key.target
-            } else {
-                NameId::MAX
-            },
+            root_label: (key.kind == StepKind::GcRoot).then_some(key.target),
         }
     }
 }

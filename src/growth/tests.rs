@@ -7,7 +7,15 @@ use crate::hprof::builder::{HeapBuilder, Value};
 
 /// Runs a search with default settings over `heap_after(loops)`.
 fn search(heap_after: impl Fn(u32) -> HeapGraph) -> SearchOutcome {
-    let mut search = GrowthSearch::new(SearchConfig::default());
+    search_with_rules(crate::growth::IgnoreRule::known_jdk_growth(), heap_after)
+}
+
+/// [`search`] with these ignore rules instead of the built-in ones.
+fn search_with_rules(
+    rules: Vec<crate::growth::IgnoreRule>,
+    heap_after: impl Fn(u32) -> HeapGraph,
+) -> SearchOutcome {
+    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
     let mut loops = DEFAULT_WARMUP_LOOPS;
     loop {
         match search.add_snapshot(&heap_after(loops), loops) {
@@ -15,6 +23,12 @@ fn search(heap_after: impl Fn(u32) -> HeapGraph) -> SearchOutcome {
             NextStep::Done => return search.finish(),
         }
     }
+}
+
+/// A rule as the user gives it with `--ignore`.
+fn user_rule(text: &str) -> crate::growth::IgnoreRule {
+    crate::growth::IgnoreRule::parse(text, crate::growth::RuleOrigin::User("--ignore".into()))
+        .unwrap()
 }
 
 /// A builder with the JDK classes the tests use, laid out as in OpenJDK 17.
@@ -969,11 +983,7 @@ fn the_collectors_discovered_list_is_not_a_path() {
 
 #[test]
 fn an_ignore_rule_silences_its_path_and_lists_it_but_not_another() {
-    let rules = vec![crate::growth::IgnoreRule::parse(
-        "com.example.Audit.* audit trail kept on purpose",
-        crate::growth::RuleOrigin::User("--ignore".into()),
-    )
-    .unwrap()];
+    let rules = vec![user_rule("com.example.Audit.* audit trail kept on purpose")];
     let heap = |loops: u32| {
         let mut jdk = Jdk::new();
         let audit = jdk.items(loops);
@@ -984,12 +994,7 @@ fn an_ignore_rule_silences_its_path_and_lists_it_but_not_another() {
         jdk.holder("com.example.Cart", "items", cart);
         jdk.build()
     };
-    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
-    let mut loops = DEFAULT_WARMUP_LOOPS;
-    while let NextStep::RunLoops(more) = search.add_snapshot(&heap(loops), loops) {
-        loops += more;
-    }
-    let outcome = search.finish();
+    let outcome = search_with_rules(rules, heap);
     assert_eq!(
         reported(&outcome),
         ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
@@ -1005,14 +1010,10 @@ fn an_ignore_rule_silences_its_path_and_lists_it_but_not_another() {
 
 #[test]
 fn an_ignored_path_measures_what_is_below_it_and_a_rule_that_matches_nothing_is_named() {
-    let rule = |text: &str| {
-        crate::growth::IgnoreRule::parse(text, crate::growth::RuleOrigin::User("--ignore".into()))
-            .unwrap()
-    };
     // The owner without its package, as the report shows it.
     let rules = vec![
-        rule("Audit.trail kept"),
-        rule("com.example.Audti.trail typo"),
+        user_rule("Audit.trail kept"),
+        user_rule("com.example.Audti.trail typo"),
     ];
     let heap = |loops: u32| {
         let mut jdk = Jdk::new();
@@ -1021,12 +1022,7 @@ fn an_ignored_path_measures_what_is_below_it_and_a_rule_that_matches_nothing_is_
         jdk.holder("com.example.Audit", "trail", audit);
         jdk.build()
     };
-    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
-    let mut loops = DEFAULT_WARMUP_LOOPS;
-    while let NextStep::RunLoops(more) = search.add_snapshot(&heap(loops), loops) {
-        loops += more;
-    }
-    let outcome = search.finish();
+    let outcome = search_with_rules(rules, heap);
     assert!(outcome.growing.is_empty());
     let [ignored] = &outcome.ignored[..] else {
         panic!("{:?}", outcome.ignored)
@@ -1051,11 +1047,9 @@ fn a_rule_for_one_thread_group_leaves_the_other_groups_of_that_kind_alone() {
     // Both root groups are `GcRoot(ThreadObject)` steps; only their labels tell them apart,
     // so a rule naming one label must not be taken for the other (rules are matched once per
     // distinct step and remembered).
-    let rules = vec![crate::growth::IgnoreRule::parse(
+    let rules = vec![user_rule(
         "GcRoot(ThreadObject \"pool-*\")  one per task, by design",
-        crate::growth::RuleOrigin::User("--ignore".into()),
-    )
-    .unwrap()];
+    )];
     let heap = |loops: u32| {
         let mut jdk = Jdk::new();
         jdk.h.thread_named("main");
@@ -1065,12 +1059,7 @@ fn a_rule_for_one_thread_group_leaves_the_other_groups_of_that_kind_alone() {
         }
         jdk.build()
     };
-    let mut search = GrowthSearch::with_ignore_rules(SearchConfig::default(), rules);
-    let mut loops = DEFAULT_WARMUP_LOOPS;
-    while let NextStep::RunLoops(more) = search.add_snapshot(&heap(loops), loops) {
-        loops += more;
-    }
-    let outcome = search.finish();
+    let outcome = search_with_rules(rules, heap);
     assert_eq!(reported(&outcome), ["GcRoot(ThreadObject \"worker-*\")"]);
     let ignored: Vec<String> = outcome
         .ignored
