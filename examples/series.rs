@@ -19,6 +19,12 @@
 //! total_ms=... growing=... objects=... peak_mb=... peak_b_per_object=...
 //! ```
 //!
+//! With `HEAPGROWTH_SERIES_RUN_LOOPS=3,7,15,...` (the `snapshot_loops` of a `heapgrowth run`
+//! JSON report whose dumps were kept with `--keep-dumps all`) the dumps are added at those loop
+//! counts to a search with the run's settings (the defaults), so a run's analysis of each
+//! snapshot can be compared with the same work done here, away from the run's JVM; the first
+//! argument is then ignored.
+//!
 //! With `HEAPGROWTH_SERIES_FOLLOW=1` each dump is read as `heapgrowth run` reads its dumps,
 //! while written ([`heapgrowth::hprof::DumpFollower`]): a thread copies it to a new file, a MiB
 //! every 3 ms (about the pace of a JVM's dump), expecting the last dump's object count, and
@@ -56,12 +62,28 @@ fn main() {
         std::process::exit(2);
     }
     let follow = std::env::var_os("HEAPGROWTH_SERIES_FOLLOW").is_some();
+    let run_loops = std::env::var("HEAPGROWTH_SERIES_RUN_LOOPS").ok().map(|list| {
+        let loops: Option<Vec<u32>> = list.split(',').map(|n| n.trim().parse().ok()).collect();
+        match loops {
+            Some(loops) if loops.len() == dumps.len() => loops,
+            _ => {
+                eprintln!(
+                    "HEAPGROWTH_SERIES_RUN_LOOPS={list}: expected {} loop counts, one per dump, separated by commas",
+                    dumps.len()
+                );
+                std::process::exit(2);
+            }
+        }
+    });
     let before = counting_allocator::live_bytes();
     counting_allocator::reset_peak();
-    let mut search = GrowthSearch::new(SearchConfig {
-        loops_per_snapshot: loops_per_dump,
-        max_snapshots: dumps.len() as u32,
-        confirm_loops: 0,
+    let mut search = GrowthSearch::new(match run_loops {
+        Some(_) => SearchConfig::default(),
+        None => SearchConfig {
+            loops_per_snapshot: loops_per_dump,
+            max_snapshots: dumps.len() as u32,
+            confirm_loops: 0,
+        },
     });
     let started_all = Instant::now();
     let mut most_objects = 0;
@@ -82,7 +104,9 @@ fn main() {
         });
         let parse_ms = parse_started.elapsed().as_secs_f64() * 1e3;
         most_objects = most_objects.max(graph.object_count());
-        let loops = loops_per_dump * (index as u32 + 1);
+        let loops = run_loops
+            .as_ref()
+            .map_or(loops_per_dump * (index as u32 + 1), |loops| loops[index]);
         let analysis_started = Instant::now();
         search.add_snapshot(&graph, loops);
         let analysis_ms = analysis_started.elapsed().as_secs_f64() * 1e3;
