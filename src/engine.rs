@@ -636,8 +636,9 @@ pub trait SnapshotSource {
     fn not_attributed(&self) -> Option<String> {
         None
     }
-    /// Whether the source's dumps are of the JVM in this process (its searches then share
-    /// [`ObjectCountHint`]s), not of another JVM or files.
+    /// Whether the source's dumps are of the JVM in this process, not of another JVM or files:
+    /// a search of such a source expects its first dump to hold about as many objects as the
+    /// last dump of that JVM any search read.
     fn dumps_this_process(&self) -> bool {
         false
     }
