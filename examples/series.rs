@@ -23,7 +23,7 @@
 //! JSON report whose dumps were kept with `--keep-dumps all`) the dumps are added at those loop
 //! counts to a search with the run's settings (the defaults), so a run's analysis of each
 //! snapshot can be compared with the same work done here, away from the run's JVM; the first
-//! argument is then ignored.
+//! argument is then not used (give any number).
 //!
 //! With `HEAPGROWTH_SERIES_FOLLOW=1` each dump is read as `heapgrowth run` reads its dumps,
 //! while written ([`heapgrowth::hprof::DumpFollower`]): a thread copies it to a new file, a MiB
