@@ -3,8 +3,10 @@ package dev.heapgrowth.settle;
 import java.lang.ref.PhantomReference;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 
@@ -16,7 +18,10 @@ import java.util.concurrent.ForkJoinPool;
  * extension, Rust scenarios).
  *
  * <p>Settled means: the common pool is quiescent, and every thread started since this settler
- * was created is waiting, blocked, or gone, at two polls in a row. A thread that is still
+ * was created is waiting, blocked, or gone, at two polls in a row, and none of them is waiting
+ * for a CPU: a thread that another just woke up (an executor's worker given a task) still reads
+ * WAITING until the scheduler runs it, which on a loaded machine takes milliseconds, so the
+ * kernel's view of the thread counts too ({@link KernelThreads}). A thread that is still
  * running when the time limit ends (a busy loop, a thread reading a socket) is not waited for
  * again.
  *
@@ -100,19 +105,29 @@ public final class Settler {
 
     /**
      * Threads started since this settler was made (and, with {@code withCleanup}, the JDK's
-     * cleanup threads) that are running now.
+     * cleanup threads) that are running now, or, when none is, that the kernel has ready to run.
      */
     private Set<Thread> busyThreads(boolean withCleanup) {
         Thread self = Thread.currentThread();
+        List<Thread> watched = new ArrayList<>();
         Set<Thread> busy = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Thread thread : allThreads()) {
-            boolean watched = !before.contains(thread)
+            boolean ours = !before.contains(thread)
                     || (withCleanup && CLEANUP_THREADS.contains(thread.getName()));
-            if (thread != self
-                    && watched
-                    && !neverIdle.contains(thread)
-                    && thread.getState() == Thread.State.RUNNABLE) {
-                busy.add(thread);
+            if (thread != self && ours && !neverIdle.contains(thread)) {
+                watched.add(thread);
+                if (thread.getState() == Thread.State.RUNNABLE) {
+                    busy.add(thread);
+                }
+            }
+        }
+        if (busy.isEmpty() && !watched.isEmpty()) {
+            // Only when the states say idle: reading the kernel's view costs a file per thread.
+            Set<String> readyToRun = KernelThreads.readyToRun();
+            for (Thread thread : watched) {
+                if (readyToRun.contains(KernelThreads.kernelName(thread))) {
+                    busy.add(thread);
+                }
             }
         }
         return busy;
