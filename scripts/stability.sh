@@ -6,6 +6,9 @@
 #
 #   scripts/stability.sh            # all scenarios, 10 runs each
 #   scripts/stability.sh 3 Caffeine # 3 runs of the scenarios whose name contains "Caffeine"
+#   PARALLEL=4 scripts/stability.sh 100 AsyncExecutor
+#                                   # 4 runs at once, as on a CI machine that runs tests in
+#                                   # parallel: threads that were woken wait for a CPU
 #
 # Opt-in (not part of scripts/test.sh): the full set takes about 10 minutes on 2 cores. CI runs
 # the scenarios that involve threads, caches or timing 10 times (tests/end_to_end/stability.rs).
@@ -13,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-10}
 filter=${2:-}
+parallel=${PARALLEL:-1}
 
 cargo build --release --locked --bin heapgrowth
 bin=target/release/heapgrowth
@@ -40,14 +44,20 @@ for scenario in $scenarios; do
     verdicts=$work/verdicts
     : >"$verdicts"
     scenario_started=$(date +%s)
-    for _ in $(seq "$runs"); do
-        set +e
-        output=$("$bin" run --classpath "$classpath" --scenario "$scenario" --no-attribution 2>/dev/null)
-        status=$?
-        set -e
-        growing=$(grep '^╰→' <<<"$output" | sed 's/ ([0-9]* objects)$//' | sort | paste -sd';' - || true)
-        echo "exit $status: ${growing:-nothing grows}" >>"$verdicts"
+    for run in $(seq "$runs"); do
+        (
+            set +e
+            output=$("$bin" run --classpath "$classpath" --scenario "$scenario" --no-attribution 2>/dev/null)
+            status=$?
+            set -e
+            growing=$(grep '^╰→' <<<"$output" | sed 's/ ([0-9]* objects)$//' | sort | paste -sd';' - || true)
+            echo "exit $status: ${growing:-nothing grows}" >>"$verdicts"
+        ) &
+        if (( run % parallel == 0 )); then
+            wait
+        fi
     done
+    wait
     distinct=$(sort -u "$verdicts" | wc -l)
     seconds=$(($(date +%s) - scenario_started))
     if [ "$distinct" -eq 1 ]; then
@@ -58,5 +68,5 @@ for scenario in $scenarios; do
         sort "$verdicts" | uniq -c | sed 's/^/    /'
     fi
 done
-echo "stability: $runs runs per scenario in $(($(date +%s) - started)) s"
+echo "stability: $runs runs per scenario, $parallel at a time, in $(($(date +%s) - started)) s"
 exit "$unstable"
