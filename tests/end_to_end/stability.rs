@@ -10,8 +10,9 @@ use super::support::{corpus_classes, heapgrowth_on, library_classpath};
 const RUNS_PER_PROCESS: usize = 5;
 const PROCESSES: usize = 2;
 
-/// The verdict of each run of `scenario`: its growing lines, or that nothing grows.
-fn verdicts(classpath: &str, scenario: &str) -> Vec<String> {
+/// The verdict of each run of `scenario` (its growing lines, or that nothing grows), with the
+/// run's whole report.
+fn verdicts(classpath: &str, scenario: &str) -> Vec<(String, String)> {
     let scenarios = vec![scenario; RUNS_PER_PROCESS];
     let mut verdicts = Vec::new();
     for _ in 0..PROCESSES {
@@ -25,11 +26,12 @@ fn verdicts(classpath: &str, scenario: &str) -> Vec<String> {
                 .filter(|line| line.starts_with("╰→"))
                 .map(|line| line.rsplit_once(" (").map_or(line, |(step, _)| step))
                 .collect();
-            verdicts.push(if growing.is_empty() {
+            let verdict = if growing.is_empty() {
                 "nothing grows".to_owned()
             } else {
                 growing.join("; ")
-            });
+            };
+            verdicts.push((verdict, format!("Scenario {run}")));
         }
     }
     verdicts
@@ -37,9 +39,20 @@ fn verdicts(classpath: &str, scenario: &str) -> Vec<String> {
 
 fn same_ten_times(classpath: &str, scenario: &str, expected: &str) {
     let verdicts = verdicts(classpath, scenario);
+    // A verdict that differs is a flake to diagnose: its whole report says how it came about.
+    let differing: Vec<&str> = verdicts
+        .iter()
+        .filter(|(verdict, _)| verdict != expected)
+        .map(|(_, report)| report.as_str())
+        .collect();
     assert!(
-        verdicts.iter().all(|verdict| verdict == expected),
-        "{scenario}: expected {expected:?} in every run, got {verdicts:#?}"
+        differing.is_empty(),
+        "{scenario}: expected {expected:?} in every run, got {:#?}\n\nthe reports that differ:\n{}",
+        verdicts
+            .iter()
+            .map(|(verdict, _)| verdict)
+            .collect::<Vec<_>>(),
+        differing.join("\n")
     );
 }
 
