@@ -120,6 +120,72 @@ public class StaticInitThrows implements Runnable {
         "package t;\npublic class Orphan extends Parent implements Runnable { public void run() {} }",
     ),
     (
+        "KernelView.java",
+        r#"package t;
+import java.lang.reflect.Method;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+/**
+ * What the settler reads of the kernel (dev.heapgrowth.settle.KernelThreads, by reflection: it
+ * is package-private): a spinning thread is ready to run under its kernel name, the first 15
+ * bytes of its Java name, and a parked one is not. Throws what it finds wrong.
+ */
+public class KernelView implements Runnable {
+    // 15 bytes end inside the 2-byte UTF-8 of the second accented letter: the kernel keeps half.
+    static final String SPINNER = "heapgrowth-\u00fcn\u00efcode-spinner";
+    static final String SPINNER_IN_KERNEL = "heapgrowth-\u00c3\u00bcn\u00c3";
+    static final String PARKED = "heapgrowth-parked-thread";
+    static final String PARKED_IN_KERNEL = "heapgrowth-park";
+    public void run() {
+        try { check(); } catch (Exception e) { throw new IllegalStateException(e); }
+    }
+    static void check() throws Exception {
+        Class<?> kernel = Class.forName("dev.heapgrowth.settle.KernelThreads");
+        Method readyToRun = kernel.getDeclaredMethod("readyToRun");
+        Method kernelName = kernel.getDeclaredMethod("kernelName", Thread.class);
+        readyToRun.setAccessible(true);
+        kernelName.setAccessible(true);
+        AtomicBoolean stop = new AtomicBoolean();
+        // HotSpot names the native thread before it runs the thread's code.
+        CountDownLatch spinning = new CountDownLatch(1);
+        Thread spinner = new Thread(() -> {
+            spinning.countDown();
+            while (!stop.get()) Thread.onSpinWait();
+        }, SPINNER);
+        Thread parked = new Thread(() -> { while (!stop.get()) LockSupport.park(); }, PARKED);
+        spinner.setDaemon(true);
+        parked.setDaemon(true);
+        spinner.start();
+        parked.start();
+        try {
+            String spinnerName = (String) kernelName.invoke(null, spinner);
+            if (!spinnerName.equals(SPINNER_IN_KERNEL)) throw new AssertionError("kernelName gave " + spinnerName);
+            String parkedName = (String) kernelName.invoke(null, parked);
+            if (!parkedName.equals(PARKED_IN_KERNEL)) throw new AssertionError("kernelName gave " + parkedName);
+            if (!spinning.await(60, TimeUnit.SECONDS)) throw new AssertionError("the spinner never ran");
+            // Running or waiting for a CPU, a spinning thread is in state R at every read.
+            Set<?> ready = (Set<?>) readyToRun.invoke(null);
+            if (!ready.contains(SPINNER_IN_KERNEL)) throw new AssertionError("spinner not ready to run: " + ready);
+            // Java reads WAITING a moment before the thread sleeps in the kernel: wait for both.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (parked.getState() != Thread.State.WAITING
+                    || ((Set<?>) readyToRun.invoke(null)).contains(PARKED_IN_KERNEL)) {
+                if (System.nanoTime() > deadline) throw new AssertionError("the parked thread stays ready to run");
+                Thread.sleep(1);
+            }
+        } finally {
+            stop.set(true);
+            LockSupport.unpark(parked);
+            spinner.join();
+            parked.join();
+        }
+    }
+}"#,
+    ),
+    (
         "UnloadMe.java",
         r#"package t;
 public class UnloadMe implements Runnable {
@@ -455,6 +521,13 @@ fn closed_scenario_and_its_classes_are_garbage() {
     jvm().dump_heap(&closed).unwrap();
     // The live dump's full GC unloaded the class: nothing (thread, loader, instance) held it.
     assert!(!loaded_classes(&closed).iter().any(|c| c == "t/UnloadMe"));
+}
+
+/// The settler's kernel view (`KernelThreads`), on the JDK the tests run on: HotSpot's native
+/// thread names must be what it computes, or threads waiting for a CPU would pass as idle.
+#[test]
+fn the_settler_sees_a_spinning_thread_ready_to_run_and_a_parked_one_not() {
+    open("t.KernelView").unwrap().run_loops(1).unwrap();
 }
 
 #[test]
