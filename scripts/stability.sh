@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-10}
 filter=${2:-}
 parallel=${PARALLEL:-1}
+[[ "$parallel" =~ ^[1-9][0-9]*$ ]] || { echo "stability: PARALLEL must be a whole number of at least 1, not '$parallel'" >&2; exit 2; }
 
 cargo build --release --locked --bin heapgrowth
 bin=target/release/heapgrowth
