@@ -33,7 +33,7 @@ cases=(
     "Caffeine cache [allocation sampling]|corpus.libs.CaffeineUnboundedLeak"
 )
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source scripts/stats.sh
 summary='import json,sys
 d=json.load(sys.stdin)
 n=d["scenarios"][0]["growing"][0]

@@ -9,6 +9,7 @@
 # away, build the other). DUMP: a saved heap dump (`heapgrowth run --keep-dumps all`, or
 # HEAPGROWTH_BENCH_KEEP with examples/bench.rs). ROUNDS defaults to 10. Results: docs/bench.md.
 set -euo pipefail
+source "$(dirname "$0")/stats.sh"
 usage="usage: $0 A_REPLAY B_REPLAY DUMP [ROUNDS]"
 a=${1:?$usage}; b=${2:?$usage}; dump=${3:?$usage}; rounds=${4:-10}
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
@@ -28,5 +29,5 @@ for round in $(seq "$rounds"); do
     ratios+=("$ratio")
     echo "$round  $ma  $mb  $ratio"
 done
-printf '%s\n' "${ratios[@]}" | sort -n | awk '{r[NR] = $1}
-    END {printf "analysis B/A: median %s (%s-%s) over %d rounds\n", r[int((NR + 1) / 2)], r[1], r[NR], NR}'
+echo "analysis B/A: median $(printf '%s\n' "${ratios[@]}" | median)" \
+    "($(printf '%s\n' "${ratios[@]}" | range)) over $rounds rounds"

@@ -58,8 +58,7 @@ javac --release 17 -Xlint:all -Werror -cp "$classpath" -d "$work/classes" bench/
 cargo build --release --locked --example bench --example series >&2
 series=$target/release/examples/series
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-range() { sort -n | awk 'NR==1 {lo=$1} {hi=$1} END {print lo "–" hi}'; }
+source scripts/stats.sh
 # value KEY FILE: the value of the last `KEY=value` in FILE, or nothing.
 value() { { grep -o "$1=[0-9.]*" "$2" || true; } | tail -n1 | cut -d= -f2; }
 # timed OUT CMD...: runs CMD with stdout to OUT and records wall seconds and peak RSS (KB) in

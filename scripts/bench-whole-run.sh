@@ -43,8 +43,7 @@ cases=(
     "service 1 M leak|$work/corpus|corpus.bench.ServiceHeap|--jvm-arg=-Xmx4g"
 )
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-range() { sort -n | awk 'NR==1 {lo=$1} {hi=$1} END {print lo "–" hi}'; }
+source scripts/stats.sh
 # The run's phase sums from its JSON report: snapshots loops dump parse analysis attribution
 # first-snapshot-ratio analysis-per-snapshot.
 phases() {
