@@ -92,6 +92,13 @@ const IGNORED_MIN_RECORDS: u32 = 2;
 /// turns out not to be one, what the walk noted saves nothing, and the retained sizes take a
 /// walk of everything below it that is reachable.
 const WATCHED_MAX_SHARE: f64 = 1.0 / 16.0;
+/// The static pseudo-field through which HotSpot's dumps show a class's constant pool: the
+/// strings and method handles its code has resolved, one slot per constant. A slot fills when
+/// code first uses its constant, or when the JIT compiles a method that does, so a string can
+/// appear at loop 20 in one run and at loop 10 in the next (JDK 17's `sun.nio.ch.IOUtil`, its
+/// `read` made hot by the settler's reads of /proc). Such growth is never a reason to look
+/// longer; a path through it that makes its records anyway is judged like any other.
+const CONSTANT_POOL_FIELD: &str = "<resolved_references>";
 /// Snapshots of one search, whatever else says: a guard, far above what the rules need.
 pub const MAX_SNAPSHOTS_PER_SEARCH: u32 = 16;
 
@@ -268,6 +275,9 @@ struct Series {
     key: NodeKey,
     /// The first ignore rule matching a step of the path, here or above.
     ignored_by: Option<usize>,
+    /// Whether the path goes through a class's constant pool (see [`CONSTANT_POOL_FIELD`]),
+    /// here or above.
+    in_constant_pool: bool,
     /// Whether [`GrowthKind::Threads`] applies: a root group of threads.
     counts_own_objects: bool,
     /// A root group: its children are unrelated paths, so growth spread over them means
@@ -480,12 +490,16 @@ impl GrowthSearch {
                             self.rule_matched[rule] = true;
                             Some(rule)
                         });
-                    let root_name = self.names.get(node.key.name);
+                    let name = self.names.get(node.key.name);
+                    let in_constant_pool = parent
+                        .is_some_and(|p| self.series[p as usize].in_constant_pool)
+                        || (node.key.kind == StepKind::StaticField && name == CONSTANT_POOL_FIELD);
                     self.series.push(Series {
                         parent,
                         key: node.key,
                         ignored_by,
-                        counts_own_objects: node.parent.is_none() && root_name == "ThreadObject",
+                        in_constant_pool,
+                        counts_own_objects: node.parent.is_none() && name == "ThreadObject",
                         is_root: node.parent.is_none(),
                         first: snapshot,
                         history: Vec::new(),
@@ -819,7 +833,7 @@ impl GrowthSearch {
             .saturating_mul(1 << (taken - 1).min(20));
         let required = self.config.required_records();
         let max_snapshots = self.config.max_snapshots;
-        let watched = |series: &&Series| series.ignored_by.is_none();
+        let watched = |series: &&Series| series.ignored_by.is_none() && !series.in_constant_pool;
         let can_still_qualify = self.series.iter().filter(watched).any(|series| {
             series.trends.iter().any(|trend| {
                 trend.streak >= 1 && trend.streak + max_snapshots.saturating_sub(taken) >= required
