@@ -1126,6 +1126,40 @@ fn a_constant_resolved_late_does_not_extend_the_search_nor_hide_a_leak() {
 }
 
 #[test]
+fn a_system_class_initialised_late_does_not_extend_the_search() {
+    // The cache of `a_cache_full_before_the_third_new_high_is_not_even_a_candidate`, beside
+    // the JDK's classes (sticky class roots). From loop 16 on, either one more of them has a
+    // static field set (the JVM loaded and initialised it then in some runs and not in
+    // others), or a list in a static field of one that was there all along gains an item.
+    let late = |new_class: bool| {
+        move |loops: u32| {
+            let mut jdk = Jdk::new();
+            jdk.h.make_system_classes_sticky();
+            let items = jdk.items(loops.min(12));
+            let list = jdk.array_list(&items);
+            jdk.holder("com.example.Cart", "items", list);
+            let late_items = jdk.items(u32::from(loops > 15));
+            if new_class {
+                if let Some(&item) = late_items.first() {
+                    jdk.holder("sun.nio.ch.LoadedLate", "INSTANCE", item);
+                }
+            } else {
+                let registry = jdk.array_list(&late_items);
+                jdk.holder("sun.nio.ch.Registry", "ENTRIES", registry);
+            }
+            jdk.build()
+        }
+    };
+    let outcome = search(late(true));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!((outcome.loops, outcome.snapshots), (31, 4));
+    // The twin: growth on a path below the JDK's classes is worth a look.
+    let outcome = search(late(false));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!((outcome.loops, outcome.snapshots), (63, 5));
+}
+
+#[test]
 fn jdk_rules_name_caches_not_the_frames_that_call_user_code() {
     // JDK 18+ calls `main` (source launcher, frameworks) and test methods (reflection) through
     // method handles, so the main thread's stack has `LambdaForm$MH.invoke` and
