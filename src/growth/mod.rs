@@ -25,9 +25,10 @@ pub use retained::{retained_sizes, Retained};
 pub use roots::root_kind_name;
 pub use search::{
     ChildGrowth, Confirmation, ConfirmationCut, GrowingNode, GrowthKind, GrowthSearch, IgnoredPath,
-    LeveledOff, NextStep, NodeValues, PathStep, RetainedGrowth, SearchConfig, SearchOutcome,
-    SnapshotValues, AMBIGUOUS_EXTRA_SNAPSHOTS, CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS,
-    DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
+    LeveledOff, LookLongerReason, LookedLonger, NextStep, NodeValues, PathStep, RetainedGrowth,
+    SearchConfig, SearchOutcome, SnapshotValues, AMBIGUOUS_EXTRA_SNAPSHOTS,
+    CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS, DEFAULT_CONFIRM_LOOPS,
+    DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
     MAX_SNAPSHOTS_PER_SEARCH, MIN_CONFIRMATION_GROWTH, REQUIRED_RECORDS,
 };
 pub use tree::{

@@ -338,6 +338,8 @@ pub struct GrowthSearch {
     trees: Vec<(PathTree, Vec<SeriesId>)>,
     /// Why the search stopped before confirmation was complete, if it did.
     cut: Option<ConfirmationCut>,
+    /// Why the detection phase went on past its first three snapshots, at each snapshot it did.
+    looked_longer: Vec<LookedLongerAt>,
     /// Whether each rule matched a step of some path, to point out misspelled ones.
     rule_matched: Vec<bool>,
     /// The first rule that matches each step seen: the same steps recur under many parents
@@ -368,6 +370,17 @@ impl RuleInput {
     }
 }
 
+/// A snapshot after which detection went on because of `series` (the first of `paths` paths
+/// that could, in the order paths were first seen), resolved into a [`LookedLonger`] at the end.
+#[derive(Debug)]
+struct LookedLongerAt {
+    after_loop: u32,
+    reason: LookLongerReason,
+    series: SeriesId,
+    kinds: Vec<GrowthKind>,
+    paths: u32,
+}
+
 /// No parent, in [`GrowthSearch::by_parent_and_key`].
 const NO_SERIES: SeriesId = SeriesId::MAX;
 
@@ -391,6 +404,7 @@ impl GrowthSearch {
             loops_at: Vec::new(),
             trees: Vec::new(),
             cut: None,
+            looked_longer: Vec::new(),
             done: false,
         }
     }
@@ -844,32 +858,73 @@ impl GrowthSearch {
             .saturating_mul(1 << (taken - 1).min(20));
         let required = self.config.required_records();
         let max_snapshots = self.config.max_snapshots;
-        // Nor what the JVM fills at its own pace: constants resolved, system classes loaded.
-        let watched = |series: &&Series| {
+        if taken < 3.min(max_snapshots) {
+            return NextStep::RunLoops(detection_gap.max(1));
+        }
+        // Ignored paths never keep the search going, nor what the JVM fills at its own pace:
+        // constants resolved, system classes loaded.
+        let watched = |series: &Series| {
             series.ignored_by.is_none() && !series.in_constant_pool && !series.system_classes
         };
-        let can_still_qualify = self.series.iter().filter(watched).any(|series| {
-            series.trends.iter().any(|trend| {
-                trend.streak >= 1 && trend.streak + max_snapshots.saturating_sub(taken) >= required
-            })
-        });
-        // Not bytes: strings whose numbers gain a digit grow in bytes at every power of ten,
-        // and that alone is no reason to look longer.
-        // Nor paths that were candidates already and were judged to have leveled off.
-        let ambiguous = self.series.iter().filter(watched).any(|series| {
-            series.last_candidate.is_none()
-                && KINDS.iter().any(|&kind| {
-                    kind != GrowthKind::Bytes && series.trends[kind.index()].is_ambiguous()
-                })
-        });
-        let go_on = taken < 3.min(max_snapshots)
-            || (taken < max_snapshots && can_still_qualify)
-            || (taken < max_snapshots + AMBIGUOUS_EXTRA_SNAPSHOTS && ambiguous);
-        if go_on {
-            NextStep::RunLoops(detection_gap.max(1))
-        } else {
-            NextStep::Done
+        // Not bytes for an ambiguous trend: strings whose numbers gain a digit grow in bytes
+        // at every power of ten, and that alone is no reason to look longer. Nor paths that
+        // were candidates already and were judged to have leveled off.
+        let kinds_of = |series: &Series, reason: LookLongerReason| -> Vec<GrowthKind> {
+            let keeps_looking = |kind: GrowthKind| {
+                let trend = &series.trends[kind.index()];
+                match reason {
+                    LookLongerReason::StillGrowing => {
+                        trend.streak >= 1
+                            && trend.streak + max_snapshots.saturating_sub(taken) >= required
+                    }
+                    LookLongerReason::AmbiguousTrend => {
+                        series.last_candidate.is_none()
+                            && kind != GrowthKind::Bytes
+                            && trend.is_ambiguous()
+                    }
+                }
+            };
+            KINDS
+                .iter()
+                .copied()
+                .filter(|&kind| keeps_looking(kind))
+                .collect()
+        };
+        let reasons = [
+            (LookLongerReason::StillGrowing, max_snapshots),
+            (
+                LookLongerReason::AmbiguousTrend,
+                max_snapshots + AMBIGUOUS_EXTRA_SNAPSHOTS,
+            ),
+        ];
+        for (reason, limit) in reasons {
+            if taken >= limit {
+                continue;
+            }
+            let mut first = None;
+            let mut paths = 0;
+            for (id, series) in self.series.iter().enumerate() {
+                if !watched(series) {
+                    continue;
+                }
+                let kinds = kinds_of(series, reason);
+                if !kinds.is_empty() {
+                    paths += 1;
+                    first.get_or_insert((id as SeriesId, kinds));
+                }
+            }
+            if let Some((series, kinds)) = first {
+                self.looked_longer.push(LookedLongerAt {
+                    after_loop: loops,
+                    reason,
+                    series,
+                    kinds,
+                    paths,
+                });
+                return NextStep::RunLoops(detection_gap.max(1));
+            }
         }
+        NextStep::Done
     }
 
     /// Whether a candidate to report has not yet made [`CONFIRMATION_SNAPSHOTS`] records
@@ -1001,10 +1056,24 @@ impl GrowthSearch {
             .map(|(rule, _)| rule.clone())
             .collect();
 
+        let looked_longer = self
+            .looked_longer
+            .iter()
+            .map(|at| LookedLonger {
+                after_loop: at.after_loop,
+                reason: at.reason,
+                path: self.resolve_path(at.series),
+                kinds: at.kinds.clone(),
+                paths: at.paths,
+                history: self.history(at.series),
+            })
+            .collect();
+
         SearchOutcome {
             loops,
             snapshots,
             snapshot_loops: self.loops_at.clone(),
+            looked_longer,
             growing,
             unconfirmed,
             leveled_off,
@@ -1385,6 +1454,48 @@ pub struct IgnoredPath {
     pub history: Vec<SnapshotValues>,
 }
 
+/// Why detection took one more snapshot than its first three: a path that had set new highs
+/// and could still become a candidate, or whose trend was not yet telling. Clean code often
+/// takes one (something grew once by then); more say which path kept the search going, and so
+/// why a run took longer than others (the JVM filling something of its own at a loop that
+/// varies from run to run, say).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LookedLonger {
+    /// Loops at the snapshot after which the search went on.
+    pub after_loop: u32,
+    /// What the path did.
+    pub reason: LookLongerReason,
+    /// The first path that kept it going, in the order paths were first seen.
+    pub path: Vec<PathStep>,
+    /// What of that path's measures did.
+    pub kinds: Vec<GrowthKind>,
+    /// How many paths did, that one included.
+    pub paths: u32,
+    /// That path's measures at every snapshot.
+    pub history: Vec<SnapshotValues>,
+}
+
+/// See [`LookedLonger`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LookLongerReason {
+    /// It made a record at the last snapshot, and enough snapshots are left for it to make the
+    /// records a candidate needs.
+    StillGrowing,
+    /// It is above where it started and moved since the snapshot before, without making
+    /// records in a row: worth a wider gap (up to [`AMBIGUOUS_EXTRA_SNAPSHOTS`] more).
+    AmbiguousTrend,
+}
+
+impl LookLongerReason {
+    /// As the JSON report writes it.
+    pub fn label(self) -> &'static str {
+        match self {
+            LookLongerReason::StillGrowing => "still growing",
+            LookLongerReason::AmbiguousTrend => "ambiguous trend",
+        }
+    }
+}
+
 /// The result of one search.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchOutcome {
@@ -1394,6 +1505,8 @@ pub struct SearchOutcome {
     pub snapshots: u32,
     /// The loops at each snapshot, in order.
     pub snapshot_loops: Vec<u32>,
+    /// Why detection went on past its first three snapshots, at each snapshot it did.
+    pub looked_longer: Vec<LookedLonger>,
     /// Confirmed growing nodes, sorted by path.
     pub growing: Vec<GrowingNode>,
     /// Candidates a watch ended on before their last confirmation snapshot

@@ -1160,6 +1160,71 @@ fn a_system_class_initialised_late_does_not_extend_the_search() {
 }
 
 #[test]
+fn a_search_that_looks_longer_names_the_path_that_kept_it_going() {
+    // The cache of `a_cache_full_before_the_third_new_high_is_not_even_a_candidate` fills by
+    // loop 12; a list of the program's own gains one item between loops 15 and 31.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let items = jdk.items(loops.min(12));
+        let cache = jdk.array_list(&items);
+        jdk.holder("com.example.Cart", "items", cache);
+        let late = jdk.items(u32::from(loops > 15));
+        let recent = jdk.array_list(&late);
+        jdk.holder("com.example.Audit", "RECENT", recent);
+        jdk.build()
+    });
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(outcome.snapshot_loops, [3, 7, 15, 31, 63]);
+    let looked: Vec<(u32, LookLongerReason, String, Vec<GrowthKind>)> = outcome
+        .looked_longer
+        .iter()
+        .map(|at| {
+            let path = at.path.last().unwrap().to_string();
+            (at.after_loop, at.reason, path, at.kinds.clone())
+        })
+        .collect();
+    let audit = "STATIC_FIELD Audit.RECENT -> instance of java.util.ArrayList".to_owned();
+    let grew = vec![
+        GrowthKind::Objects,
+        GrowthKind::Spread,
+        GrowthKind::References,
+    ];
+    assert_eq!(
+        looked,
+        [
+            // The cache's third new high (loop 15, after 7 and 3) could still be a candidate's.
+            (
+                15,
+                LookLongerReason::StillGrowing,
+                "STATIC_FIELD Cart.items -> instance of java.util.ArrayList".to_owned(),
+                grew.clone()
+            ),
+            // The cache has stopped. The list's one new high, at 31, is too late to make three
+            // in a row by the fifth snapshot, but it moved: worth a wider gap.
+            (31, LookLongerReason::AmbiguousTrend, audit, grew),
+        ],
+        "{:#?}",
+        outcome.looked_longer
+    );
+    let history: Vec<u64> = outcome.looked_longer[1]
+        .history
+        .iter()
+        .map(|at| at.values.children_objects)
+        .collect();
+    assert_eq!(history, [0, 0, 0, 1, 1]);
+    // The clean twin stops a snapshot earlier, and says why it took its fourth.
+    let outcome = search(|loops| static_list_heap(loops.min(12)));
+    assert_eq!(outcome.snapshot_loops, [3, 7, 15, 31]);
+    assert_eq!(
+        outcome.looked_longer.len(),
+        1,
+        "{:#?}",
+        outcome.looked_longer
+    );
+    assert_eq!(outcome.looked_longer[0].after_loop, 15);
+}
+
+#[test]
 fn jdk_rules_name_caches_not_the_frames_that_call_user_code() {
     // JDK 18+ calls `main` (source launcher, frameworks) and test methods (reflection) through
     // method handles, so the main thread's stack has `LambdaForm$MH.invoke` and

@@ -21,6 +21,8 @@ struct JsonScenario<'a> {
     /// The loops at each snapshot (`heapgrowth diff --loops` takes them for dumps that
     /// `--keep-dumps all` kept).
     snapshot_loops: &'a [u32],
+    /// Why detection went on past its first three snapshots, at each snapshot it did.
+    looked_longer: Vec<JsonLookedLonger<'a>>,
     growing: Vec<JsonGrowing<'a>>,
     /// `heapgrowth watch`: candidates watching ended on before a confirmation snapshot;
     /// omitted when none.
@@ -123,6 +125,18 @@ struct JsonLeveledOff<'a> {
     path: Vec<JsonStep<'a>>,
     growth: Vec<&'static str>,
     last_growth_loop: u32,
+    history: Vec<JsonValues>,
+}
+
+/// A path that kept detection going after a snapshot.
+#[derive(Serialize)]
+struct JsonLookedLonger<'a> {
+    after_loop: u32,
+    why: &'static str,
+    path: Vec<JsonStep<'a>>,
+    growth: Vec<&'static str>,
+    /// How many paths kept it going, this one included.
+    paths: u32,
     history: Vec<JsonValues>,
 }
 
@@ -502,6 +516,18 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
                     snapshot_loops: &outcome.snapshot_loops,
+                    looked_longer: outcome
+                        .looked_longer
+                        .iter()
+                        .map(|looked| JsonLookedLonger {
+                            after_loop: looked.after_loop,
+                            why: looked.reason.label(),
+                            path: path(&looked.path),
+                            growth: labels(&looked.kinds),
+                            paths: looked.paths,
+                            history: history(&looked.history),
+                        })
+                        .collect(),
                     growing: report
                         .growing()
                         .map(|(node, found)| growing(node, found))
@@ -551,6 +577,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loops: 0,
                     snapshots: 0,
                     snapshot_loops: &[],
+                    looked_longer: Vec::new(),
                     growing: Vec::new(),
                     unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),

@@ -154,10 +154,29 @@ fn slowly_filling_cache_levels_off_and_is_clean() {
     // Full at 12 loops: new highs at 7 and 15, the same at 31. It never makes the three new
     // highs of a candidate, and the search stops at the fourth snapshot.
     assert_eq!(scenario["leveled_off"].as_array().unwrap().len(), 0);
+    // A run that looks longer says which path kept it going: shown if this fails.
+    let looked_longer = scenario["looked_longer"].as_array().unwrap();
+    let after: Vec<String> = looked_longer
+        .iter()
+        .map(|at| {
+            let path = at["path"].as_array().unwrap();
+            let steps: Vec<&str> = path.iter().map(|s| s["text"].as_str().unwrap()).collect();
+            format!(
+                "after loop {}, {}: {}",
+                at["after_loop"],
+                at["why"],
+                steps.join(" / ")
+            )
+        })
+        .collect();
     assert_eq!(
         (&scenario["loops"], &scenario["snapshots"]),
-        (&31.into(), &4.into())
+        (&31.into(), &4.into()),
+        "{after:#?}"
     );
+    // Detection's fourth snapshot, the only one past the first three, has its reason.
+    assert_eq!(after.len(), 1, "{after:#?}");
+    assert_eq!(looked_longer[0]["after_loop"], 15);
 }
 
 #[test]
