@@ -872,7 +872,12 @@ fn search_snapshots(
             NextStep::Done => break,
         }
     }
-    Ok(search.finish())
+    let mut outcome = search.finish();
+    if source.reads_to_the_end() {
+        // Its snapshots were all read whatever the search said: none was taken for a reason.
+        outcome.looked_longer.clear();
+    }
+    Ok(outcome)
 }
 
 /// How many of the latest dumps a search keeps.

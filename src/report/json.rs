@@ -21,8 +21,10 @@ struct JsonScenario<'a> {
     /// The loops at each snapshot (`heapgrowth diff --loops` takes them for dumps that
     /// `--keep-dumps all` kept).
     snapshot_loops: &'a [u32],
-    /// Why detection went on past its first three snapshots, at each snapshot it did.
-    looked_longer: Vec<JsonLookedLonger<'a>>,
+    /// Why detection went on past its first three snapshots, at each snapshot it did; omitted
+    /// for `diff`, which reads every dump it is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    looked_longer: Option<Vec<JsonLookedLonger<'a>>>,
     growing: Vec<JsonGrowing<'a>>,
     /// `heapgrowth watch`: candidates watching ended on before a confirmation snapshot;
     /// omitted when none.
@@ -516,18 +518,20 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
                     snapshot_loops: &outcome.snapshot_loops,
-                    looked_longer: outcome
-                        .looked_longer
-                        .iter()
-                        .map(|looked| JsonLookedLonger {
-                            after_loop: looked.after_loop,
-                            why: looked.reason.label(),
-                            path: path(&looked.path),
-                            growth: labels(&looked.kinds),
-                            paths: looked.paths,
-                            history: history(&looked.history),
-                        })
-                        .collect(),
+                    looked_longer: (report.subject != Subject::HeapDumps).then(|| {
+                        outcome
+                            .looked_longer
+                            .iter()
+                            .map(|looked| JsonLookedLonger {
+                                after_loop: looked.after_loop,
+                                why: looked.reason.label(),
+                                path: path(&looked.path),
+                                growth: labels(&looked.kinds),
+                                paths: looked.paths,
+                                history: history(&looked.history),
+                            })
+                            .collect()
+                    }),
                     growing: report
                         .growing()
                         .map(|(node, found)| growing(node, found))
@@ -577,7 +581,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loops: 0,
                     snapshots: 0,
                     snapshot_loops: &[],
-                    looked_longer: Vec::new(),
+                    looked_longer: None,
                     growing: Vec::new(),
                     unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),

@@ -179,6 +179,21 @@ fn diff_of_a_runs_dumps_names_the_paths_run_named() {
             String::from_utf8_lossy(&output.stderr)
         );
         assert_eq!(in_diff["subject"], "heap dumps");
+        // Why run took a snapshot past its third, for those detection took (not those of
+        // confirmation). diff reads every dump it is given, and says nothing of the kind.
+        let looked_after: Vec<&Value> = in_run["looked_longer"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|at| &at["after_loop"])
+            .collect();
+        let taken = in_run["snapshot_loops"].as_array().unwrap();
+        assert!(
+            looked_after.len() <= taken.len() - 3
+                && looked_after.iter().zip(&taken[2..]).all(|(a, b)| *a == b),
+            "{scenario}: {looked_after:?} against {taken:?}"
+        );
+        assert!(in_diff.get("looked_longer").is_none(), "{in_diff}");
         assert_eq!(
             in_diff["snapshot_loops"], in_run["snapshot_loops"],
             "{scenario}"
