@@ -125,13 +125,14 @@ fn main() {
     for node in &outcome.growing {
         let last_step = node.path.last().map(ToString::to_string);
         let retained = &node.retained;
+        let change = |increase: Option<i64>| increase.map_or("?".to_owned(), |i| format!("{i:+}"));
         println!(
-            "growing: {} retained={}/{} ({:+}/{:+})",
+            "growing: {} retained={}/{} ({}/{})",
             last_step.unwrap_or_default(),
             retained.objects,
             retained.bytes,
-            retained.objects_increase,
-            retained.bytes_increase
+            change(retained.objects_increase),
+            change(retained.bytes_increase)
         );
     }
     println!(

@@ -124,7 +124,7 @@ struct DiffArgs {
     /// The scenario's loops (repetitions) done by each dump, e.g. --loops 3,7,15,31,127: a
     /// bound that fills is told from a leak by its pace per loop. By default the dumps count as
     /// equally far apart. Dumps kept by `heapgrowth run --keep-dumps all` are listed with their
-    /// loops in its JSON report (`history`).
+    /// loops in its JSON report (`snapshot_loops`).
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     loops: Option<Vec<u32>>,
     #[command(flatten)]
@@ -692,10 +692,10 @@ fn ignore_rules(args: &IgnoreArgs) -> Result<Vec<IgnoreRule>, String> {
     } else {
         IgnoreRule::known_jdk_growth()
     };
-    rules.extend(settings::project_ignore_rules(Path::new("."))?);
-    for file in &args.ignore_file {
-        rules.extend(settings::ignore_rules_in(file)?);
-    }
+    rules.extend(settings::ignore_file_rules(
+        Path::new("."),
+        &args.ignore_file,
+    )?);
     for rule in &args.ignore {
         rules.push(
             IgnoreRule::parse(rule, RuleOrigin::User("--ignore".into()))

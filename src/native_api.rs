@@ -293,14 +293,10 @@ fn search_settings(
     settings.jfr = jfr == 1;
     // The project's file, found in the test JVM's working directory (the project directory
     // under Gradle and Maven), then the one the build names.
+    let files: Vec<PathBuf> = ignore_file.map(PathBuf::from).into_iter().collect();
     settings
         .ignore_rules
-        .extend(crate::settings::project_ignore_rules(Path::new("."))?);
-    if let Some(file) = ignore_file {
-        settings
-            .ignore_rules
-            .extend(crate::settings::ignore_rules_in(Path::new(file))?);
-    }
+        .extend(crate::settings::ignore_file_rules(Path::new("."), &files)?);
     for rule in rules {
         let origin = RuleOrigin::User(ANNOTATION_RULES.into());
         settings.ignore_rules.push(

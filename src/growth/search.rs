@@ -1140,7 +1140,6 @@ impl GrowthSearch {
         children.sort_by(|a, b| a.step.cmp(&b.step));
         let [before, latest] = series.retained;
         let latest = latest.unwrap_or_default();
-        let before = before.unwrap_or_default();
         let since = series.candidate_since.unwrap_or(last as u32) as usize;
         GrowingNode {
             path: self.resolve_path(id),
@@ -1155,8 +1154,8 @@ impl GrowthSearch {
             retained: RetainedGrowth {
                 objects: latest.objects,
                 bytes: latest.bytes,
-                objects_increase: latest.objects as i64 - before.objects as i64,
-                bytes_increase: latest.bytes as i64 - before.bytes as i64,
+                objects_increase: before.map(|b| latest.objects as i64 - b.objects as i64),
+                bytes_increase: before.map(|b| latest.bytes as i64 - b.bytes as i64),
             },
             children,
         }
@@ -1355,10 +1354,12 @@ pub struct RetainedGrowth {
     pub objects: u64,
     /// Bytes retained.
     pub bytes: u64,
-    /// Change in objects since the snapshot before.
-    pub objects_increase: i64,
-    /// Change in bytes since the snapshot before.
-    pub bytes_increase: i64,
+    /// Change in objects since the snapshot before; `None` when the node was not a candidate
+    /// there, so its retained size was not measured (a candidate at the last of 3 or 4 dumps
+    /// given to `heapgrowth diff`).
+    pub objects_increase: Option<i64>,
+    /// Change in bytes since the snapshot before; `None` as for `objects_increase`.
+    pub bytes_increase: Option<i64>,
 }
 
 /// Why confirmation ended before the run reached its confirmation loops.

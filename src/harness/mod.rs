@@ -234,10 +234,8 @@ impl Harness {
     fn search_settings(&self) -> Result<SearchSettings, String> {
         let mut settings = self.settings.clone();
         let rules = &mut settings.ignore_rules;
-        rules.extend(crate::settings::project_ignore_rules(&crate_dir())?);
-        for file in &self.ignore_files {
-            rules.extend(crate::settings::ignore_rules_in(&in_crate(file))?);
-        }
+        let files: Vec<PathBuf> = self.ignore_files.iter().map(|f| in_crate(f)).collect();
+        rules.extend(crate::settings::ignore_file_rules(&crate_dir(), &files)?);
         for rule in &self.growth_rules {
             let origin = RuleOrigin::User("Harness::ignore_growth".into());
             rules.push(

@@ -365,10 +365,12 @@
       : "Confirmed: a new high at each of " + c.snapshots + " snapshots from " + unit + " " +
         c.from_loop + " to " + unit + " " + c.to_loop + (c.cut ? " (stopped early: " + c.cut + ")" : "")));
     var r = node.retained;
-    facts.appendChild(el("li", "", "Retained size: " + formatBytes(r.bytes) + " (" + sign(r.bytes_increase) + " " +
-      formatBytes(Math.abs(r.bytes_increase)) + ")"));
-    facts.appendChild(el("li", "", "Retained objects: " + r.objects + " (" + sign(r.objects_increase) + " " +
-      Math.abs(r.objects_increase) + ")"));
+    // No change where the snapshot before did not measure it (null).
+    var change = function (increase, show) {
+      return increase === null ? "" : " (" + sign(increase) + " " + show(Math.abs(increase)) + ")";
+    };
+    facts.appendChild(el("li", "", "Retained size: " + formatBytes(r.bytes) + change(r.bytes_increase, formatBytes)));
+    facts.appendChild(el("li", "", "Retained objects: " + r.objects + change(r.objects_increase, String)));
     article.appendChild(facts);
     article.appendChild(chart(node.history, { growth: node.growth, confirmedFrom: c.from_loop }));
     article.appendChild(children(node));
@@ -430,7 +432,7 @@
     }
     section.appendChild(timings(s.timings_ms, s.snapshots));
     // Largest retained increase first; the JSON keeps the text report's order.
-    var nodes = s.growing.slice().sort(function (a, b) { return b.retained.bytes_increase - a.retained.bytes_increase; });
+    var nodes = s.growing.slice().sort(function (a, b) { return (b.retained.bytes_increase || 0) - (a.retained.bytes_increase || 0); });
     nodes.forEach(function (node, i) {
       section.appendChild(growingNode(node, i + 1, nodes.length, "scenario-" + index + "-node-" + (i + 1)));
     });

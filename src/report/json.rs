@@ -225,8 +225,9 @@ struct JsonChild<'a> {
 struct JsonRetained {
     objects: u64,
     bytes: u64,
-    objects_increase: i64,
-    bytes_increase: i64,
+    /// null when the snapshot before did not measure it.
+    objects_increase: Option<i64>,
+    bytes_increase: Option<i64>,
 }
 
 #[derive(Serialize)]

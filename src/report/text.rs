@@ -185,19 +185,23 @@ fn render_node(
     }
     render_growth(out, node, unit);
     let retained = &node.retained;
+    // No change is shown where the snapshot before did not measure it.
+    let change = |increase: Option<i64>, show: &dyn Fn(u64) -> String| {
+        increase.map_or(String::new(), |increase| {
+            format!(" ({} {})", sign(increase), show(increase.unsigned_abs()))
+        })
+    };
     let _ = writeln!(
         out,
-        "    Retained size: {} ({} {})",
+        "    Retained size: {}{}",
         format_bytes(retained.bytes),
-        sign(retained.bytes_increase),
-        format_bytes(retained.bytes_increase.unsigned_abs())
+        change(retained.bytes_increase, &format_bytes)
     );
     let _ = writeln!(
         out,
-        "    Retained objects: {} ({} {})",
+        "    Retained objects: {}{}",
         retained.objects,
-        sign(retained.objects_increase),
-        retained.objects_increase.unsigned_abs()
+        change(retained.objects_increase, &|objects| objects.to_string())
     );
     out.push_str("    Children:\n");
     let spread = node.kinds.contains(&GrowthKind::Spread);

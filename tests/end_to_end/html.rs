@@ -364,8 +364,8 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             retained: RetainedGrowth {
                 objects: 3000 * (i as u64 + 1),
                 bytes: 96_000 * (i as u64 + 1),
-                objects_increase: 1500 * (i as i64 + 1),
-                bytes_increase: 48_000 * (i as i64 + 1),
+                objects_increase: Some(1500 * (i as i64 + 1)),
+                bytes_increase: Some(48_000 * (i as i64 + 1)),
             },
             children,
         };
