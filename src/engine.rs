@@ -875,7 +875,7 @@ fn search_snapshots(
     let mut outcome = search.finish();
     if source.reads_to_the_end() {
         // Its snapshots were all read whatever the search said: none was taken for a reason.
-        outcome.looked_longer.clear();
+        outcome.looked_longer = None;
     }
     Ok(outcome)
 }

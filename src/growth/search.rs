@@ -1073,7 +1073,7 @@ impl GrowthSearch {
             loops,
             snapshots,
             snapshot_loops: self.loops_at.clone(),
-            looked_longer,
+            looked_longer: Some(looked_longer),
             growing,
             unconfirmed,
             leveled_off,
@@ -1506,8 +1506,10 @@ pub struct SearchOutcome {
     pub snapshots: u32,
     /// The loops at each snapshot, in order.
     pub snapshot_loops: Vec<u32>,
-    /// Why detection went on past its first three snapshots, at each snapshot it did.
-    pub looked_longer: Vec<LookedLonger>,
+    /// Why detection went on past its first three snapshots, at each snapshot it did; `None`
+    /// where the snapshots were not the search's to choose (`heapgrowth diff` reads every dump
+    /// it is given).
+    pub looked_longer: Option<Vec<LookedLonger>>,
     /// Confirmed growing nodes, sorted by path.
     pub growing: Vec<GrowingNode>,
     /// Candidates a watch ended on before their last confirmation snapshot

@@ -1209,8 +1209,8 @@ fn a_search_that_looks_longer_names_the_path_that_kept_it_going() {
     });
     assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
     assert_eq!(outcome.snapshot_loops, [3, 7, 15, 31, 63]);
-    let looked: Vec<(u32, LookLongerReason, String, Vec<GrowthKind>)> = outcome
-        .looked_longer
+    let looked_longer = outcome.looked_longer.unwrap();
+    let looked: Vec<(u32, LookLongerReason, String, Vec<GrowthKind>)> = looked_longer
         .iter()
         .map(|at| {
             let path = at.path.last().unwrap().to_string();
@@ -1237,10 +1237,9 @@ fn a_search_that_looks_longer_names_the_path_that_kept_it_going() {
             // in a row by the fifth snapshot, but it moved: worth a wider gap.
             (31, LookLongerReason::AmbiguousTrend, audit, grew),
         ],
-        "{:#?}",
-        outcome.looked_longer
+        "{looked_longer:#?}"
     );
-    let history: Vec<u64> = outcome.looked_longer[1]
+    let history: Vec<u64> = looked_longer[1]
         .history
         .iter()
         .map(|at| at.values.children_objects)
@@ -1249,13 +1248,9 @@ fn a_search_that_looks_longer_names_the_path_that_kept_it_going() {
     // The clean twin stops a snapshot earlier, and says why it took its fourth.
     let outcome = search(|loops| static_list_heap(loops.min(12)));
     assert_eq!(outcome.snapshot_loops, [3, 7, 15, 31]);
-    assert_eq!(
-        outcome.looked_longer.len(),
-        1,
-        "{:#?}",
-        outcome.looked_longer
-    );
-    assert_eq!(outcome.looked_longer[0].after_loop, 15);
+    let looked_longer = outcome.looked_longer.unwrap();
+    assert_eq!(looked_longer.len(), 1, "{looked_longer:#?}");
+    assert_eq!(looked_longer[0].after_loop, 15);
 }
 
 #[test]

@@ -22,7 +22,7 @@ struct JsonScenario<'a> {
     /// `--keep-dumps all` kept).
     snapshot_loops: &'a [u32],
     /// Why detection went on past its first three snapshots, at each snapshot it did; omitted
-    /// for `diff`, which reads every dump it is given.
+    /// where the snapshots were not the search's to choose (`diff`).
     #[serde(skip_serializing_if = "Option::is_none")]
     looked_longer: Option<Vec<JsonLookedLonger<'a>>>,
     growing: Vec<JsonGrowing<'a>>,
@@ -519,10 +519,8 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
                     snapshot_loops: &outcome.snapshot_loops,
-                    looked_longer: (report.subject != Subject::HeapDumps).then(|| {
-                        outcome
-                            .looked_longer
-                            .iter()
+                    looked_longer: outcome.looked_longer.as_ref().map(|list| {
+                        list.iter()
                             .map(|looked| JsonLookedLonger {
                                 after_loop: looked.after_loop,
                                 why: looked.reason.label(),

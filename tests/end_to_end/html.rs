@@ -383,7 +383,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             loops: 1000,
             snapshots: 7,
             snapshot_loops: vec![3, 7, 15, 31, 63, 250, 1000],
-            looked_longer: Vec::new(),
+            looked_longer: Some(Vec::new()),
             growing,
             unconfirmed: Vec::new(),
             leveled_off: Vec::new(),
