@@ -52,6 +52,18 @@ grep -qF "<a href=\"./com.example.cart.CartTest.$leak.html\">" target/reports/he
     && grep -qF "<a href=\"./com.example.cart.CartTest.$clean.html\">" target/reports/heapgrowth/index.html \
     || fail "index.html does not link the tests' pages"
 grep -q '"STATIC_FIELD"' "target/reports/heapgrowth/com.example.cart.CartTest.$leak.json" || fail "JSON lacks the path"
+# The JSON says why the search went on past its third snapshot, as under `heapgrowth run`: a
+# JUnit test's search chooses its snapshots too.
+python3 - "target/reports/heapgrowth/com.example.cart.CartTest.$leak.json" <<'PY' || fail "JSON's looked_longer"
+import json, sys
+scenario = json.load(open(sys.argv[1]))["scenarios"][0]
+looked, loops = scenario.get("looked_longer"), scenario["snapshot_loops"]
+assert looked, f"no looked_longer: {sorted(scenario)}"
+for entry in looked:
+    assert entry["after_loop"] in loops[2:-1], (entry["after_loop"], loops)
+    assert entry["why"] in ("still growing", "ambiguous trend"), entry["why"]
+    assert entry["paths"] >= 1 and entry["path"] and entry["history"], entry
+PY
 
 echo "run-maven-sample: 2. rewriting the baseline passes and records the path"
 baseline=$work/heapgrowth-baseline.txt
