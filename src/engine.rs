@@ -71,8 +71,8 @@ pub struct SearchSettings {
     /// them later, or open them in another tool).
     pub keep_all_dumps: bool,
     /// Paths left out of the search, reported as ignored. The default is heapgrowth's rules
-    /// for known JDK growth ([`IgnoreRule::known_jdk_growth`]); add to them rather than
-    /// replacing them unless that growth should count.
+    /// for known growth of the JDK and of common libraries ([`IgnoreRule::built_in`]); add to
+    /// them rather than replacing them unless that growth should count.
     pub ignore_rules: Vec<IgnoreRule>,
     /// JFR old-object samples instead of heap dumps (`--jfr`, for heaps too big to dump): the
     /// loops run in intervals of [`JFR_INTERVAL`], each ended by a dump of the recording (see
@@ -88,7 +88,7 @@ impl Default for SearchSettings {
             time_budget: DEFAULT_TIME_BUDGET,
             keep_last_dumps: false,
             keep_all_dumps: false,
-            ignore_rules: IgnoreRule::known_jdk_growth(),
+            ignore_rules: IgnoreRule::built_in(),
             jfr: false,
         }
     }

@@ -233,10 +233,11 @@ struct IgnoreArgs {
     /// project's `heapgrowth-ignore.txt` in the current directory is read without this flag.
     #[arg(long, value_name = "FILE")]
     ignore_file: Vec<PathBuf>,
-    /// Don't apply heapgrowth's built-in rules for known JDK growth (they are listed in the
-    /// README); that growth is then reported like any other.
-    #[arg(long)]
-    no_jdk_ignores: bool,
+    /// Don't apply heapgrowth's built-in rules for known growth of the JDK and of common
+    /// libraries (they are listed in the README); that growth is then reported like any other.
+    /// `--no-jdk-ignores` is the same flag, under its former name.
+    #[arg(long, alias = "no-jdk-ignores")]
+    no_builtin_ignores: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -684,13 +685,13 @@ fn check_output_path(flag: &str, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The built-in rules (unless --no-jdk-ignores), then the project's `heapgrowth-ignore.txt` in
+/// The built-in rules (unless --no-builtin-ignores), then the project's `heapgrowth-ignore.txt` in
 /// the current directory, then --ignore-file's, then --ignore's.
 fn ignore_rules(args: &IgnoreArgs) -> Result<Vec<IgnoreRule>, String> {
-    let mut rules = if args.no_jdk_ignores {
+    let mut rules = if args.no_builtin_ignores {
         Vec::new()
     } else {
-        IgnoreRule::known_jdk_growth()
+        IgnoreRule::built_in()
     };
     rules.extend(settings::ignore_file_rules(
         Path::new("."),

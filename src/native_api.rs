@@ -952,7 +952,7 @@ mod tests {
         );
         assert_eq!(
             settings.ignore_rules.len(),
-            IgnoreRule::known_jdk_growth().len() + 1
+            IgnoreRule::built_in().len() + 1
         );
         let error = search_settings([-1; 6], &["*".into()], None).unwrap_err();
         assert!(

@@ -1,4 +1,5 @@
-//! Ignore rules: growth a user (or heapgrowth itself, for the JDK) knows about and accepts.
+//! Ignore rules: growth a user (or heapgrowth itself, for the JDK and common libraries) knows
+//! about and accepts.
 //!
 //! A rule is a pattern and a reason. The pattern is matched against the location of each step
 //! of a node's path, `Owner.name`, with the owner fully qualified or without its package
@@ -18,6 +19,8 @@
 pub enum RuleOrigin {
     /// Growth inside the JDK that levels off, listed in [`KNOWN_JDK_GROWTH`].
     KnownJdkGrowth,
+    /// Growth inside a common library that levels off, listed in [`KNOWN_LIBRARY_GROWTH`].
+    KnownLibraryGrowth,
     /// A rule the user gave; the string says where (`--ignore`, `ignore file x.txt:3`).
     User(String),
 }
@@ -74,6 +77,44 @@ pub const KNOWN_JDK_GROWTH: &[(&str, &str)] = &[
     ),
 ];
 
+/// Growth inside common libraries that is bounded by the library itself, at a bound larger than
+/// a run's confirmation reaches (1000 loops by default), so that heapgrowth would report it as
+/// growing: seen under tests of ordinary code that uses the library. The bound is the library's,
+/// not a setting of the user's (a cache the user sizes is the user's to accept). Each entry:
+/// pattern, reason. Like [`KNOWN_JDK_GROWTH`] they never match a stack frame's locals, and they
+/// name only the library's own internals, below which no object of the user's is kept.
+pub const KNOWN_LIBRARY_GROWTH: &[(&str, &str)] = &[
+    (
+        "com.fasterxml.jackson.core.sym.*",
+        "Jackson 2 keeps each distinct field name it parses in its JsonFactory's symbol tables, \
+         up to 12,000 (6,000 read from bytes), then starts over: JSON keyed by ids fills them \
+         unless JsonFactory.Feature.CANONICALIZE_FIELD_NAMES is off",
+    ),
+    (
+        "tools.jackson.core.sym.*",
+        "Jackson 3 keeps each distinct property name it parses in its JsonFactory's symbol \
+         tables, up to 12,000 (6,000 read from bytes), then starts over: JSON keyed by ids fills \
+         them unless TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES is off",
+    ),
+];
+
+impl RuleOrigin {
+    /// Whether the rule is one of heapgrowth's own ([`IgnoreRule::built_in`]).
+    pub fn is_built_in(&self) -> bool {
+        !matches!(self, RuleOrigin::User(_))
+    }
+
+    /// As reports name it: `known JDK growth`, `known library growth`, or where the user gave
+    /// the rule (`--ignore`, `ignore file FILE:LINE`).
+    pub fn label(&self) -> &str {
+        match self {
+            RuleOrigin::KnownJdkGrowth => "known JDK growth",
+            RuleOrigin::KnownLibraryGrowth => "known library growth",
+            RuleOrigin::User(place) => place,
+        }
+    }
+}
+
 impl IgnoreRule {
     /// Parses `PATTERN [REASON]`: the pattern up to the first whitespace, the rest (trimmed)
     /// the reason; without one, the reason says where the rule came from.
@@ -98,7 +139,7 @@ impl IgnoreRule {
         let reason = if reason.is_empty() {
             match &origin {
                 RuleOrigin::User(place) => format!("ignored by {place}"),
-                RuleOrigin::KnownJdkGrowth => "known JDK growth".to_owned(),
+                built_in => built_in.label().to_owned(),
             }
         } else {
             reason.to_owned()
@@ -127,16 +168,20 @@ impl IgnoreRule {
             .collect()
     }
 
-    /// The built-in rules for known JDK growth.
-    pub fn known_jdk_growth() -> Vec<IgnoreRule> {
-        KNOWN_JDK_GROWTH
-            .iter()
-            .map(|&(pattern, reason)| IgnoreRule {
-                pattern: pattern.to_owned(),
-                reason: reason.to_owned(),
-                origin: RuleOrigin::KnownJdkGrowth,
-            })
-            .collect()
+    /// The built-in rules: known JDK growth, then known library growth.
+    pub fn built_in() -> Vec<IgnoreRule> {
+        let rules = |list: &[(&str, &str)], origin: RuleOrigin| {
+            list.iter()
+                .map(|&(pattern, reason)| IgnoreRule {
+                    pattern: pattern.to_owned(),
+                    reason: reason.to_owned(),
+                    origin: origin.clone(),
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut built_in = rules(KNOWN_JDK_GROWTH, RuleOrigin::KnownJdkGrowth);
+        built_in.extend(rules(KNOWN_LIBRARY_GROWTH, RuleOrigin::KnownLibraryGrowth));
+        built_in
     }
 
     /// Whether the step at `owner.name` matches, the owner fully qualified or without its

@@ -19,7 +19,7 @@ pub use class_trend::{
     render_sample_trend_rows, render_trend_rows, ClassTrend, ClassTrendConfig,
     ClassTrendConfigError, MeasureTrend, TrendRow, OLD_OBJECT_MIN_SAMPLE_GROWTH,
 };
-pub use ignore::{IgnoreRule, RuleOrigin, KNOWN_JDK_GROWTH};
+pub use ignore::{IgnoreRule, RuleOrigin, KNOWN_JDK_GROWTH, KNOWN_LIBRARY_GROWTH};
 pub use names::{NameId, Names};
 pub use retained::{retained_sizes, Retained};
 pub use roots::root_kind_name;

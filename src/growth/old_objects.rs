@@ -53,7 +53,7 @@ impl Default for OldObjectConfig {
     fn default() -> OldObjectConfig {
         OldObjectConfig {
             trend: ClassTrendConfig::old_object_samples(),
-            ignore_rules: IgnoreRule::known_jdk_growth(),
+            ignore_rules: IgnoreRule::built_in(),
         }
     }
 }
@@ -155,6 +155,8 @@ pub struct IgnoredSamples {
     pub pattern: String,
     /// Its reason.
     pub reason: String,
+    /// Whose rule it is.
+    pub origin: RuleOrigin,
     /// Samples it matched at the last dump.
     pub samples: u64,
 }
@@ -301,6 +303,7 @@ impl OldObjectSearch {
             .map(|(rule, &samples)| IgnoredSamples {
                 pattern: rule.pattern.clone(),
                 reason: rule.reason.clone(),
+                origin: rule.origin.clone(),
                 samples,
             })
             .collect();
@@ -308,7 +311,7 @@ impl OldObjectSearch {
             .rules
             .iter()
             .zip(&self.matched)
-            .filter(|(rule, &matched)| !matched && matches!(rule.origin, RuleOrigin::User(_)))
+            .filter(|(rule, &matched)| !matched && !rule.origin.is_built_in())
             .map(|(rule, _)| rule.clone())
             .collect();
         OldObjectOutcome {
@@ -927,6 +930,7 @@ mod tests {
             [IgnoredSamples {
                 pattern: "Service.SESSIONS".into(),
                 reason: "kept on purpose".into(),
+                origin: crate::growth::RuleOrigin::User("--ignore".into()),
                 samples: 90
             }]
         );

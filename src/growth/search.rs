@@ -387,11 +387,11 @@ const NO_SERIES: SeriesId = SeriesId::MAX;
 impl GrowthSearch {
     /// A search that has seen no snapshot yet, with heapgrowth's rules for known JDK growth.
     pub fn new(config: SearchConfig) -> GrowthSearch {
-        GrowthSearch::with_ignore_rules(config, IgnoreRule::known_jdk_growth())
+        GrowthSearch::with_ignore_rules(config, IgnoreRule::built_in())
     }
 
     /// A search that leaves out the paths `rules` match (see [`IgnoreRule`]); pass
-    /// [`IgnoreRule::known_jdk_growth`] among them to keep the built-in ones.
+    /// [`IgnoreRule::built_in`] among them to keep the built-in ones.
     pub fn with_ignore_rules(config: SearchConfig, rules: Vec<IgnoreRule>) -> GrowthSearch {
         GrowthSearch {
             config,
@@ -564,11 +564,12 @@ impl GrowthSearch {
         self.rules.iter().position(|rule| match key.kind {
             // A root group's target is the label that tells groups of one kind apart.
             StepKind::GcRoot => rule.matches_root(names.get(key.name), names.get(key.target)),
-            // The JDK's rules name its caches. A frame of the JDK's own classes holds what it
+            // The built-in rules name caches. A frame of the JDK's own classes holds what it
             // was called with: since JDK 18, `main` and test methods are invoked through
             // method handles (`LambdaForm$MH.invoke`, `DirectMethodHandleAccessor.invoke`),
-            // whose locals hold the user's classes, and everything below them is the user's.
-            StepKind::Local if rule.origin == RuleOrigin::KnownJdkGrowth => false,
+            // whose locals hold the user's classes, and everything below them is the user's (a
+            // library's frame likewise).
+            StepKind::Local if rule.origin.is_built_in() => false,
             _ => rule.matches_location(names.get(key.owner), names.get(key.name)),
         })
     }
@@ -1042,6 +1043,7 @@ impl GrowthSearch {
                     kinds,
                     pattern: rule.pattern.clone(),
                     reason: rule.reason.clone(),
+                    origin: rule.origin.clone(),
                     history: self.history(id),
                 }
             })
@@ -1052,7 +1054,7 @@ impl GrowthSearch {
             .rules
             .iter()
             .zip(&self.rule_matched)
-            .filter(|(rule, &matched)| !matched && matches!(rule.origin, RuleOrigin::User(_)))
+            .filter(|(rule, &matched)| !matched && !rule.origin.is_built_in())
             .map(|(rule, _)| rule.clone())
             .collect();
 
@@ -1451,6 +1453,8 @@ pub struct IgnoredPath {
     pub pattern: String,
     /// The rule's reason.
     pub reason: String,
+    /// Whose rule it is.
+    pub origin: RuleOrigin,
     /// Its measures at every snapshot.
     pub history: Vec<SnapshotValues>,
 }

@@ -7,7 +7,7 @@ use crate::hprof::builder::{HeapBuilder, Value};
 
 /// Runs a search with default settings over `heap_after(loops)`.
 fn search(heap_after: impl Fn(u32) -> HeapGraph) -> SearchOutcome {
-    search_with_rules(crate::growth::IgnoreRule::known_jdk_growth(), heap_after)
+    search_with_rules(crate::growth::IgnoreRule::built_in(), heap_after)
 }
 
 /// [`search`] with these ignore rules instead of the built-in ones.
@@ -1081,6 +1081,90 @@ fn known_jdk_growth_is_ignored_by_default() {
     assert!(outcome.growing.is_empty());
     assert_eq!(outcome.ignored.len(), 1);
     assert!(outcome.ignored[0].reason.starts_with("JDK: "));
+}
+
+/// A service's JSON factory in a static field, whose symbol table (class `table_class`, held in
+/// the factory's `_rootCharSymbols`) gains `names` entries.
+fn json_factory_heap(table_class: &str, names: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let names = jdk.items(names);
+    let list = jdk.array_list(&names);
+    let table = jdk.h.class(
+        table_class,
+        Some(object),
+        &[("_symbols", FieldType::Object)],
+    );
+    let table = jdk.h.instance(table, &[("_symbols", Value::Ref(list))]);
+    let factory = jdk.h.class(
+        "com.fasterxml.jackson.core.JsonFactory",
+        Some(object),
+        &[("_rootCharSymbols", FieldType::Object)],
+    );
+    let factory = jdk
+        .h
+        .instance(factory, &[("_rootCharSymbols", Value::Ref(table))]);
+    jdk.holder("com.example.OrderService", "json", factory);
+    jdk.build()
+}
+
+#[test]
+fn a_library_table_that_fills_past_the_run_is_known_library_growth() {
+    let outcome = search(|loops| {
+        json_factory_heap(
+            "com.fasterxml.jackson.core.sym.CharsToNameCanonicalizer",
+            loops,
+        )
+    });
+    assert_eq!(reported(&outcome), Vec::<String>::new());
+    assert_eq!(outcome.ignored.len(), 1);
+    assert_eq!(outcome.ignored[0].origin, RuleOrigin::KnownLibraryGrowth);
+    assert_eq!(
+        outcome.ignored[0].pattern,
+        "com.fasterxml.jackson.core.sym.*"
+    );
+    // The same table in a class of the user's: the rule names Jackson's package, not the shape.
+    let outcome =
+        search(|loops| json_factory_heap("com.example.sym.CharsToNameCanonicalizer", loops));
+    assert_eq!(
+        reported(&outcome),
+        ["INSTANCE_FIELD CharsToNameCanonicalizer._symbols -> instance of java.util.ArrayList"]
+    );
+    assert!(outcome.ignored.is_empty());
+}
+
+#[test]
+fn a_users_list_of_json_factories_is_not_hidden_by_their_symbol_tables() {
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let object = jdk.object();
+        let table = jdk.h.class(
+            "com.fasterxml.jackson.core.sym.CharsToNameCanonicalizer",
+            Some(object),
+            &[("_symbols", FieldType::Object)],
+        );
+        let factory = jdk.h.class(
+            "com.fasterxml.jackson.core.JsonFactory",
+            Some(object),
+            &[("_rootCharSymbols", FieldType::Object)],
+        );
+        let factories: Vec<ObjRef> = (0..loops)
+            .map(|_| {
+                let names = jdk.items(2);
+                let list = jdk.array_list(&names);
+                let table = jdk.h.instance(table, &[("_symbols", Value::Ref(list))]);
+                jdk.h
+                    .instance(factory, &[("_rootCharSymbols", Value::Ref(table))])
+            })
+            .collect();
+        let list = jdk.array_list(&factories);
+        jdk.holder("com.example.OrderService", "factories", list);
+        jdk.build()
+    });
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD OrderService.factories -> instance of java.util.ArrayList"]
+    );
 }
 
 /// [`static_list_heap`], plus an `Object[]` of 8 slots in static field `field` of a class,

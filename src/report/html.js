@@ -449,7 +449,8 @@
       var ignored = el("section", "ignored");
       ignored.appendChild(el("h3", "", "Ignored (kept out of the search by an ignore rule)"));
       s.ignored.forEach(function (item) {
-        var why = item.reason.indexOf("JDK: ") === 0 ? "known JDK growth: " + item.reason.slice(5) : item.pattern + ": " + item.reason;
+        // As the text report's why_ignored: a built-in rule by its list, the user's by its pattern.
+        var why = item.origin.indexOf("known ") === 0 ? item.origin + ": " + item.reason.replace(/^JDK: /, "") : item.pattern + ": " + item.reason;
         ignored.appendChild(otherPath("ignored", "Ignored (" + why + "): " + lastStep(item.path), item));
       });
       section.appendChild(ignored);

@@ -118,6 +118,8 @@ struct JsonThreadSamples<'a> {
 struct JsonIgnoredSamples<'a> {
     pattern: &'a str,
     reason: &'a str,
+    /// [`crate::growth::RuleOrigin::label`].
+    origin: &'a str,
     samples: u64,
 }
 
@@ -157,6 +159,8 @@ struct JsonIgnored<'a> {
     growth: Vec<&'static str>,
     pattern: &'a str,
     reason: &'a str,
+    /// [`crate::growth::RuleOrigin::label`].
+    origin: &'a str,
     history: Vec<JsonValues>,
 }
 
@@ -394,6 +398,7 @@ fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
             .map(|ignored| JsonIgnoredSamples {
                 pattern: &ignored.pattern,
                 reason: &ignored.reason,
+                origin: ignored.origin.label(),
                 samples: ignored.samples,
             })
             .collect(),
@@ -562,6 +567,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                             growth: labels(&ignored.kinds),
                             pattern: &ignored.pattern,
                             reason: &ignored.reason,
+                            origin: ignored.origin.label(),
                             history: history(&ignored.history),
                         })
                         .collect(),

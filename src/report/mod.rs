@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use crate::attach::QueueSize;
 use crate::attribution::{Attribution, StackCount};
 use crate::growth::old_objects::OldObjectOutcome;
-use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin, SearchOutcome, TrendRow};
+use crate::growth::{GrowingNode, IgnoreRule, SearchOutcome, TrendRow};
 
 /// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -263,9 +263,10 @@ pub fn unmatched_rules(reports: &[ScenarioReport]) -> Vec<&IgnoreRule> {
 
 /// The warning for a rule [`unmatched_rules`] returned.
 pub fn unmatched_rule_warning(rule: &IgnoreRule) -> String {
-    let from = match &rule.origin {
-        RuleOrigin::User(place) => place.as_str(),
-        RuleOrigin::KnownJdkGrowth => "heapgrowth",
+    let from = if rule.origin.is_built_in() {
+        "heapgrowth"
+    } else {
+        rule.origin.label()
     };
     format!(
         "the ignore rule '{}' ({from}) matched no path; a rule names a step `Owner.field` as \

@@ -19,7 +19,8 @@ use super::{LoopUnit, OldObjectReport, ScenarioReport};
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
 use crate::growth::old_objects::SampledPath;
 use crate::growth::{
-    render_sample_trend_rows, render_trend_rows, GrowingNode, GrowthKind, PathStep, TrendRow,
+    render_sample_trend_rows, render_trend_rows, GrowingNode, GrowthKind, PathStep, RuleOrigin,
+    TrendRow,
 };
 use crate::line::escape_line;
 
@@ -114,10 +115,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                 );
             }
             for ignored in &outcome.ignored {
-                let why = match ignored.reason.strip_prefix("JDK: ") {
-                    Some(reason) => format!("known JDK growth: {reason}"),
-                    None => format!("{}: {}", ignored.pattern, ignored.reason),
-                };
+                let why = why_ignored(&ignored.pattern, &ignored.reason, &ignored.origin);
                 let _ = writeln!(out, "\nIgnored ({why}): {}", last_step(&ignored.path));
             }
         }
@@ -479,16 +477,24 @@ fn render_old_objects(
         }
     }
     for ignored in &outcome.ignored {
-        let why = match ignored.reason.strip_prefix("JDK: ") {
-            Some(reason) => format!("known JDK growth: {reason}"),
-            None => format!("{}: {}", ignored.pattern, ignored.reason),
-        };
+        let why = why_ignored(&ignored.pattern, &ignored.reason, &ignored.origin);
         let _ = writeln!(
             out,
             "\nIgnored ({}): {} sample(s) at the last dump",
             escape_line(&why),
             ignored.samples
         );
+    }
+}
+
+/// What an `Ignored (...)` line says of the rule: the user's pattern and reason, or which
+/// built-in list it is from and why (`src/report/html.js` says the same).
+fn why_ignored(pattern: &str, reason: &str, origin: &RuleOrigin) -> String {
+    if origin.is_built_in() {
+        let reason = reason.strip_prefix("JDK: ").unwrap_or(reason);
+        format!("{}: {reason}", origin.label())
+    } else {
+        format!("{pattern}: {reason}")
     }
 }
 
