@@ -64,8 +64,8 @@ pub struct SearchSettings {
     /// How long one scenario's search may take.
     pub time_budget: Duration,
     /// Keep the last two heap dumps of the search in the private directory, listed in
-    /// [`ScenarioReport::kept_dumps`], for [`keep_dumps`] to move when the scenario fails
-    /// (`keepDumps = failed`). Default: every dump is deleted once read.
+    /// [`ScenarioReport::kept_dumps`], for [`settle_kept_dumps`] to move when the scenario
+    /// fails, or delete (`keepDumps = failed`). Default: every dump is deleted once read.
     pub keep_last_dumps: bool,
     /// Keep every heap dump of the search, not only the last two (`--keep-dumps all`: to diff
     /// them later, or open them in another tool).
@@ -399,11 +399,12 @@ pub fn run(
             ),
             Err(error) => ScenarioReport::failed(class_name, describe(ScenarioError::Jvm(error))),
         };
-        if let Some(dir) = &options.keep_dumps_in {
-            if report.has_growth() || report.result.is_err() || options.keep_every_dump {
-                keep_dumps(&mut report, dir);
-            }
-        }
+        let failed = report.has_growth() || report.result.is_err();
+        let keep_in = options.keep_dumps_in.as_deref();
+        settle_kept_dumps(
+            &mut report,
+            keep_in.filter(|_| failed || options.keep_every_dump),
+        );
         let mut state = lock(&state);
         state.activity = Activity::Finished;
         state.finished.push(report);
@@ -917,11 +918,26 @@ pub enum KeepDumps {
 /// How many dumps `keepDumps = failed` keeps: the last two, between which the growth was seen.
 const KEPT_DUMPS: usize = 2;
 
+/// What a front end does with the dumps a search kept ([`SearchSettings::keep_last_dumps`])
+/// once it knows whether to keep them: moved into `keep_in` (owner-only, one directory per
+/// scenario), or else deleted now, so that the report names no dump that is gone with the
+/// private directory.
+pub fn settle_kept_dumps(report: &mut ScenarioReport, keep_in: Option<&Path>) {
+    match keep_in {
+        Some(dir) => keep_dumps(report, dir),
+        None => {
+            for dump in report.kept_dumps.drain(..) {
+                let _ = std::fs::remove_file(dump);
+            }
+        }
+    }
+}
+
 /// Moves the dumps a search kept ([`SearchSettings::keep_last_dumps`]) out of the private
 /// directory into `dir/<scenario>/`, owner-only (directory 0700, files 0600), and records where
 /// in [`ScenarioReport::kept_dumps`], or why not in [`ScenarioReport::dumps_not_kept`]. For a
 /// front end whose scenario failed; otherwise the dumps go with the private directory.
-pub fn keep_dumps(report: &mut ScenarioReport, dir: &Path) {
+fn keep_dumps(report: &mut ScenarioReport, dir: &Path) {
     match move_kept_dumps(&report.kept_dumps, dir, &report.scenario) {
         Ok(moved) => report.kept_dumps = moved,
         Err(error) => {
@@ -1173,5 +1189,23 @@ mod tests {
         assert!(report.kept_dumps.is_empty());
         let why = report.dumps_not_kept.unwrap();
         assert!(why.contains("cannot keep the heap dumps in"), "{why}");
+    }
+
+    #[test]
+    fn dumps_not_to_keep_are_deleted_and_not_named() {
+        let private = PrivateTempDir::new("test").unwrap();
+        let mut report = report_with_dumps(private.path(), 2);
+        let dumps = report.kept_dumps.clone();
+        settle_kept_dumps(&mut report, None);
+        assert!(report.kept_dumps.is_empty());
+        assert!(dumps.iter().all(|dump| !dump.exists()));
+        assert_eq!(report.dumps_not_kept, None);
+        // Kept: moved, as keep_dumps does.
+        let reports = PrivateTempDir::new("test").unwrap();
+        let mut report = report_with_dumps(private.path(), 1);
+        settle_kept_dumps(&mut report, Some(reports.path()));
+        assert_eq!(report.kept_dumps.len(), 1);
+        assert!(report.kept_dumps[0].starts_with(reports.path()));
+        assert!(report.kept_dumps[0].exists());
     }
 }

@@ -166,13 +166,9 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
             &report,
             &Baseline::parse(baseline.as_deref().unwrap_or_default()),
         );
-        // Kept only for a test that fails (an error, or growth the baseline lacks); else they
-        // go with the private directory.
-        if let Some(dir) = &keep_dumps_dir {
-            if report.result.is_err() || !judgement.passes() {
-                engine::keep_dumps(&mut report, dir);
-            }
-        }
+        // Kept only for a test that fails (an error, or growth the baseline lacks).
+        let failed = report.result.is_err() || !judgement.passes();
+        engine::settle_kept_dumps(&mut report, keep_dumps_dir.as_deref().filter(|_| failed));
         drop(dumps);
         // Only the annotation's rules: an ignore file's are shared by every test, so a rule
         // that fits one test matches nothing in the others.

@@ -543,6 +543,13 @@ fn keep_dumps_failed_keeps_the_last_two_of_a_growing_scenario_only() {
         "{stdout}"
     );
     assert!(stdout.contains(&dir.join("snapshot-2.hprof").display().to_string()));
+    // The clean scenario's report names none: its dumps were deleted, not kept (it used to list
+    // the private directory's paths, gone by the time anyone read them).
+    assert_eq!(
+        stdout.matches("Heap dumps kept").count(),
+        1,
+        "only the growing scenario's: {stdout}"
+    );
 
     // Without the flag, nothing is kept.
     let tmp = fresh_tmp("keep-dumps-never");
