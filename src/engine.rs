@@ -505,6 +505,8 @@ fn sample_old_objects(
     };
     let per_loop = started.elapsed() / settings.warmup.max(1);
     let mut loops_per_interval = loops_for(JFR_INTERVAL, per_loop);
+    // The dumps taken when the time budget ended the sampling undecided.
+    let mut budget_cut = None;
     let result = loop {
         let interval = Instant::now();
         let first = driver.loops_run() + 1;
@@ -524,20 +526,30 @@ fn sample_old_objects(
         if let Err(error) = session.sample() {
             break Err(error);
         }
-        if !session.selected_rows().is_empty()
-            || session.dumps() >= MAX_JFR_DUMPS
-            || started.elapsed() >= settings.time_budget
-        {
+        if !session.selected_rows().is_empty() || session.dumps() >= MAX_JFR_DUMPS {
+            break Ok(());
+        }
+        if started.elapsed() >= settings.time_budget {
+            budget_cut = Some(session.dumps());
             break Ok(());
         }
     };
-    session.finish(
+    let mut report = session.finish(
         name,
         Subject::Scenario,
         LoopUnit::Loops,
         driver.loops_run(),
         result,
-    )
+    );
+    if let (Some(dumps), Some(samples)) = (budget_cut, report.old_objects.as_mut()) {
+        samples.stopped_early = Some(format!(
+            "the time budget ({} s) ran out after {dumps} of the {MAX_JFR_DUMPS} JFR dumps a \
+             search takes, with no class selected yet: growth that needs more dumps to show is \
+             not ruled out (give it a larger time budget)",
+            settings.time_budget.as_secs()
+        ));
+    }
+    report
 }
 
 /// Loops that take about `interval` at `per_loop` each, at least one; at most a million, so

@@ -49,6 +49,7 @@ pub use self::exit::{on_jvm_end, ExitCall, JvmEnd, JVM_ENDED_EXIT_STATUS, START_
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
 pub use crate::jvmti::AgentCapabilities;
 use crate::jvmti::JvmtiEnv;
+use crate::tempdir::PrivateTempDir;
 
 use self::agent::AgentLibrary;
 use self::glue::Glue;
@@ -75,7 +76,9 @@ pub struct JvmOptions {
     /// no limit.
     pub scenario_timeout: Option<Duration>,
     /// Start the JVM's attach listener with it (`-XX:+StartAttachListener`), for `--jfr`,
-    /// which records the JVM through it: with `-Xrs` no SIGQUIT can start it later.
+    /// which records the JVM through it: with `-Xrs` no SIGQUIT can start it later. The JVM's
+    /// JFR repository then goes into a private directory of heapgrowth's too, added to the
+    /// user's own `-XX:FlightRecorderOptions` if there is one.
     pub start_attach_listener: bool,
 }
 
@@ -93,6 +96,33 @@ static START_STATE: Mutex<StartState> = Mutex::new(StartState::NotStarted);
 
 const RETRY_REFUSED: &str = "an earlier attempt to create the JVM in this process failed, \
                              and a JVM cannot be created again in the same process";
+
+/// Puts the JFR repository of the JVM started with `args` into `repository`. By default the
+/// JVM writes a recording's chunks under `java.io.tmpdir` (`/tmp/<date>_<pid>`, readable by
+/// every user), where they stayed when a run was interrupted, and the empty directory after
+/// every run. HotSpot keeps only the last `-XX:FlightRecorderOptions` given, so the repository
+/// is added to the user's own (`--jvm-arg=-XX:FlightRecorderOptions:old-object-queue-size=N`)
+/// rather than beside it; one that names a repository itself is left as it is, and so are all
+/// when the path cannot be written in the option's syntax.
+fn with_private_jfr_repository(args: &mut Vec<String>, repository: &Path) {
+    let Some(path) = repository.to_str().filter(|p| !p.contains([',', '='])) else {
+        return;
+    };
+    let user_option = args.iter_mut().rev().find(|arg| {
+        arg.strip_prefix("-XX:FlightRecorderOptions")
+            .is_some_and(|rest| rest.starts_with([':', '=']))
+    });
+    match user_option {
+        Some(option) if option.contains("repository=") => {}
+        Some(option) => {
+            let has_values = option.len() > "-XX:FlightRecorderOptions:".len();
+            option.push_str(if has_values { "," } else { "" });
+            option.push_str("repository=");
+            option.push_str(path);
+        }
+        None => args.push(format!("-XX:FlightRecorderOptions:repository={path}")),
+    }
+}
 
 /// What scenarios share with the [`Jvm`]; kept alive by whichever lives longer.
 #[derive(Debug)]
@@ -120,6 +150,8 @@ pub struct Jvm {
     agent: Option<Agent>,
     classpath: Vec<PathBuf>,
     scenario_timeout: Option<Duration>,
+    /// Holds the JVM's JFR repository when it records itself ([`with_private_jfr_repository`]).
+    _jfr_repository: Option<PrivateTempDir>,
 }
 
 /// A limit far beyond any run, for "no limit": Java's wait takes a finite time.
@@ -183,6 +215,17 @@ impl Jvm {
             args.push("-XX:+StartAttachListener".to_owned());
         }
         args.extend(options.jvm_args.iter().cloned());
+        let jfr_repository = if options.start_attach_listener {
+            let dir = PrivateTempDir::new("jfr-repository").map_err(|e| JvmError::StartFailed {
+                reason: format!("cannot create a private directory for JFR's repository: {e}"),
+            })?;
+            // A directory inside ours: the JVM makes it, and deletes it again when it checks
+            // the option at start.
+            with_private_jfr_repository(&mut args, &dir.path().join("jfr"));
+            Some(dir)
+        } else {
+            None
+        };
 
         let vm = create_java_vm(&jdk.libjvm, &args).inspect_err(|e| {
             if !matches!(e, JvmError::AlreadyStarted) {
@@ -233,6 +276,7 @@ impl Jvm {
             agent,
             classpath: options.classpath.clone(),
             scenario_timeout: options.scenario_timeout,
+            _jfr_repository: jfr_repository,
         })
     }
 
@@ -621,4 +665,73 @@ fn start_error(code: jni::sys::jint) -> JvmError {
         other => format!("JNI_CreateJavaVM failed with code {other}"),
     };
     JvmError::StartFailed { reason }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_private_jfr_repository;
+    use std::path::Path;
+
+    fn args_with_repository(user: &[&str], repository: &str) -> Vec<String> {
+        let mut args: Vec<String> = ["-Xrs"].iter().chain(user).map(|a| a.to_string()).collect();
+        with_private_jfr_repository(&mut args, Path::new(repository));
+        args
+    }
+
+    #[test]
+    fn the_jfr_repository_joins_the_users_flight_recorder_options() {
+        assert_eq!(
+            args_with_repository(&["-Xmx1g"], "/tmp/hg/jfr"),
+            [
+                "-Xrs",
+                "-Xmx1g",
+                "-XX:FlightRecorderOptions:repository=/tmp/hg/jfr"
+            ]
+        );
+        // HotSpot keeps only the last option given: the repository goes into the user's.
+        assert_eq!(
+            args_with_repository(
+                &["-XX:FlightRecorderOptions:old-object-queue-size=4096"],
+                "/r"
+            ),
+            [
+                "-Xrs",
+                "-XX:FlightRecorderOptions:old-object-queue-size=4096,repository=/r"
+            ]
+        );
+        assert_eq!(
+            args_with_repository(
+                &[
+                    "-XX:FlightRecorderOptions=stackdepth=96",
+                    "-XX:FlightRecorderOptions=stackdepth=128"
+                ],
+                "/r"
+            ),
+            [
+                "-Xrs",
+                "-XX:FlightRecorderOptions=stackdepth=96",
+                "-XX:FlightRecorderOptions=stackdepth=128,repository=/r"
+            ]
+        );
+        assert_eq!(
+            args_with_repository(&["-XX:FlightRecorderOptions:"], "/r"),
+            ["-Xrs", "-XX:FlightRecorderOptions:repository=/r"]
+        );
+        // The user's own repository, or a path the option cannot hold: left alone.
+        let own = ["-XX:FlightRecorderOptions:repository=/mine,stackdepth=96"];
+        assert_eq!(args_with_repository(&own, "/r")[1..], own);
+        assert_eq!(
+            args_with_repository(&["-Xmx1g"], "/tmp/a,b/jfr"),
+            ["-Xrs", "-Xmx1g"]
+        );
+        // Another flag that only starts alike is not the option.
+        assert_eq!(
+            args_with_repository(&["-XX:FlightRecorderOptionsX=1"], "/r"),
+            [
+                "-Xrs",
+                "-XX:FlightRecorderOptionsX=1",
+                "-XX:FlightRecorderOptions:repository=/r"
+            ]
+        );
+    }
 }

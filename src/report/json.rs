@@ -61,6 +61,9 @@ struct JsonScenario<'a> {
 #[derive(Serialize)]
 struct JsonOldObjects<'a> {
     sampling: String,
+    /// [`crate::report::OldObjectReport::stopped_early`]; omitted when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_early: Option<&'a str>,
     queue_size: u32,
     queue_size_set_at_start: bool,
     dumps: Vec<JsonSampleDump>,
@@ -336,6 +339,7 @@ fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
     let millis = |d: std::time::Duration| d.as_millis();
     JsonOldObjects {
         sampling: report.sampling_limits(),
+        stopped_early: report.stopped_early.as_deref(),
         queue_size: report.queue.samples,
         queue_size_set_at_start: report.queue.set_at_start,
         dumps: outcome

@@ -78,6 +78,9 @@ pub struct OldObjectReport {
     pub stacks: Vec<Vec<Vec<StackCount>>>,
     /// The JVM's old-object queue.
     pub queue: QueueSize,
+    /// Why sampling ended before it could decide (the time budget ran out with nothing
+    /// selected, before the most dumps a search takes): a clean report then rules nothing out.
+    pub stopped_early: Option<String>,
 }
 
 impl OldObjectReport {
@@ -99,6 +102,7 @@ impl OldObjectReport {
             outcome,
             stacks,
             queue,
+            stopped_early: None,
         }
     }
 

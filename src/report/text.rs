@@ -423,6 +423,9 @@ fn render_old_objects(
         report.subject.title(),
         escape_line(&report.scenario)
     );
+    if let Some(why) = &samples.stopped_early {
+        let _ = writeln!(out, "Stopped early: {}", escape_line(why));
+    }
     let _ = writeln!(out, "Sampling: {}", samples.sampling_limits());
     let counted: Vec<String> = outcome
         .dumps

@@ -4,33 +4,101 @@
 //! be one clear error. JFR's sampling is random: these passed 10 runs in a row here.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use super::support::{corpus_classes, entries, first_stack, json, sampled_path_steps};
 
 const LEAK: &str = "corpus.jfr.BigHeapSessions";
 const CLEAN: &str = "corpus.jfr.BigHeapSessionsBounded";
 
-/// `heapgrowth run --jfr` on `scenario` with `TMPDIR` a fresh directory, which must be empty
-/// afterwards.
-fn run_jfr(name: &str, scenario: &str, extra: &[&str]) -> Output {
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("run-jfr-{name}"));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+/// `heapgrowth run --jfr` on `scenario` with `TMPDIR` the fresh directory `tmp`, started.
+fn spawn_run_jfr(tmp: &Path, scenario: &str, extra: &[&str]) -> Child {
+    let _ = std::fs::remove_dir_all(tmp);
+    std::fs::create_dir_all(tmp).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
         .args(["run", "--classpath"])
         .arg(corpus_classes())
         .args(["--scenario", scenario, "--jfr", "--jvm-arg=-Xmx1g"])
         .args(extra)
-        .env("TMPDIR", &tmp)
-        .output()
-        .expect("heapgrowth runs");
+        .env("TMPDIR", tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("heapgrowth runs")
+}
+
+/// Checks that the run of process `pid` left nothing: `tmp` (its `TMPDIR`) is empty, and the
+/// JVM's own default JFR repository, `/tmp/<date>_<pid>` (`java.io.tmpdir` is not `TMPDIR`),
+/// was never made.
+fn assert_nothing_left(name: &str, tmp: &Path, pid: u32) {
     assert_eq!(
-        entries(&tmp),
+        entries(tmp),
         Vec::<String>::new(),
         "{name}: left in $TMPDIR"
     );
+    let suffix = format!("_{pid}");
+    let repositories: Vec<String> = entries(Path::new("/tmp"))
+        .into_iter()
+        .filter(|entry| entry.ends_with(&suffix) && entry.starts_with("20"))
+        .collect();
+    assert_eq!(
+        repositories,
+        Vec::<String>::new(),
+        "{name}: a JFR repository in /tmp"
+    );
+}
+
+/// `heapgrowth run --jfr` on `scenario` with `TMPDIR` a fresh directory; nothing may be left.
+fn run_jfr(name: &str, scenario: &str, extra: &[&str]) -> Output {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("run-jfr-{name}"));
+    let child = spawn_run_jfr(&tmp, scenario, extra);
+    let pid = child.id();
+    let output = child.wait_with_output().expect("heapgrowth runs");
+    assert_nothing_left(name, &tmp, pid);
     output
+}
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn an_interrupted_run_jfr_leaves_no_recording_behind() {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run-jfr-interrupted");
+    let child = spawn_run_jfr(&tmp, LEAK, &[]);
+    let pid = child.id();
+    // The recording's chunks are written into heapgrowth's private directory under TMPDIR:
+    // wait for one, then interrupt the run.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let in_repository = |file: &PathBuf| {
+        file.extension().is_some_and(|e| e == "jfr")
+            && file.components().any(|part| part.as_os_str() == "jfr")
+    };
+    while !files_under(&tmp).iter().any(in_repository) {
+        assert!(
+            Instant::now() < deadline,
+            "no recording chunk under {}: {:?}",
+            tmp.display(),
+            files_under(&tmp)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Safety: plain kill(2) on our own child's pid.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert_nothing_left("interrupted", &tmp, pid);
 }
 
 fn stderr(output: &Output) -> String {
@@ -125,6 +193,31 @@ fn run_jfr_on_the_clean_twin_reports_no_growing_class_and_states_the_sampling_li
         "{text}"
     );
     assert!(text.contains("Sampling: JFR jdk.OldObjectSample"), "{text}");
+    // All its dumps taken: nothing stopped it early.
+    assert!(!text.contains("Stopped early"), "{text}");
+}
+
+#[test]
+fn run_jfr_cut_short_by_its_time_budget_says_it_ruled_nothing_out() {
+    // The leak, with a budget that ends sampling before any trend can select a class: the
+    // report used to read as clean, with nothing said of the budget.
+    let output = run_jfr("budget", LEAK, &["--time-budget", "1", "--format", "json"]);
+    let log = stderr(&output);
+    let report = json(&output);
+    let samples = &report["scenarios"][0]["old_objects"];
+    assert_eq!(
+        samples["growing"].as_array().unwrap().len(),
+        0,
+        "{samples:#}"
+    );
+    let why = samples["stopped_early"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{samples:#}\n{log}"));
+    assert!(
+        why.starts_with("the time budget (1 s) ran out after ")
+            && why.contains("growth that needs more dumps to show is not ruled out"),
+        "{why}"
+    );
 }
 
 #[test]
