@@ -443,7 +443,8 @@ fn jdk_growth_while_method_handles_warm_up_is_ignored_and_listed() {
         report.contains("\nIgnored (known JDK growth: lambda forms are compiled and cached"),
         "{report}"
     );
-    // Without the built-in rules it is still no leak: it levels off.
+    // Without the built-in rules it is still no leak: it levels off. (`--no-jdk-ignores`, the
+    // flag's former name, which scripts of users still pass.)
     let output = heapgrowth(
         &["corpus.clean.MethodHandleWarmup"],
         &["--no-attribution", "--no-jdk-ignores"],

@@ -8,7 +8,7 @@
  * Expected:      CLEAN (not reported); with the defaults the JDK's lambda form and species
  *                caches (LambdaForm$DMH._D_0, MethodTypeForm.lambdaForms, ClassSpecializer.cache,
  *                which of them depends on the JIT) are listed as ignored (known JDK growth); with
- *                --no-jdk-ignores it levels off after loop 124
+ *                --no-builtin-ignores it levels off after loop 124
  * Watched field: STATIC_FIELD java.lang.invoke.MethodType.internTable
  *                -> MethodType$ConcurrentWeakInternSet: one more entry for each of loops 1..84
  *                (plus the JDK's own), then the same
