@@ -947,8 +947,8 @@ pub fn settle_kept_dumps(report: &mut ScenarioReport, keep_in: Option<&Path>) {
 
 /// Moves the dumps a search kept ([`SearchSettings::keep_last_dumps`]) out of the private
 /// directory into `dir/<scenario>/`, owner-only (directory 0700, files 0600), and records where
-/// in [`ScenarioReport::kept_dumps`], or why not in [`ScenarioReport::dumps_not_kept`]. For a
-/// front end whose scenario failed; otherwise the dumps go with the private directory.
+/// in [`ScenarioReport::kept_dumps`], or why not in [`ScenarioReport::dumps_not_kept`] (those
+/// not moved go with the private directory).
 fn keep_dumps(report: &mut ScenarioReport, dir: &Path) {
     match move_kept_dumps(&report.kept_dumps, dir, &report.scenario) {
         Ok(moved) => report.kept_dumps = moved,
