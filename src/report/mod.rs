@@ -2,11 +2,13 @@
 //! draws the JSON.
 
 pub mod gate;
+mod hostile;
 mod html;
 mod json;
 mod normalized;
 mod text;
 
+pub use hostile::reports_of_named_dumps;
 pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};

@@ -1,0 +1,170 @@
+//! Issue 30: dumps and paths someone else controls. Names from a crafted dump reach the
+//! terminal escaped; inputs that are not regular files, the same dump twice, and outputs that
+//! would replace an input or each other are refused with one line before any work; a dump
+//! that shrinks while read ends with one line. All with `heapgrowth diff` on synthetic dumps:
+//! no JVM, a few seconds in all. (Probes that need root are in scripts/probe-hostile-root.sh.)
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use heapgrowth::heap::{FieldType, RootKind};
+use heapgrowth::hprof::builder::HeapBuilder;
+use serde_json::Value;
+
+use super::support::entries;
+
+/// A class name that colours the terminal red, sets its title, forges a report line with CR LF
+/// and reads reversed, and would close the HTML page's script.
+const EVIL_CLASS: &str =
+    "com.evil.\u{1b}[31mRed\u{1b}]0;pwned\u{7}\r\nGcRoot(Forged)\u{202e}gnp\u{2066}</script><b>";
+/// A field name with a terminal escape and a bidi isolate, that would close the HTML page's
+/// script (a class name's `/` reads as a package separator).
+const EVIL_FIELD: &str = "items\u{1b}[2J\u{2067}x\u{2069}\u{85}</script><b>";
+/// A thread name with a line break, a right-to-left override and a terminal escape (without
+/// digits: the report shows a thread name's digits as `*`).
+const EVIL_THREAD: &str = "worker\n\u{202e}evil\u{1b}[m";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    dir
+}
+
+fn diff(dir: &Path, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+        .env("TMPDIR", dir.join("tmp"))
+        .arg("diff")
+        .args(args)
+        .output()
+        .expect("heapgrowth runs")
+}
+
+/// Dump `n` of a leak through hostile names: a static list of `3 * n` items and a thread's
+/// local list of `2 * n`.
+fn hostile_dump(n: usize) -> Vec<u8> {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let item = h.class(EVIL_CLASS, Some(object), &[("id", FieldType::INT)]);
+    let holder = h.class("com.evil.Holder", Some(object), &[]);
+    h.static_field(holder, EVIL_FIELD, FieldType::Object);
+    let items: Vec<_> = (0..3 * n)
+        .map(|i| Some(h.instance(item, &[("id", (i as i32).into())])))
+        .collect();
+    let array = h.object_array("java.lang.Object[]", &items);
+    h.set_static(holder, EVIL_FIELD, array);
+    h.root(RootKind::StickyClass, holder);
+    let thread = h.thread_named(EVIL_THREAD);
+    let held: Vec<_> = (0..2 * n)
+        .map(|_| Some(h.instance(item, &[("id", 0.into())])))
+        .collect();
+    let local = h.object_array("java.lang.Object[]", &held);
+    h.frame_local(local, thread);
+    h.write()
+}
+
+fn hostile_dumps(dir: &Path) -> Vec<PathBuf> {
+    (1..=6)
+        .map(|n| {
+            let path = dir.join(format!("d{n}.hprof"));
+            std::fs::write(&path, hostile_dump(n)).unwrap();
+            path
+        })
+        .collect()
+}
+
+/// What a terminal or a viewer would act on: control characters but the line feeds that end
+/// lines, bidi controls, line separators.
+fn acting_characters(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+        })
+        .collect()
+}
+
+fn args(parts: &[&Path]) -> Vec<std::ffi::OsString> {
+    parts.iter().map(|p| p.as_os_str().to_owned()).collect()
+}
+
+fn run(dir: &Path, parts: Vec<std::ffi::OsString>) -> Output {
+    let refs: Vec<&std::ffi::OsStr> = parts.iter().map(|p| p.as_os_str()).collect();
+    diff(dir, &refs)
+}
+
+/// Issue 30, defect 1: class and field names from a crafted dump passed ESC sequences, BEL and
+/// CR LF through the text report (a forged report line); bidi controls showed names reversed.
+#[test]
+fn names_from_a_crafted_dump_reach_every_report_escaped() {
+    let dir = scratch("names");
+    let dumps = hostile_dumps(&dir);
+    let page = dir.join("page.html");
+    let json_file = dir.join("report.json");
+    let mut parts = args(&dumps.iter().map(PathBuf::as_path).collect::<Vec<_>>());
+    parts.push("--full-stacks".into());
+    parts.push("--html".into());
+    parts.push(page.as_os_str().to_owned());
+    let output = run(&dir, parts.clone());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(acting_characters(&text), Vec::<char>::new(), "{text}");
+    assert_eq!(acting_characters(&stderr), Vec::<char>::new(), "{stderr}");
+    assert!(
+        !text.lines().any(|line| line.starts_with("GcRoot(Forged)")),
+        "a forged line: {text}"
+    );
+    // Escaped visibly, not dropped: the name can still be told.
+    assert!(
+        text.contains(
+            "com.evil.\\u{1b}[31mRed\\u{1b}]0;pwned\\u{7}\\r\\nGcRoot(Forged)\\u{202e}gnp\\u{2066}"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Holder.items\\u{1b}[2J\\u{2067}x\\u{2069}\\u{85}</script><b>"),
+        "{text}"
+    );
+    assert!(text.contains("worker\\n\\u{202e}evil\\u{1b}[m"), "{text}");
+    assert_eq!(text.matches("┬───").count(), 2, "both leaks: {text}");
+
+    // The page: the names only as escaped data, nothing that closes its script.
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("</script><b>"),
+        "the page's script is closed by a name"
+    );
+    for c in ['\u{1b}', '\u{7}', '\r', '\u{85}'] {
+        assert!(!html.contains(c), "{c:?} in the page");
+    }
+
+    // The JSON: the names exactly as in the dump, escaped as JSON escapes them.
+    parts.truncate(dumps.len());
+    parts.extend(["--format".into(), "json".into(), "--output".into()]);
+    parts.push(json_file.as_os_str().to_owned());
+    let output = run(&dir, parts);
+    assert_eq!(output.status.code(), Some(1));
+    let raw = std::fs::read_to_string(&json_file).unwrap();
+    assert!(!raw.contains('\u{1b}') && !raw.contains('\r'), "{raw}");
+    let report: Value = serde_json::from_str(&raw).unwrap();
+    let steps: Vec<String> = report["scenarios"][0]["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|node| node["path"].as_array().unwrap().clone())
+        .map(|step| step["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        steps.iter().any(|step| step.contains(EVIL_FIELD)),
+        "{steps:?}"
+    );
+    assert!(
+        steps
+            .iter()
+            .any(|step| step.contains(&format!("{EVIL_THREAD:?}"))),
+        "{steps:?}"
+    );
+    assert_eq!(entries(&dir.join("tmp")), Vec::<String>::new());
+}
