@@ -6,6 +6,7 @@
 //! so the report says once that nothing is attributed, and why.
 
 use std::io::Read;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::engine::{
@@ -77,27 +78,29 @@ pub fn check_dumps(dumps: &[PathBuf], loops: Option<&[u32]>) -> Result<(), DiffE
             return Err(DiffError::Loops { dumps: dumps.len() });
         }
     }
-    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut seen: Vec<(u64, u64)> = Vec::new();
     for path in dumps {
         let shown = || escape_line(&path.display().to_string());
         let unreadable = |source| DiffError::Unreadable {
             path: shown(),
             source,
         };
-        if path.is_dir() {
-            return Err(unreadable(std::io::Error::other("it is a directory")));
-        }
+        // Opened without blocking and looked at before a byte is read: a FIFO would block
+        // the read for ever, a device would be read without end, a directory cannot be.
+        let mut file = crate::hprof::open_regular_file(path).map_err(unreadable)?;
+        let meta = file.metadata().map_err(unreadable)?;
         let mut head = [0u8; HPROF_MAGIC.len()];
-        let mut file = std::fs::File::open(path).map_err(unreadable)?;
         let read = file.read(&mut head).map_err(unreadable)?;
         if read < head.len() || head != HPROF_MAGIC {
             return Err(DiffError::NotHprof(shown()));
         }
-        let canonical = path.canonicalize().map_err(unreadable)?;
-        if seen.contains(&canonical) {
+        // By device and inode: a hard link or a symbolic link to a dump given before is the
+        // same dump.
+        let id = (meta.dev(), meta.ino());
+        if seen.contains(&id) {
             return Err(DiffError::Repeated(shown()));
         }
-        seen.push(canonical);
+        seen.push(id);
     }
     Ok(())
 }

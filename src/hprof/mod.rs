@@ -61,12 +61,38 @@ pub fn open_with_limits(path: &Path, limits: &ReadLimits) -> Result<HeapGraph, H
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io_error)?;
+    let file = open_regular_file(path).map_err(io_error)?;
     // Safety: the mapping is read-only and private to this graph. Mapped memory can still
     // change if another process writes the file; heap dumps are written once and then only
     // read, and the documented contract is that the file isn't modified while open.
     let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
     read_graph(DumpBytes::Mapped(map), limits)
+}
+
+/// Opens `path` for reading if it is a regular file, without blocking: a FIFO (which would
+/// block the open, then the reads, until a writer comes), a device or a directory is an error
+/// saying what it is. Checked on the open file, so nothing can be swapped in after the check.
+pub fn open_regular_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    let what = if kind.is_file() {
+        return Ok(file);
+    } else if kind.is_dir() {
+        "it is a directory"
+    } else if kind.is_fifo() {
+        "it is a FIFO (named pipe), not a regular file"
+    } else if kind.is_socket() {
+        "it is a socket, not a regular file"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "it is a device, not a regular file"
+    } else {
+        "it is not a regular file"
+    };
+    Err(std::io::Error::other(what))
 }
 
 /// Indexes a heap dump held in memory, within the default [`ReadLimits`].

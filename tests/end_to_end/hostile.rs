@@ -168,3 +168,138 @@ fn names_from_a_crafted_dump_reach_every_report_escaped() {
     );
     assert_eq!(entries(&dir.join("tmp")), Vec::<String>::new());
 }
+
+/// Exit status 2, one `heapgrowth:` line holding `part`, no report, nothing left in TMPDIR.
+fn assert_refused(dir: &Path, output: &Output, part: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{part}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with("heapgrowth: ") && lines[0].contains(part),
+        "{part:?} in {stderr}"
+    );
+    assert!(output.stdout.is_empty());
+    assert_eq!(entries(&dir.join("tmp")), Vec::<String>::new());
+}
+
+/// Issue 30, defects 6 and 7: a FIFO blocked `diff` for ever; a device or a directory is no
+/// dump either; the same dump given twice through a hard link was read twice.
+#[test]
+fn inputs_that_are_not_regular_files_or_repeat_a_dump_are_refused_at_once() {
+    let dir = scratch("inputs");
+    let dumps = hostile_dumps(&dir);
+    let fifo = dir.join("fifo.hprof");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let hard = dir.join("hard.hprof");
+    std::fs::hard_link(&dumps[0], &hard).unwrap();
+    let cases: [(&Path, &str); 4] = [
+        (&fifo, "it is a FIFO (named pipe), not a regular file"),
+        (Path::new("/dev/zero"), "it is a device, not a regular file"),
+        (&dir, "it is a directory"),
+        (&hard, "hard.hprof is given twice"),
+    ];
+    for (third, part) in cases {
+        let started = std::time::Instant::now();
+        let output = run(&dir, args(&[&dumps[0], &dumps[1], third]));
+        assert_refused(&dir, &output, part);
+        // A FIFO is refused, not read: no writer ever comes.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+}
+
+/// Issue 30, defects 3 and 4: `--output C` and `--html C` replaced the input dump C with the
+/// report; `--output x --html x` wrote one over the other; an unwritable directory was found
+/// after the run.
+#[test]
+fn outputs_that_would_replace_an_input_or_each_other_are_refused_before_reading() {
+    let dir = scratch("outputs");
+    let dumps = hostile_dumps(&dir);
+    let before = std::fs::read(&dumps[2]).unwrap();
+    let link = dir.join("link-to-c.hprof");
+    std::fs::hard_link(&dumps[2], &link).unwrap();
+    let same = dir.join("same.txt");
+    let three = || args(&[&dumps[0], &dumps[1], &dumps[2]]);
+    let with = |extra: &[&std::ffi::OsStr]| {
+        let mut parts = three();
+        parts.extend(extra.iter().map(|e| e.to_os_string()));
+        parts
+    };
+    let cases = [
+        (
+            with(&["--output".as_ref(), dumps[2].as_os_str()]),
+            "is the same file as the input",
+        ),
+        (
+            with(&["--html".as_ref(), dumps[2].as_os_str()]),
+            "is the same file as the input",
+        ),
+        (
+            with(&["--output".as_ref(), link.as_os_str()]),
+            "is the same file as the input",
+        ),
+        (
+            with(&[
+                "--output".as_ref(),
+                same.as_os_str(),
+                "--html".as_ref(),
+                same.as_os_str(),
+            ]),
+            "are the same file",
+        ),
+        (
+            with(&["--html".as_ref(), dir.join("missing/page.html").as_os_str()]),
+            "does not exist",
+        ),
+    ];
+    for (parts, part) in cases {
+        let output = run(&dir, parts);
+        assert_refused(&dir, &output, part);
+    }
+    // A directory the user cannot write to (root can: skipped there).
+    if unsafe { libc::geteuid() } != 0 {
+        use std::os::unix::fs::PermissionsExt;
+        let closed = dir.join("closed");
+        std::fs::create_dir(&closed).unwrap();
+        std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o500)).unwrap();
+        let output = run(
+            &dir,
+            with(&["--output".as_ref(), closed.join("r.txt").as_os_str()]),
+        );
+        assert_refused(&dir, &output, "cannot create a file in");
+        std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    assert_eq!(
+        std::fs::read(&dumps[2]).unwrap(),
+        before,
+        "the input is unchanged"
+    );
+    assert!(!same.exists());
+}
+
+/// Issue 30, defect 4: an unusable `--keep-dumps-dir` was said only inside the report, after
+/// the run, exit 1. Now: one line and exit 2 before the JVM starts.
+#[test]
+fn an_unusable_keep_dumps_dir_is_refused_before_the_jvm_starts() {
+    let dir = scratch("keep-dir");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for (keep_dir, part) in [
+        (file.clone(), "it is not a directory"),
+        (dir.join("missing/dumps"), "does not exist"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+            .env("TMPDIR", dir.join("tmp"))
+            .args(["run", "--classpath", "/nonexistent", "--scenario", "x.Y"])
+            .args(["--keep-dumps", "failed", "--keep-dumps-dir"])
+            .arg(&keep_dir)
+            .output()
+            .unwrap();
+        assert_refused(&dir, &output, part);
+        assert!(String::from_utf8_lossy(&output.stderr).contains("--keep-dumps-dir"));
+    }
+}
