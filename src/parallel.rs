@@ -31,8 +31,9 @@ pub(crate) fn yield_to_every_other_thread() {
 }
 
 /// Runs `work` on each of `items` at the same time, the first on this thread and each other
-/// on a scoped thread of its own, and returns the results in the items' order. A worker only
-/// panics on a bug; the panic then surfaces here as it is.
+/// on a scoped thread of its own, and returns the results in the items' order. An item whose
+/// thread cannot be started (a process limit, `ulimit -v`) is worked on by this thread after
+/// the first. A worker only panics on a bug; the panic then surfaces here as it is.
 pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
     let mut items = items.into_iter();
     let Some(first) = items.next() else {
@@ -40,12 +41,31 @@ pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + S
     };
     std::thread::scope(|scope| {
         let work = &work;
-        let handles: Vec<_> = items.map(|item| scope.spawn(move || work(item))).collect();
+        let started: Vec<_> = items
+            .map(|item| {
+                // The item comes back when no thread could be started for it.
+                let item = std::sync::Mutex::new(Some(item));
+                let item = std::sync::Arc::new(item);
+                let theirs = std::sync::Arc::clone(&item);
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        let item = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
+                        work(item.expect("the item is taken once"))
+                    })
+                    .map_err(|_| item)
+            })
+            .collect();
         let mut results = vec![work(first)];
-        results.extend(handles.into_iter().map(|handle| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        results.extend(started.into_iter().map(|started| {
+            match started {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(item) => {
+                    let item = item.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    work(item.expect("no thread took the item"))
+                }
+            }
         }));
         results
     })

@@ -384,7 +384,7 @@ impl ReadAhead {
         // whenever their count has grown by a sixteenth (it reads /proc for large dumps).
         let objects = self.scan.objects();
         if objects > self.objects_checked + self.objects_checked / 16 {
-            check_object_count(&self.scan, limits).ok()?;
+            check_object_count(&self.scan, limits, data.len() as u64).ok()?;
             self.objects_checked = objects;
         }
         let expected = self.expected_objects.filter(|_| !self.out_of_order);
@@ -434,7 +434,7 @@ impl ReadAhead {
         let naming_records = self.top.naming_records();
         let top = self.top.finish(data.len() as u64).ok()?;
         let scan = self.scan;
-        check_object_count(&scan, limits).ok()?;
+        check_object_count(&scan, limits, data.len() as u64).ok()?;
         // The classes the columns were built with are the dump's if no class dump or name
         // came after them (resolving them again from the same records gives the same).
         let indexed = self

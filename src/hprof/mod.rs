@@ -126,7 +126,12 @@ fn read_graph_with<W: IdWidth>(
     let data = bytes.as_slice();
     let top = scan::scan_top_level(data, header)?;
     let scan = scan::scan_heap::<W>(data, &top.segments)?;
-    check_object_count(&scan, limits)?;
+    // A dump in memory is counted already; a mapped one's pages come as they are read.
+    let mapped = match bytes {
+        DumpBytes::Owned(_) => 0,
+        _ => data.len() as u64,
+    };
+    check_object_count(&scan, limits, mapped)?;
     let classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size, limits)?;
     let columns = index::index_objects::<W>(data, &scan, &classes)?;
     assemble(bytes, header, &top, scan, classes, columns, limits)
@@ -182,7 +187,9 @@ fn assemble(
 /// memory available can analyse. Runs once the scan has counted the objects and before
 /// anything per object is allocated; costs O(1) (and a read of a few /proc and /sys files
 /// for dumps past [`MEMORY_CHECK_FLOOR`]).
-fn check_object_count(scan: &HeapScan, limits: &ReadLimits) -> Result<(), HprofError> {
+/// `mapped` is the size of the dump's mapping (0 for a dump in memory), which a memory cgroup
+/// counts as the reader touches it.
+fn check_object_count(scan: &HeapScan, limits: &ReadLimits, mapped: u64) -> Result<(), HprofError> {
     let objects = scan.objects();
     if objects > limits.object_limit() {
         return Err(HprofError::TooManyObjects {
@@ -191,7 +198,7 @@ fn check_object_count(scan: &HeapScan, limits: &ReadLimits) -> Result<(), HprofE
         });
     }
     let needed = objects.saturating_mul(PEAK_BYTES_PER_OBJECT);
-    if let Some(available) = limits::available_for(&limits.memory, needed) {
+    if let Some(available) = limits::available_for(&limits.memory, needed, mapped) {
         if needed > available.bytes {
             return Err(HprofError::NotEnoughMemory {
                 objects,

@@ -303,3 +303,121 @@ fn an_unusable_keep_dumps_dir_is_refused_before_the_jvm_starts() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("--keep-dumps-dir"));
     }
 }
+
+/// A dump of `objects` objects in a static list: large enough that reading it takes a while.
+fn large_dump(objects: usize) -> Vec<u8> {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let item = h.class("com.example.Item", Some(object), &[("id", FieldType::INT)]);
+    let holder = h.class("com.example.Registry", Some(object), &[]);
+    h.static_field(holder, "items", FieldType::Object);
+    let items: Vec<_> = (0..objects)
+        .map(|i| Some(h.instance(item, &[("id", (i as i32).into())])))
+        .collect();
+    let array = h.object_array("java.lang.Object[]", &items);
+    h.set_static(holder, "items", array);
+    h.root(RootKind::StickyClass, holder);
+    h.write()
+}
+
+/// Issue 30, defect 6: a dump truncated while `diff` read it killed the process with SIGBUS
+/// (exit 135, no message). The last dump is truncated as soon as `diff` has mapped it.
+#[test]
+fn a_dump_truncated_while_read_ends_with_one_line() {
+    let dir = scratch("truncated");
+    let dump = large_dump(300_000);
+    let dumps: Vec<PathBuf> = (1..=3)
+        .map(|n| {
+            let path = dir.join(format!("big{n}.hprof"));
+            std::fs::write(&path, &dump).unwrap();
+            path
+        })
+        .collect();
+    let child = Command::new(env!("CARGO_BIN_EXE_heapgrowth"))
+        .env("TMPDIR", dir.join("tmp"))
+        .arg("diff")
+        .args(&dumps)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let maps = format!("/proc/{}/maps", child.id());
+    let last = dumps[2].display().to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let mapped = std::fs::read_to_string(&maps).unwrap_or_default();
+        if mapped.contains(&last) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "diff never mapped {last}"
+        );
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&dumps[2])
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_refused(
+        &dir,
+        &output,
+        "a heap dump became shorter while it was read",
+    );
+}
+
+/// Issue 30, defect 6: under `ulimit -v` diff aborted with a Rust backtrace (`memory allocation
+/// of 33554432 bytes failed`) or panicked (`failed to spawn thread`). At each limit from one
+/// too small to read the dumps to one that is enough, it now reports or ends with one line.
+#[test]
+fn under_an_address_space_limit_diff_reports_or_says_it_ran_out_in_one_line() {
+    let dir = scratch("ulimit");
+    let dump = large_dump(300_000);
+    let dumps: Vec<String> = (1..=3)
+        .map(|n| {
+            let path = dir.join(format!("big{n}.hprof"));
+            std::fs::write(&path, &dump).unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    let mut ran_out = 0;
+    for kib in [30_000, 40_000, 50_000, 90_000] {
+        let output = Command::new("sh")
+            .env("TMPDIR", dir.join("tmp"))
+            .arg("-c")
+            .arg(format!("ulimit -v {kib} && exec \"$0\" diff \"$@\"",))
+            .arg(env!("CARGO_BIN_EXE_heapgrowth"))
+            .args(&dumps)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0 | 1) => {}
+            Some(2) => {
+                // Out of memory in an allocation, or the dump's mapping refused.
+                let ours: Vec<&str> = stderr.lines().collect();
+                assert_eq!(ours.len(), 1, "ulimit -v {kib}: {stderr}");
+                assert!(
+                    ours[0].starts_with("heapgrowth: ")
+                        && (ours[0].contains("out of memory")
+                            || ours[0].contains("Cannot allocate memory")),
+                    "ulimit -v {kib}: {stderr}"
+                );
+                ran_out += 1;
+            }
+            other => panic!("ulimit -v {kib}: exit {other:?}: {stderr}"),
+        }
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("backtrace"),
+            "{stderr}"
+        );
+        assert_eq!(entries(&dir.join("tmp")), Vec::<String>::new());
+    }
+    assert!(
+        ran_out > 0,
+        "no limit was too small: the test no longer tests anything"
+    );
+}
