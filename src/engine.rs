@@ -824,8 +824,10 @@ fn search_snapshots(
             }
             Ok(Snapshot::Existing(path)) => (path, None),
             Err(error) => {
-                // A dump that failed half way (a full disk) holds secrets too.
+                // A dump that failed half way (a full disk) holds secrets too, and its space is
+                // what the next dump needs: deleted, and let go of by the follower, at once.
                 let _ = std::fs::remove_file(&new_dump);
+                follower.abandon();
                 return Err(error);
             }
         };

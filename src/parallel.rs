@@ -30,6 +30,30 @@ pub(crate) fn yield_to_every_other_thread() {
     }
 }
 
+/// The calling thread's id for the scheduler (Linux's `gettid`; 0 elsewhere).
+pub(crate) fn thread_id() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // Safety: gettid has no preconditions and cannot fail.
+        unsafe { libc::gettid() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    0
+}
+
+/// Undoes [`yield_to_every_other_thread`] for the thread `tid` (from [`thread_id`] on that
+/// thread), so that it runs soon even on a busy machine. A `tid` of 0 (not known) or a thread
+/// that has ended changes nothing.
+pub(crate) fn back_to_normal_priority(tid: i32) {
+    #[cfg(target_os = "linux")]
+    if tid > 0 {
+        let param = libc::sched_param { sched_priority: 0 };
+        // Safety: as in `yield_to_every_other_thread`; a stale tid fails with ESRCH, or (if
+        // reused by another of this process's threads) gives it the normal policy it has.
+        let _ = unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param) };
+    }
+}
+
 /// Runs `work` on each of `items` at the same time, the first on this thread and each other
 /// on a scoped thread of its own, and returns the results in the items' order. An item whose
 /// thread cannot be started (a process limit, `ulimit -v`) is worked on by this thread after
