@@ -10,11 +10,11 @@ use crate::hprof::builder::HeapBuilder;
 /// Dumps in the search: enough for a path to grow at two of them after the first.
 const DUMPS: usize = 3;
 
-/// The text report, then the normalized report (of snapshots and baselines), of a search over
-/// three dumps of a leak whose class, field, thread and string names are cut from `data` (at
-/// each `0xff`, read as UTF-8 with replacement characters, which the reader does too). Each
-/// dump is written as HPROF and read back by the reader, as `heapgrowth diff` reads one.
-pub fn reports_of_named_dumps(data: &[u8]) -> (String, String) {
+/// Three HPROF dumps of a leak whose class, field, thread and string names are cut from `data`
+/// (at each `0xff`, read as UTF-8 with replacement characters, which the reader does too): a
+/// static list of 4, 8, 12 items and a thread's local list of 2, 4, 6 strings. For the fuzz
+/// target, and for the probes of scripts/probe-hostile.sh (`examples/hostile_dumps.rs`).
+pub fn named_dumps(data: &[u8]) -> Vec<Vec<u8>> {
     let mut parts = data
         .split(|&b| b == 0xff)
         .map(|part| String::from_utf8_lossy(part).into_owned());
@@ -24,39 +24,49 @@ pub fn reports_of_named_dumps(data: &[u8]) -> (String, String) {
     let field = format!("f{}", next());
     let thread = next();
     let string = next();
+    (1..=DUMPS)
+        .map(|n| {
+            let mut h = HeapBuilder::new();
+            let object = h.class_named("java.lang.Object");
+            let item = h.class(&class, Some(object), &[("name", FieldType::Object)]);
+            let holder = h.class("f.Holder", Some(object), &[]);
+            h.static_field(holder, &field, FieldType::Object);
+            let items: Vec<_> = (0..4 * n)
+                .map(|_| {
+                    let name = h.string(&string);
+                    Some(h.instance(item, &[("name", name.into())]))
+                })
+                .collect();
+            let array = h.object_array("java.lang.Object[]", &items);
+            h.set_static(holder, &field, array);
+            h.root(RootKind::StickyClass, holder);
+            let thread = h.thread_named(&thread);
+            let held: Vec<_> = (0..2 * n).map(|_| Some(h.string(&string))).collect();
+            let local = h.object_array("java.lang.Object[]", &held);
+            h.frame_local(local, thread);
+            h.write()
+        })
+        .collect()
+}
+
+/// The text report, then the normalized report (of snapshots and baselines), of a search over
+/// the [`named_dumps`] of `data`, each read by the reader as `heapgrowth diff` reads one.
+pub fn reports_of_named_dumps(data: &[u8]) -> (String, String) {
     let mut search = GrowthSearch::new(SearchConfig {
         loops_per_snapshot: 1,
         max_snapshots: DUMPS as u32,
         confirm_loops: 0,
     });
-    for n in 1..=DUMPS {
-        let mut h = HeapBuilder::new();
-        let object = h.class_named("java.lang.Object");
-        let item = h.class(&class, Some(object), &[("name", FieldType::Object)]);
-        let holder = h.class("f.Holder", Some(object), &[]);
-        h.static_field(holder, &field, FieldType::Object);
-        let items: Vec<_> = (0..4 * n)
-            .map(|_| {
-                let name = h.string(&string);
-                Some(h.instance(item, &[("name", name.into())]))
-            })
-            .collect();
-        let array = h.object_array("java.lang.Object[]", &items);
-        h.set_static(holder, &field, array);
-        h.root(RootKind::StickyClass, holder);
-        let thread = h.thread_named(&thread);
-        let held: Vec<_> = (0..2 * n).map(|_| Some(h.string(&string))).collect();
-        let local = h.object_array("java.lang.Object[]", &held);
-        h.frame_local(local, thread);
-        let Ok(graph) = crate::hprof::from_bytes(h.write()) else {
+    for (n, dump) in named_dumps(data).into_iter().enumerate() {
+        let Ok(graph) = crate::hprof::from_bytes(dump) else {
             return (String::new(), String::new());
         };
-        search.add_snapshot(&graph, n as u32);
+        search.add_snapshot(&graph, n as u32 + 1);
     }
     let report = ScenarioReport {
         result: Ok(search.finish()),
         subject: Subject::HeapDumps,
-        ..ScenarioReport::failed(&format!("{class}.{field}"), String::new())
+        ..ScenarioReport::failed("named dumps", String::new())
     };
     (
         render_text(std::slice::from_ref(&report), StackDepth::Full),

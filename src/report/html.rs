@@ -13,9 +13,7 @@
 //! writes them into the body's `data-errors` attribute, and sets `data-rendered="true"` once
 //! the page is drawn: the browser test checks both.
 
-use std::fmt::Write;
-
-use super::json::to_json_compact;
+use super::json::to_json_compact_for_html;
 #[cfg(doc)]
 use super::to_json;
 use super::ScenarioReport;
@@ -49,28 +47,8 @@ pub fn render_html(reports: &[ScenarioReport]) -> String {
         title = escape_html(&crate::line::escape_line(&title)),
         noscript = "This report is drawn by the script in the page: allow JavaScript, or read \
                     the JSON in the page's source.",
-        data = script_data(&to_json_compact(reports)),
+        data = to_json_compact_for_html(reports),
     )
-}
-
-/// `json` made safe inside a `<script>` element: every `<` becomes `\u003c`, so no string in
-/// the data (a class or thread name, an error message) can close the element (`</script>`) or
-/// open a comment (`<!--`). JSON has `<` only inside strings, where `\u003c` reads the same.
-///
-/// The characters [`crate::line::escape_line`] escapes are written as `\uXXXX` too (JSON
-/// escapes only C0 controls): the page's source holds no terminal escape or bidi control from
-/// a name, and the data reads the same.
-fn script_data(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if c == '<' || crate::line::needs_escape(c) {
-            // All of them are in the Basic Multilingual Plane: one `\uXXXX` each.
-            let _ = write!(out, "\\u{:04x}", c as u32);
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Text for HTML content and attribute values.

@@ -8,7 +8,7 @@ mod json;
 mod normalized;
 mod text;
 
-pub use hostile::reports_of_named_dumps;
+pub use hostile::{named_dumps, reports_of_named_dumps};
 pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
