@@ -177,7 +177,9 @@ struct RunArgs {
     /// never by default.
     #[arg(long, value_enum, default_value_t = KeepDumps::Never)]
     keep_dumps: KeepDumps,
-    /// Where --keep-dumps failed puts them, one directory per scenario.
+    /// Where --keep-dumps puts them, one directory per scenario (checked before the JVM starts;
+    /// each scenario's directory is made 0700 and checked, so a link planted in a shared
+    /// directory is refused).
     #[arg(long, value_name = "DIR", default_value = "heapgrowth-dumps")]
     keep_dumps_dir: PathBuf,
     #[command(flatten)]
