@@ -136,9 +136,20 @@ fn names_from_a_crafted_dump_reach_every_report_escaped() {
         !html.contains("</script><b>"),
         "the page's script is closed by a name"
     );
-    for c in ['\u{1b}', '\u{7}', '\r', '\u{85}'] {
-        assert!(!html.contains(c), "{c:?} in the page");
-    }
+    assert_eq!(
+        acting_characters(&html),
+        Vec::<char>::new(),
+        "the page's source"
+    );
+    // Drawn: the names shown with the characters escaped visibly, as the text report does.
+    let dom = super::html::headless(&page, &["--dump-dom"]);
+    super::html::assert_drawn_without_errors(&dom);
+    assert_eq!(
+        acting_characters(&dom),
+        Vec::<char>::new(),
+        "the drawn page"
+    );
+    assert!(dom.contains("items\\u{1b}[2J\\u{2067}x\\u{2069}"), "{dom}");
 
     // The JSON: the names exactly as in the dump, escaped as JSON escapes them.
     parts.truncate(dumps.len());
