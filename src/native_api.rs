@@ -189,7 +189,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
 /// front end writes its reports (`crate::output`): the path checked (not a directory or a
 /// special file, not through another user's symbolic link, in a directory that takes a new
 /// file), then a new temporary file renamed over it. An error is thrown as the
-/// `IllegalStateException` of [`guarded`], with one line that names the file.
+/// `IllegalStateException` every native method throws, with one line that names the file.
 #[no_mangle]
 pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_writeReport<'local>(
     mut env: JNIEnv<'local>,

@@ -103,15 +103,7 @@ pub fn check_outputs(
             path: shown(),
             why,
         };
-        let target = resolve(path).map_err(|error| match error {
-            Resolve::Foreign { link, owner } => OutputError::ForeignSymlink {
-                flag: flag.to_owned(),
-                path: shown(),
-                link: crate::line::escape_line(&link.display().to_string()),
-                owner,
-            },
-            Resolve::Io(why) => unusable(why),
-        })?;
+        let target = resolve(path).map_err(|error| error.for_option(flag, path))?;
         let existing = match fs::metadata(&target) {
             Ok(meta) if meta.is_dir() => return Err(unusable("it is a directory".into())),
             Ok(meta) if !meta.is_file() => {
@@ -230,15 +222,7 @@ pub fn check_dir(flag: &str, dir: &Path) -> Result<PathBuf, OutputError> {
         path: shown(),
         why,
     };
-    let resolved = resolve(dir).map_err(|error| match error {
-        Resolve::Foreign { link, owner } => OutputError::ForeignSymlink {
-            flag: flag.to_owned(),
-            path: shown(),
-            link: crate::line::escape_line(&link.display().to_string()),
-            owner,
-        },
-        Resolve::Io(why) => unusable(why),
-    })?;
+    let resolved = resolve(dir).map_err(|error| error.for_option(flag, dir))?;
     let writable_dir = match fs::metadata(&resolved) {
         Ok(meta) if meta.is_dir() => &resolved,
         Ok(_) => return Err(unusable("it is not a directory".into())),
@@ -300,6 +284,26 @@ pub fn private_dir_in(shared: &Path, name: &str) -> io::Result<PathBuf> {
 enum Resolve {
     Foreign { link: PathBuf, owner: u32 },
     Io(String),
+}
+
+impl Resolve {
+    /// The error for option `flag`'s `path`.
+    fn for_option(self, flag: &str, path: &Path) -> OutputError {
+        let path = crate::line::escape_line(&path.display().to_string());
+        match self {
+            Resolve::Foreign { link, owner } => OutputError::ForeignSymlink {
+                flag: flag.to_owned(),
+                path,
+                link: crate::line::escape_line(&link.display().to_string()),
+                owner,
+            },
+            Resolve::Io(why) => OutputError::Unusable {
+                flag: flag.to_owned(),
+                path,
+                why,
+            },
+        }
+    }
 }
 
 /// `path` made absolute, with its symbolic links followed where they are the current user's or
