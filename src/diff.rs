@@ -147,6 +147,10 @@ pub fn settings_for(dump_count: usize, base: &SearchSettings) -> SearchSettings 
 /// kept: its report lists them). Whether a candidate keeps its pace, or slows down as a bound
 /// fills, is judged per loop; without them the dumps count as equally far apart (dumps taken
 /// after the same number of repetitions each, or at a fixed interval under steady load).
+///
+/// While it reads, SIGBUS ends the process with one line and exit status 2 (a dump another
+/// program truncated under the mapping): call it only in a process without a JVM, as
+/// `heapgrowth diff` does.
 pub fn diff(
     dumps: &[PathBuf],
     loops: Option<&[u32]>,
