@@ -110,7 +110,10 @@ pub(crate) struct Containers {
 
 /// For every class, `value(class, its super class's value)`, super classes first. The reader
 /// refuses super class cycles, so every chain ends.
-fn inherited<T>(graph: &HeapGraph, value: impl Fn(ClassIndex, Option<&T>) -> T) -> Vec<T> {
+pub(super) fn inherited<T>(
+    graph: &HeapGraph,
+    value: impl Fn(ClassIndex, Option<&T>) -> T,
+) -> Vec<T> {
     let class_count = graph.class_count();
     let mut values: Vec<Option<T>> = (0..class_count).map(|_| None).collect();
     let mut chain = Vec::new();

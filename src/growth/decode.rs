@@ -9,6 +9,7 @@
 //! walk's.
 
 use super::bitset::BitSet;
+use super::cleared::ClearedReferences;
 use super::containers::Containers;
 use super::names::NameId;
 use super::roots::NonStrongFields;
@@ -37,6 +38,8 @@ pub(super) struct Rules {
     pub(super) containers: Containers,
     /// `Reference.referent` and `discovered`, never strong paths.
     pub(super) non_strong: NonStrongFields,
+    /// References the collector cleared, which the walk takes last.
+    cleared: ClearedReferences,
 }
 
 impl Rules {
@@ -44,7 +47,19 @@ impl Rules {
         Rules {
             containers: Containers::new(graph),
             non_strong: NonStrongFields::new(graph),
+            cleared: ClearedReferences::new(graph),
         }
+    }
+
+    /// Whether `object` is a reference the collector cleared (see [`super::cleared`]).
+    #[inline]
+    pub(super) fn is_cleared(&self, graph: &HeapGraph, object: ObjectIndex) -> bool {
+        self.cleared.is_cleared(graph, object)
+    }
+
+    /// Whether `class` is `java.lang.ref.Reference` or a subclass.
+    pub(super) fn is_reference(&self, class: ClassIndex) -> bool {
+        self.cleared.is_reference(class)
     }
 
     fn is_not_strong(&self, reference: Reference) -> bool {
@@ -420,13 +435,18 @@ impl Decoder<'_> {
         steps: &[Step],
         out: &mut DecodedBlockInternals,
     ) {
-        let graph = self.maker.graph;
+        let (graph, rules) = (self.maker.graph, self.maker.rules);
+        // The walk holds cleared internal objects back for later, so they are not traced
+        // here, where it would expect the ones after them.
+        let traces = |traced: &mut BitSet, internal: ObjectIndex| {
+            !rules.is_cleared(graph, internal) && !traced.test_and_set(internal)
+        };
         for step in steps {
-            if step.inside && !self.traced.test_and_set(step.target) {
+            if step.inside && traces(&mut self.traced, step.target) {
                 self.stack.push(step.target);
             }
         }
-        let keys_are_elements = self.maker.rules.containers.keys_are_elements(class);
+        let keys_are_elements = rules.containers.keys_are_elements(class);
         let first = out.ids.len();
         while let Some(internal) = self.stack.pop() {
             // The stack's deeper entries are popped later (unless what is popped before them
@@ -442,7 +462,7 @@ impl Decoder<'_> {
             self.maker
                 .internal_steps(internal, keys_are_elements, &mut out.steps);
             for (target, role) in out.steps.slice(start..out.steps.len()).iter() {
-                if role == InternalRole::Inside && !self.traced.test_and_set(target) {
+                if role == InternalRole::Inside && traces(&mut self.traced, target) {
                     self.stack.push(target);
                 }
             }
@@ -462,7 +482,26 @@ pub(super) struct TracedInternals<'b> {
     end: usize,
 }
 
+/// Nothing traced, for internals the walk expands later than the block they were met in.
+static NOTHING_TRACED: DecodedBlockInternals = DecodedBlockInternals {
+    ids: Vec::new(),
+    ends: Vec::new(),
+    steps: InternalSteps {
+        targets: Vec::new(),
+        roles: Vec::new(),
+    },
+};
+
 impl<'b> TracedInternals<'b> {
+    /// No traced internals: the walk decodes each internal object itself.
+    pub(super) fn none() -> TracedInternals<'static> {
+        TracedInternals {
+            traced: &NOTHING_TRACED,
+            next: 0,
+            end: 0,
+        }
+    }
+
     /// The steps of `internal` if it is the next traced object. It isn't when the walk had
     /// reached some of the collection's internals before (through another path, or another
     /// collection sharing them), and then the walk decodes the object itself.

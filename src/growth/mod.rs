@@ -5,6 +5,7 @@
 
 mod bitset;
 pub mod class_trend;
+mod cleared;
 mod containers;
 mod decode;
 mod ignore;
@@ -24,11 +25,11 @@ pub use names::{NameId, Names};
 pub use retained::{retained_sizes, Retained};
 pub use roots::root_kind_name;
 pub use search::{
-    ChildGrowth, Confirmation, ConfirmationCut, GrowingNode, GrowthKind, GrowthSearch, IgnoredPath,
-    LeveledOff, LookLongerReason, LookedLonger, NextStep, NodeValues, PathStep, RetainedGrowth,
-    SearchConfig, SearchOutcome, SnapshotValues, AMBIGUOUS_EXTRA_SNAPSHOTS,
-    CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS, DEFAULT_CONFIRM_LOOPS,
-    DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
+    AwaitingCleanup, ChildGrowth, Confirmation, ConfirmationCut, GrowingNode, GrowthKind,
+    GrowthSearch, IgnoredPath, LeveledOff, LookLongerReason, LookedLonger, NextStep, NodeValues,
+    PathStep, RetainedGrowth, SearchConfig, SearchOutcome, SnapshotValues,
+    AMBIGUOUS_EXTRA_SNAPSHOTS, CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS,
+    DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
     MAX_SNAPSHOTS_PER_SEARCH, MIN_CONFIRMATION_GROWTH, REQUIRED_RECORDS,
 };
 pub use tree::{

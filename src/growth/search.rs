@@ -322,6 +322,26 @@ impl Series {
     }
 }
 
+/// Objects awaiting cleanup among the children of a path's node
+/// ([`PathTree::awaiting_cleanup`](super::PathTree::awaiting_cleanup)) at each snapshot since
+/// the first that had any, and their trend: watched, never growth. Kept only for the few paths
+/// that ever had any, not beside every path's measures.
+#[derive(Debug)]
+struct AwaitingSeries {
+    first: u32,
+    counts: Vec<u64>,
+    trend: Trend,
+}
+
+impl AwaitingSeries {
+    fn at(&self, snapshot: u32) -> u64 {
+        snapshot
+            .checked_sub(self.first)
+            .and_then(|i| self.counts.get(i as usize).copied())
+            .unwrap_or(0)
+    }
+}
+
 /// The growth search over the snapshots of one scenario. Feed it snapshots with
 /// [`GrowthSearch::add_snapshot`] and run the loops it asks for until it says
 /// [`NextStep::Done`].
@@ -331,6 +351,8 @@ pub struct GrowthSearch {
     rules: Vec<IgnoreRule>,
     names: Names,
     series: Vec<Series>,
+    /// The paths that ever had objects awaiting cleanup among their children.
+    awaiting: FastMap<SeriesId, AwaitingSeries>,
     by_parent_and_key: FastMap<(SeriesId, NodeKey), SeriesId>,
     /// Loops run (warm-up included) when each snapshot was taken.
     loops_at: Vec<u32>,
@@ -400,6 +422,7 @@ impl GrowthSearch {
             rules,
             names: Names::default(),
             series: Vec::new(),
+            awaiting: FastMap::default(),
             by_parent_and_key: FastMap::default(),
             loops_at: Vec::new(),
             trees: Vec::new(),
@@ -589,6 +612,36 @@ impl GrowthSearch {
             .map(|&id| series[id as usize].ignored_by.is_some())
             .collect();
         let hidden = |parent: usize, child: usize| ignored[child] && !ignored[parent];
+        // Objects awaiting cleanup among each node's children, for the few that have any.
+        let mut awaiting_cleanup: FastMap<SeriesId, u64> = FastMap::default();
+        for (id, node) in nodes.iter().enumerate() {
+            let Some(parent) = node.parent else { continue };
+            let count = tree.awaiting_cleanup(id as NodeId);
+            if count > 0 && !hidden(parent as usize, id) {
+                *awaiting_cleanup
+                    .entry(node_series[parent as usize])
+                    .or_default() += count;
+            }
+        }
+        for (&id, &count) in &awaiting_cleanup {
+            self.awaiting
+                .entry(id)
+                .or_insert_with(|| AwaitingSeries {
+                    first: snapshot,
+                    counts: Vec::new(),
+                    trend: Trend::default(),
+                })
+                .counts
+                .push(count);
+        }
+        for awaiting in self.awaiting.values_mut() {
+            // Paths with none this snapshot (or not in it at all): 0.
+            if awaiting.first + awaiting.counts.len() as u32 <= snapshot {
+                awaiting.counts.push(0);
+            }
+            let now = *awaiting.counts.last().expect("pushed above");
+            awaiting.trend.push(now, first_snapshot);
+        }
         let mut values: Vec<NodeValues> = nodes
             .iter()
             .enumerate()
@@ -1010,6 +1063,43 @@ impl GrowthSearch {
             .collect();
         leveled_off.sort_by(|a, b| a.path.cmp(&b.path));
 
+        // Cleared references that kept piling up under a path, a new high at every snapshot
+        // of a search that stopped as soon as nothing grew (or at the last records a candidate
+        // needs): listed once, at the top-most such path, and not under (or at) a growing
+        // node, whose report says more.
+        let piling_up_records = self
+            .config
+            .required_records()
+            .min(snapshots.saturating_sub(1))
+            .max(2);
+        let mut piling_up: Vec<SeriesId> = self
+            .awaiting
+            .iter()
+            .filter(|(_, awaiting)| awaiting.trend.streak >= piling_up_records)
+            .map(|(&id, _)| id)
+            .collect();
+        piling_up.sort_unstable();
+        let mut awaiting_cleanup: Vec<AwaitingCleanup> = self
+            .top_most(&piling_up, |series| {
+                series.ignored_by.is_none() && !under_reported(series)
+            })
+            .into_iter()
+            .filter(|id| !reported.contains(id))
+            .map(|id| {
+                let awaiting = &self.awaiting[&id];
+                AwaitingCleanup {
+                    path: self.resolve_path(id),
+                    history: self
+                        .loops_at
+                        .iter()
+                        .enumerate()
+                        .map(|(snapshot, &loops)| (loops, awaiting.at(snapshot as u32)))
+                        .collect(),
+                }
+            })
+            .collect();
+        awaiting_cleanup.sort_by(|a, b| a.path.cmp(&b.path));
+
         // Ignored paths are not followed to candidacy (the search doesn't wait for them), so
         // those that set new highs at two snapshots or more are listed as having grown.
         let ignored_ever: Vec<SeriesId> = (0..self.series.len() as SeriesId)
@@ -1079,6 +1169,7 @@ impl GrowthSearch {
             growing,
             unconfirmed,
             leveled_off,
+            awaiting_cleanup,
             ignored,
             unmatched_rules,
         }
@@ -1114,10 +1205,12 @@ impl GrowthSearch {
             let (tree, parent) = previous?;
             tree.child(Some(parent), key).map(|child| tree.node(child))
         };
+        // A child only cleared references reach holds nothing that grows.
         let mut children: Vec<ChildGrowth> = tree
             .node(node)
             .children
             .iter()
+            .filter(|&&child| tree.node(child).objects > 0)
             .map(|&child| {
                 let child_node = tree.node(child);
                 let before = previous_child(child_node.key);
@@ -1442,6 +1535,33 @@ pub struct LeveledOff {
     pub history: Vec<SnapshotValues>,
 }
 
+/// A path whose children held more objects awaiting cleanup at each of the last snapshots
+/// ([`PathTree::awaiting_cleanup`](super::PathTree::awaiting_cleanup)): entries of a
+/// `WeakHashMap`, a weak interner or a `ThreadLocalMap` whose referents the collector cleared,
+/// which their owner removes on a later access. Growth counting leaves them out; a map that
+/// never removes them is listed here, not reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AwaitingCleanup {
+    /// From the root group down to the node.
+    pub path: Vec<PathStep>,
+    /// Loops, and the objects awaiting cleanup among the node's children, at every snapshot.
+    pub history: Vec<(u32, u64)>,
+}
+
+impl AwaitingCleanup {
+    /// The objects awaiting cleanup at the last snapshot, and how many more than at the one
+    /// before.
+    pub fn last_and_new(&self) -> (u64, i64) {
+        let last = self.history.last().map_or(0, |&(_, objects)| objects);
+        let before = self
+            .history
+            .len()
+            .checked_sub(2)
+            .map_or(0, |i| self.history[i].1);
+        (last, last as i64 - before as i64)
+    }
+}
+
 /// A path an ignore rule kept out of the search that would have been a candidate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IgnoredPath {
@@ -1522,6 +1642,9 @@ pub struct SearchOutcome {
     pub unconfirmed: Vec<GrowingNode>,
     /// Paths that grew for a while but leveled off, sorted by path.
     pub leveled_off: Vec<LeveledOff>,
+    /// Paths under which references the collector cleared kept piling up, sorted by path:
+    /// garbage waiting for its owner's cleanup, not growth.
+    pub awaiting_cleanup: Vec<AwaitingCleanup>,
     /// Paths ignore rules kept out that grew, sorted by path.
     pub ignored: Vec<IgnoredPath>,
     /// The user's rules that matched no step of any path (a misspelled class or field, or a

@@ -368,6 +368,332 @@ fn objects_reachable_only_through_weak_references_are_not_on_a_path() {
     assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
 }
 
+/// A weak interner as Guava's: a table of entries that are weak references to their keys,
+/// `live` of them with a key, `cleared` whose key the collector cleared and which the interner
+/// has not drained from its table yet. With `values_hold_keys`, each entry also holds its key
+/// strongly (the bug that keeps a weak map's keys alive); the key is then never cleared.
+fn weak_interner_heap(live: u32, cleared: u32, values_hold_keys: bool) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let weak = jdk.h.class_named("java.lang.ref.WeakReference");
+    let entry = jdk.h.class(
+        "com.example.Interner$WeakEntry",
+        Some(weak),
+        &[("value", FieldType::Object)],
+    );
+    let mut slots = Vec::new();
+    for i in 0..live {
+        let key = jdk.h.string(&format!("/orders/{i}"));
+        let value = if values_hold_keys {
+            Value::Ref(key)
+        } else {
+            Value::Null
+        };
+        slots.push(Some(jdk.h.instance(
+            entry,
+            &[("referent", Value::Ref(key)), ("value", value)],
+        )));
+    }
+    for _ in 0..cleared {
+        let value = jdk.h.instance(jdk.item, &[]);
+        slots.push(Some(jdk.h.instance(entry, &[("value", Value::Ref(value))])));
+    }
+    let table = jdk.h.object_array("java.lang.Object[]", &slots);
+    jdk.holder("com.example.Interner", "table", table);
+    jdk.build()
+}
+
+#[test]
+fn entries_whose_referents_were_cleared_are_counted_apart_from_the_nodes_objects() {
+    let graph = weak_interner_heap(3, 5, false);
+    let mut names = Names::default();
+    let (tree, _) = build_tree(&graph, &mut names);
+    let table = tree
+        .nodes()
+        .iter()
+        .position(|node| names.get(node.key.name) == "table")
+        .unwrap() as NodeId;
+    // The table's slots to cleared entries are not references it holds.
+    assert_eq!(tree.node(table).references, 3);
+    let children: Vec<(String, u64, u64)> = tree
+        .node(table)
+        .children
+        .iter()
+        .map(|&child| {
+            let node = tree.node(child);
+            (
+                names.get(node.key.target).to_owned(),
+                node.objects,
+                tree.awaiting_cleanup(child),
+            )
+        })
+        .collect();
+    // The 3 live entries and the 5 cleared ones share their node, counted apart; what only a
+    // cleared entry holds (its value) awaits cleanup with it.
+    assert_eq!(
+        children,
+        [("com.example.Interner$WeakEntry".to_owned(), 3, 5)]
+    );
+    let entries = tree.node(table).children[0];
+    let values: Vec<(u64, u64)> = tree
+        .node(entries)
+        .children
+        .iter()
+        .map(|&child| (tree.node(child).objects, tree.awaiting_cleanup(child)))
+        .collect();
+    assert_eq!(values, [(0, 5)]);
+}
+
+#[test]
+fn cleared_weak_entries_that_pile_up_are_awaiting_cleanup_not_growth() {
+    // Guava's weak interner with a unique key per loop, as a dump after a full collection sees
+    // it: the entries of the keys that died since the last drain, more with every snapshot.
+    let outcome = search(|loops| weak_interner_heap(4, loops, false));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    // Listed once, at the table, not again at its entries below it.
+    let awaiting: Vec<(String, Vec<(u32, u64)>)> = outcome
+        .awaiting_cleanup
+        .iter()
+        .map(|a| (a.path.last().unwrap().to_string(), a.history.clone()))
+        .collect();
+    assert_eq!(
+        awaiting,
+        [(
+            "STATIC_FIELD Interner.table -> instance of java.lang.Object[]".to_owned(),
+            // The cleared entries; a clean search stops after 3 snapshots.
+            vec![(3, 3), (7, 7), (15, 15)]
+        )]
+    );
+    assert_eq!(outcome.awaiting_cleanup[0].last_and_new(), (15, 8));
+}
+
+#[test]
+fn weak_entries_whose_values_hold_their_keys_are_still_a_leak() {
+    let outcome = search(|loops| weak_interner_heap(loops, 4, true));
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Interner.table -> instance of java.lang.Object[]"]
+    );
+    assert_eq!(
+        children(&outcome.growing[0]),
+        ["1000 ARRAY_ENTRY Object[].[x] -> instance of com.example.Interner$WeakEntry"]
+    );
+    assert!(outcome.awaiting_cleanup.is_empty());
+}
+
+#[test]
+fn a_few_cleared_entries_at_every_snapshot_are_not_listed() {
+    let outcome = search(|loops| weak_interner_heap(loops.min(5), 3, false));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert!(outcome.awaiting_cleanup.is_empty());
+}
+
+#[test]
+fn a_live_reference_that_only_a_cleared_entry_holds_awaits_cleanup_with_it() {
+    // Guava's cache with weak keys and soft values: an entry whose key was cleared holds a
+    // soft reference to its value, which the collector keeps until memory runs short. It is
+    // no chain link of the table (not of the entry's kind): it goes when the entry goes.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let weak = jdk.h.class_named("java.lang.ref.WeakReference");
+        let soft = jdk.h.class_named("java.lang.ref.SoftReference");
+        let entry = jdk.h.class(
+            "com.example.Cache$WeakEntry",
+            Some(weak),
+            &[("valueReference", FieldType::Object)],
+        );
+        let value_reference = jdk.h.class("com.example.Cache$SoftValue", Some(soft), &[]);
+        let slots: Vec<Option<ObjRef>> = (0..loops)
+            .map(|_| {
+                let value = jdk.h.instance(jdk.item, &[]);
+                let soft_value = jdk
+                    .h
+                    .instance(value_reference, &[("referent", Value::Ref(value))]);
+                Some(
+                    jdk.h
+                        .instance(entry, &[("valueReference", Value::Ref(soft_value))]),
+                )
+            })
+            .collect();
+        let table = jdk.h.object_array("java.lang.Object[]", &slots);
+        jdk.holder("com.example.Cache", "table", table);
+        jdk.build()
+    });
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(outcome.awaiting_cleanup.len(), 1);
+}
+
+/// A `WeakHashMap` as OpenJDK 17 lays it out: a table of `Entry` objects, weak references to
+/// their keys, chained through `next`. `live` entries have a key that each entry's value also
+/// holds (a leak); `cleared` entries lost their keys and still hold their values. Each bucket
+/// starts with the cleared entries and ends with the live ones, so the walk meets cleared
+/// internals first.
+fn weak_hash_map_heap(live: u32, cleared: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let map_class = jdk.h.class(
+        "java.util.WeakHashMap",
+        Some(object),
+        &[("table", FieldType::Object)],
+    );
+    let weak = jdk.h.class_named("java.lang.ref.WeakReference");
+    let entry_class = jdk.h.class(
+        "java.util.WeakHashMap$Entry",
+        Some(weak),
+        &[("value", FieldType::Object), ("next", FieldType::Object)],
+    );
+    let attachment = jdk.h.class(
+        "com.example.Attachment",
+        Some(object),
+        &[("request", FieldType::Object)],
+    );
+    let mut buckets: [Option<ObjRef>; 4] = [None; 4];
+    let mut push = |jdk: &mut Jdk, i: u32, key: Option<ObjRef>| {
+        let value = jdk.h.instance(
+            attachment,
+            &[("request", key.map_or(Value::Null, Value::Ref))],
+        );
+        let bucket = &mut buckets[(i % 4) as usize];
+        let entry = jdk.h.instance(
+            entry_class,
+            &[
+                ("referent", key.map_or(Value::Null, Value::Ref)),
+                ("value", Value::Ref(value)),
+                ("next", bucket.map_or(Value::Null, Value::Ref)),
+            ],
+        );
+        *bucket = Some(entry);
+    };
+    for i in 0..live {
+        let key = jdk.h.instance(jdk.item, &[]);
+        push(&mut jdk, i, Some(key));
+    }
+    for i in 0..cleared {
+        push(&mut jdk, i, None);
+    }
+    let table = jdk
+        .h
+        .object_array("java.util.WeakHashMap$Entry[]", &buckets);
+    let map = jdk.h.instance(map_class, &[("table", Value::Ref(table))]);
+    jdk.holder("com.example.Attachments", "byRequest", map);
+    jdk.build()
+}
+
+#[test]
+fn a_weak_hash_map_whose_keys_died_is_clean() {
+    let outcome = search(|loops| weak_hash_map_heap(0, loops));
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert_eq!(
+        outcome
+            .awaiting_cleanup
+            .iter()
+            .map(|a| a.path.last().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        ["STATIC_FIELD Attachments.byRequest -> instance of java.util.WeakHashMap"]
+    );
+}
+
+#[test]
+fn a_weak_hash_map_whose_values_hold_their_keys_leaks_beside_cleared_entries() {
+    // Half the live entries are chained behind cleared ones, reached only through them: the
+    // next entries of a chain, which the map keeps when it unlinks the cleared ones, so their
+    // values count as the map's.
+    let outcome = search(|loops| weak_hash_map_heap(loops, 2));
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Attachments.byRequest -> instance of java.util.WeakHashMap"]
+    );
+    assert_eq!(
+        children(&outcome.growing[0]),
+        ["1000 ARRAY_ENTRY WeakHashMap.[x] -> instance of com.example.Attachment"]
+    );
+    assert!(outcome.awaiting_cleanup.is_empty());
+}
+
+/// A list of `items` items that a cleared weak reference also holds, by a shorter path than
+/// the list's own: `Recent.last` (the cleared reference) `.items`, against `Audit.log`
+/// `.history.items`.
+fn list_also_held_by_a_cleared_reference_heap(items: u32) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    let weak = jdk.h.class_named("java.lang.ref.WeakReference");
+    let snapshot = jdk.h.class(
+        "com.example.Snapshot",
+        Some(weak),
+        &[("items", FieldType::Object)],
+    );
+    let history = jdk.h.class(
+        "com.example.History",
+        Some(object),
+        &[("items", FieldType::Object)],
+    );
+    let log = jdk.h.class(
+        "com.example.Log",
+        Some(object),
+        &[("history", FieldType::Object)],
+    );
+    let items = jdk.items(items);
+    let list = jdk.array_list(&items);
+    let cleared = jdk.h.instance(snapshot, &[("items", Value::Ref(list))]);
+    jdk.holder("com.example.Recent", "last", cleared);
+    let history = jdk.h.instance(history, &[("items", Value::Ref(list))]);
+    let log = jdk.h.instance(log, &[("history", Value::Ref(history))]);
+    jdk.holder("com.example.Audit", "log", log);
+    jdk.build()
+}
+
+#[test]
+fn objects_a_cleared_reference_holds_keep_their_strong_path() {
+    let outcome = search(list_also_held_by_a_cleared_reference_heap);
+    assert_eq!(
+        reported(&outcome),
+        ["INSTANCE_FIELD History.items -> instance of java.util.ArrayList"]
+    );
+    assert!(outcome.awaiting_cleanup.is_empty());
+}
+
+#[test]
+fn a_list_head_made_without_a_referent_is_not_a_cleared_reference() {
+    // JDK 17's Cleaner keeps its cleanables in a list whose head is a PhantomCleanable made
+    // without a referent, its `list` field pointing to itself: what the list holds is live.
+    let outcome = search(|loops| {
+        let mut jdk = Jdk::new();
+        let phantom = jdk.h.class_named("java.lang.ref.PhantomReference");
+        let cleanable = jdk.h.class(
+            "com.example.Cleanable",
+            Some(phantom),
+            &[
+                ("next", FieldType::Object),
+                ("list", FieldType::Object),
+                ("action", FieldType::Object),
+            ],
+        );
+        let head = jdk.h.instance(cleanable, &[]);
+        jdk.h.set_field(head, "list", Value::Ref(head));
+        let mut last = head;
+        for _ in 0..loops {
+            let owner = jdk.h.instance(jdk.item, &[]);
+            let action = jdk.h.instance(jdk.item, &[]);
+            let next = jdk.h.instance(
+                cleanable,
+                &[
+                    ("referent", Value::Ref(owner)),
+                    ("list", Value::Ref(head)),
+                    ("action", Value::Ref(action)),
+                ],
+            );
+            jdk.h.set_field(last, "next", Value::Ref(next));
+            last = next;
+        }
+        jdk.holder("com.example.Cleaner", "cleanables", head);
+        jdk.build()
+    });
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cleaner.cleanables -> instance of com.example.Cleanable"]
+    );
+    assert!(outcome.awaiting_cleanup.is_empty());
+}
+
 #[test]
 fn a_linked_chain_folds_into_one_node_that_grows() {
     let outcome = search(|loops| {
@@ -1582,4 +1908,9 @@ fn retained_sizes_from_a_watching_walk_are_those_of_a_second_walk() {
     assert_watched_retained_sizes_match_a_second_walk(&tree_heap(15));
     assert_watched_retained_sizes_match_a_second_walk(&trading_lists_heap(4, 3));
     assert_watched_retained_sizes_match_a_second_walk(&same_listener_heap(4));
+    assert_watched_retained_sizes_match_a_second_walk(&weak_interner_heap(2, 3, false));
+    assert_watched_retained_sizes_match_a_second_walk(&weak_hash_map_heap(3, 4));
+    assert_watched_retained_sizes_match_a_second_walk(&list_also_held_by_a_cleared_reference_heap(
+        3,
+    ));
 }

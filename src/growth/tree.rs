@@ -75,14 +75,15 @@ pub struct TreeNode {
     pub key: NodeKey,
     /// The parent node; `None` for a root group.
     pub parent: Option<NodeId>,
-    /// Objects in the node (a collection's internal objects are not counted).
+    /// Objects in the node (a collection's internal objects are not counted), those awaiting
+    /// cleanup left out (see [`PathTree::awaiting_cleanup`]).
     pub objects: u64,
     /// Their shallow size.
     pub bytes: u64,
     /// The strong references the node's objects hold, to any object, reached before or not:
     /// fields, array slots in use, and a collection's entries (keys and values) seen through
     /// its internals. A list that gains references to objects that exist already grows here
-    /// and nowhere else.
+    /// and nowhere else. References to references the collector cleared are left out.
     pub references: u64,
     /// For a `LOCAL` node: where the frame holding its first object was (`Timer.java:563`).
     /// Not part of the key, since a thread moves from line to line between snapshots.
@@ -97,6 +98,8 @@ pub struct PathTree {
     nodes: Vec<TreeNode>,
     roots: Vec<NodeId>,
     by_parent_and_key: FastMap<(NodeId, NodeKey), NodeId>,
+    /// Objects awaiting cleanup, for the few nodes that have any.
+    awaiting_cleanup: FastMap<NodeId, u64>,
 }
 
 /// Parent id used for root nodes in the lookup map.
@@ -116,6 +119,17 @@ impl PathTree {
     /// Root nodes, one per GC root kind.
     pub fn roots(&self) -> &[NodeId] {
         &self.roots
+    }
+
+    /// Objects in node `id` that only references the collector cleared reach, those references
+    /// included: garbage that waits for its owner's cleanup. A live heap dump starts with a
+    /// full collection, which clears the weak references to what nothing else keeps; the
+    /// reference objects stay where their owner put them (a `WeakHashMap`'s table, Guava's
+    /// interner) until it drains its reference queue or probes past them. The walk takes such
+    /// references after everything else, so what else reaches their objects keeps its own path,
+    /// and counts them here, not in [`TreeNode::objects`].
+    pub fn awaiting_cleanup(&self, id: NodeId) -> u64 {
+        self.awaiting_cleanup.get(&id).copied().unwrap_or(0)
     }
 
     /// The child of `parent` (or the root node, for `None`) with `key`.
@@ -180,6 +194,7 @@ impl PathTree {
                 .sum::<usize>()
             + self.by_parent_and_key.capacity()
                 * (std::mem::size_of::<(NodeId, NodeKey)>() + std::mem::size_of::<NodeId>() + 1)
+            + self.awaiting_cleanup.capacity() * (std::mem::size_of::<(NodeId, u64)>() + 1)
     }
 
     fn node_for(&mut self, parent: Option<NodeId>, key: NodeKey) -> NodeId {
@@ -477,6 +492,10 @@ fn build_noting<N: EdgeNotes>(
         untraced_steps: InternalSteps::default(),
         notes,
         recent_children: RecentChildren::new(),
+        held_back: Vec::new(),
+        taking_cleared: false,
+        awaiting: BitSet::new(0),
+        from_awaiting: None,
     };
     // The main roots, then the others for what is left, then classes whose loader the walk
     // never reached: roots after all, walked last so they take no shorter path away from
@@ -527,6 +546,31 @@ fn build_noting<N: EdgeNotes>(
         }
         walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
     }
+    // Last, the references the collector cleared that the walk held back, and what only they
+    // reach: their objects wait for cleanup, and their nodes count them apart.
+    if !walk.held_back.is_empty() {
+        let walked = walk.queue.len();
+        walk.taking_cleared = true;
+        walk.awaiting = BitSet::new(graph.object_count());
+        for held in std::mem::take(&mut walk.held_back) {
+            match held {
+                HeldBack::Member { node, step } => {
+                    walk.take(node, step);
+                }
+                HeldBack::Internal {
+                    node,
+                    collection,
+                    object,
+                } => {
+                    walk.enter_internal(node, collection, object);
+                    let references =
+                        walk.expand_internals(node, collection, TracedInternals::none());
+                    walk.tree.nodes[node as usize].references += references;
+                }
+            }
+        }
+        walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+    }
     let Walk {
         tree,
         queue,
@@ -562,6 +606,30 @@ struct Walk<'g, N: EdgeNotes> {
     notes: N,
     /// The last child nodes looked up, in front of the tree's map.
     recent_children: RecentChildren,
+    /// References the collector cleared, met through fields, array slots and collections'
+    /// internals, in the order met; taken after everything else.
+    held_back: Vec<HeldBack>,
+    /// Whether the walk is taking what it held back.
+    taking_cleared: bool,
+    /// Objects that await cleanup: references the collector cleared, and what the walk
+    /// reached only through them (empty until it takes what it held back).
+    awaiting: BitSet,
+    /// While the walk takes the steps of an object that awaits cleanup: that object's class.
+    from_awaiting: Option<ClassIndex>,
+}
+
+/// A reference the collector cleared, held back by the walk (see [`super::cleared`]).
+#[derive(Clone, Copy)]
+enum HeldBack {
+    /// The target of `step`, taken from an object of `node`.
+    Member { node: NodeId, step: Step },
+    /// An internal object of a collection of class `collection`, of `node` (a
+    /// `WeakHashMap$Entry`, a `ThreadLocalMap$Entry`).
+    Internal {
+        node: NodeId,
+        collection: ClassIndex,
+        object: ObjectIndex,
+    },
 }
 
 /// Slots of [`RecentChildren`]: 256 of 24 bytes, which stay in the first-level cache beside the
@@ -750,12 +818,17 @@ impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
         steps: &[Step],
         internals: TracedInternals,
     ) {
-        let mut references = self.take_all(node, steps);
+        let awaiting = self.taking_cleared && self.awaiting.contains(object);
+        self.from_awaiting = awaiting.then_some(decoded.class);
+        let mut references = self.take_all(node, decoded.class, steps);
         if decoded.container {
             references += self.expand_internals(node, decoded.class, internals);
         }
+        self.from_awaiting = None;
         let tree_node = &mut self.tree.nodes[node as usize];
-        tree_node.bytes += decoded.bytes;
+        if !awaiting {
+            tree_node.bytes += decoded.bytes;
+        }
         tree_node.references += references;
         // After the fields: where a field and a stack local reach an object at the same depth,
         // the field is the path a reader can act on (`TimerThread.queue`, not a frame of
@@ -821,7 +894,12 @@ impl<N: EdgeNotes> Walk<'_, N> {
             return;
         }
         self.notes.reached(object, node);
-        self.tree.nodes[node as usize].objects += 1;
+        if self.taking_cleared && self.awaits_cleanup(object) {
+            self.awaiting.test_and_set(object);
+            *self.tree.awaiting_cleanup.entry(node).or_default() += 1;
+        } else {
+            self.tree.nodes[node as usize].objects += 1;
+        }
         self.queue.push(object);
         self.queue_nodes.push(node);
     }
@@ -864,10 +942,59 @@ impl<N: EdgeNotes> Walk<'_, N> {
         Some(child)
     }
 
-    /// Queues internal object `object` of a collection of `node`, unless it was reached
-    /// before.
-    fn enter_internal(&mut self, node: NodeId, object: ObjectIndex) {
+    /// Whether `target` is a reference the collector cleared that the walk holds back until
+    /// everything else is reached; `held` says how to take it then.
+    #[inline]
+    fn holds_back(&mut self, target: ObjectIndex, held: impl FnOnce() -> HeldBack) -> bool {
+        // What the walk reached before is never one it holds back, so most steps cost no look
+        // at their target.
+        if self.taking_cleared
+            || self.reached.contains(target)
+            || !self.rules.is_cleared(self.graph, target)
+        {
+            return false;
+        }
+        self.held_back.push(held());
+        true
+    }
+
+    /// Whether `object`, reached while the walk takes what it held back, awaits cleanup: a
+    /// reference the collector cleared, or what an object that awaits cleanup leads to. But
+    /// for a live reference of the same kind as that object: the next entry of a bucket chain
+    /// (a `WeakHashMap`'s, Guava's), which the owner keeps when it unlinks the cleared one.
+    fn awaits_cleanup(&self, object: ObjectIndex) -> bool {
+        if self.rules.is_cleared(self.graph, object) {
+            return true;
+        }
+        let Some(from) = self.from_awaiting else {
+            return false;
+        };
+        let class = self.graph.class_of(object);
+        !(self.rules.is_reference(class) && related_classes(self.graph, from, class))
+    }
+
+    /// Whether a reference from the object whose steps are being taken to `target` counts
+    /// among the node's references: not from an object that awaits cleanup, nor to a
+    /// reference the collector cleared.
+    fn counts_reference(&self, target: ObjectIndex) -> bool {
+        self.from_awaiting.is_none()
+            && !(self.taking_cleared && self.rules.is_cleared(self.graph, target))
+    }
+
+    /// Queues internal object `object` of a collection of class `collection`, of `node`,
+    /// unless it was reached before or is held back.
+    fn enter_internal(&mut self, node: NodeId, collection: ClassIndex, object: ObjectIndex) {
+        if self.holds_back(object, || HeldBack::Internal {
+            node,
+            collection,
+            object,
+        }) {
+            return;
+        }
         if !self.reached.test_and_set(object) {
+            if self.taking_cleared && self.awaits_cleanup(object) {
+                self.awaiting.test_and_set(object);
+            }
             self.internal_stack.push(object);
             self.notes.reached(object, node);
         } else {
@@ -889,7 +1016,14 @@ impl<N: EdgeNotes> Walk<'_, N> {
         let owner = self.names.class[class as usize];
         let keys_are_elements = self.rules.containers.keys_are_elements(class);
         let mut untraced = std::mem::take(&mut self.untraced_steps);
+        let from_collection = self.from_awaiting;
         while let Some(internal) = self.internal_stack.pop() {
+            if self.taking_cleared {
+                self.from_awaiting = self
+                    .awaiting
+                    .contains(internal)
+                    .then(|| self.graph.class_of(internal));
+            }
             let steps = match traced.next_if(internal) {
                 Some(steps) => steps,
                 None => {
@@ -899,17 +1033,19 @@ impl<N: EdgeNotes> Walk<'_, N> {
                     untraced.all()
                 }
             };
-            references += self.take_internal_steps(node, owner, steps);
+            references += self.take_internal_steps(node, class, owner, steps);
         }
+        self.from_awaiting = from_collection;
         self.untraced_steps = untraced;
         references
     }
 
     /// [`Self::take_all`] for the steps of an internal object of a collection of `node`, of
-    /// class name `owner`. Returns the references to elements.
+    /// class `collection` named `owner`. Returns the references to elements.
     fn take_internal_steps(
         &mut self,
         node: NodeId,
+        collection: ClassIndex,
         owner: NameId,
         steps: InternalStepSlice,
     ) -> u64 {
@@ -917,13 +1053,12 @@ impl<N: EdgeNotes> Walk<'_, N> {
         for (target, role) in steps.iter() {
             let name = match role {
                 InternalRole::Inside => {
-                    self.enter_internal(node, target);
+                    self.enter_internal(node, collection, target);
                     continue;
                 }
                 InternalRole::Element => self.names.element,
                 InternalRole::Key => self.names.key_element,
             };
-            references += 1;
             let step = Step {
                 target,
                 kind: StepKind::ArrayEntry,
@@ -931,25 +1066,45 @@ impl<N: EdgeNotes> Walk<'_, N> {
                 owner,
                 name,
             };
-            self.take(node, step);
-        }
-        references
-    }
-
-    /// Takes every step of `steps` from an object of `node`: into the collection's internals,
-    /// or to a child. Returns the references to children (each step that isn't internal).
-    fn take_all(&mut self, node: NodeId, steps: &[Step]) -> u64 {
-        let mut references = 0;
-        for &step in steps {
-            if step.inside {
-                self.enter_internal(node, step.target);
-            } else {
-                references += 1;
+            if !self.holds_back(target, || HeldBack::Member { node, step }) {
+                references += u64::from(self.counts_reference(target));
                 self.take(node, step);
             }
         }
         references
     }
+
+    /// Takes every step of `steps` from an object of `node`, of class `class`: into the
+    /// collection's internals, or to a child. Returns the references to children (each step
+    /// that isn't internal, but for those to references the collector cleared).
+    fn take_all(&mut self, node: NodeId, class: ClassIndex, steps: &[Step]) -> u64 {
+        let mut references = 0;
+        for &step in steps {
+            if step.inside {
+                self.enter_internal(node, class, step.target);
+            } else if !self.holds_back(step.target, || HeldBack::Member { node, step }) {
+                references += u64::from(self.counts_reference(step.target));
+                self.take(node, step);
+            }
+        }
+        references
+    }
+}
+
+/// Super classes [`related_classes`] looks through: the entries of one map are of one class or
+/// of a subclass a level or two below it, and a bound keeps a crafted hierarchy thousands of
+/// classes deep from costing its depth at every object.
+const RELATED_CLASS_LEVELS: usize = 8;
+
+/// Whether one of classes `a` and `b` is the other or a subclass of it, a few levels down
+/// (Guava's `WeakKeyDummyValueEntry` and `LinkedWeakKeyDummyValueEntry`).
+fn related_classes(graph: &HeapGraph, a: ClassIndex, b: ClassIndex) -> bool {
+    let extends = |sub: ClassIndex, sup: ClassIndex| {
+        std::iter::successors(Some(sub), |&c| graph.class(c).super_class)
+            .take(RELATED_CLASS_LEVELS)
+            .any(|c| c == sup)
+    };
+    extends(a, b) || extends(b, a)
 }
 
 #[cfg(test)]

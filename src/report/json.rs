@@ -31,6 +31,10 @@ struct JsonScenario<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     unconfirmed: Vec<JsonUnconfirmed<'a>>,
     leveled_off: Vec<JsonLeveledOff<'a>>,
+    /// Paths under which references the GC cleared kept piling up (not growth); omitted when
+    /// none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    awaiting_cleanup: Vec<JsonAwaitingCleanup<'a>>,
     ignored: Vec<JsonIgnored<'a>>,
     timings_ms: JsonTimings<'a>,
     /// Heap dumps kept on request; omitted when none were.
@@ -133,6 +137,23 @@ struct JsonLeveledOff<'a> {
     growth: Vec<&'static str>,
     last_growth_loop: u32,
     history: Vec<JsonValues>,
+}
+
+/// A path under which references the GC cleared kept piling up.
+#[derive(Serialize)]
+struct JsonAwaitingCleanup<'a> {
+    path: Vec<JsonStep<'a>>,
+    /// Objects awaiting cleanup among the node's children at the last snapshot, and how many
+    /// more than at the one before.
+    objects: u64,
+    new: i64,
+    history: Vec<JsonAwaitingValues>,
+}
+
+#[derive(Serialize)]
+struct JsonAwaitingValues {
+    loops: u32,
+    objects: u64,
 }
 
 /// A path that kept detection going after a snapshot.
@@ -591,6 +612,23 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                             history: history(&leveled.history),
                         })
                         .collect(),
+                    awaiting_cleanup: outcome
+                        .awaiting_cleanup
+                        .iter()
+                        .map(|awaiting| {
+                            let (objects, new) = awaiting.last_and_new();
+                            JsonAwaitingCleanup {
+                                path: path(&awaiting.path),
+                                objects,
+                                new,
+                                history: awaiting
+                                    .history
+                                    .iter()
+                                    .map(|&(loops, objects)| JsonAwaitingValues { loops, objects })
+                                    .collect(),
+                            }
+                        })
+                        .collect(),
                     ignored: outcome
                         .ignored
                         .iter()
@@ -622,6 +660,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     growing: Vec::new(),
                     unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),
+                    awaiting_cleanup: Vec::new(),
                     ignored: Vec::new(),
                     timings_ms: timings,
                     kept_dumps: kept_dumps(),

@@ -115,6 +115,14 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                     last_step(&leveled.path)
                 );
             }
+            for awaiting in &outcome.awaiting_cleanup {
+                let (objects, new) = awaiting.last_and_new();
+                let _ = writeln!(
+                    out,
+                    "\nAwaiting cleanup ({objects} objects, {new:+} since the snapshot before: references the GC cleared and what only they hold, not yet removed by their owner; not counted as growth): {}",
+                    last_step(&awaiting.path)
+                );
+            }
             for ignored in &outcome.ignored {
                 let why = why_ignored(&ignored.pattern, &ignored.reason, &ignored.origin);
                 let _ = writeln!(

@@ -588,3 +588,71 @@ fn the_project_ignore_file_in_the_current_directory_is_read() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("heapgrowth-ignore.txt:2"), "{stderr}");
 }
+
+// 10. Weak and soft references the collector cleared (issue 29): entries waiting for their
+// owner's cleanup are not growth; a weak map whose values keep their keys is a leak.
+
+#[test]
+fn a_weak_hash_map_with_a_key_per_loop_that_dies_is_clean() {
+    clean("corpus.clean.WeakHashMapUniqueKeys");
+}
+
+#[test]
+fn a_weak_hash_map_whose_values_hold_their_keys() {
+    leak(
+        "corpus.leaks.WeakHashMapValueHoldsKeyLeak",
+        "╰→INSTANCE_FIELD WeakHashMapValueHoldsKeyLeak.attachments -> instance of java.util.WeakHashMap (1 objects)",
+    );
+}
+
+#[test]
+fn a_thread_local_per_loop_left_set_is_clean() {
+    clean("corpus.clean.ThreadLocalChurn");
+}
+
+#[test]
+fn cleared_weak_references_a_list_never_purges_are_listed_as_awaiting_cleanup() {
+    let node =
+        "INSTANCE_FIELD WeakListenersNeverPurged.listeners -> instance of java.util.ArrayList";
+    let report = clean_on(corpus(), "corpus.clean.WeakListenersNeverPurged");
+    let awaiting: Vec<&str> = report
+        .lines()
+        .filter(|line| line.starts_with("Awaiting cleanup ("))
+        .collect();
+    assert_eq!(awaiting.len(), 1, "listed once: {report}");
+    assert!(awaiting[0].ends_with(&format!("): {node}")), "{report}");
+    // The JSON says the same, with the count at each snapshot: one reference per loop, but for
+    // the last loop's, whose listener the collector had not cleared yet.
+    let output = heapgrowth(
+        &["corpus.clean.WeakListenersNeverPurged"],
+        &["--no-attribution", "--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let document = json(&output);
+    let scenario = &document["scenarios"][0];
+    assert_eq!(scenario["growing"], serde_json::json!([]));
+    let listed = &scenario["awaiting_cleanup"][0];
+    assert_eq!(
+        listed["path"].as_array().unwrap().last().unwrap()["text"],
+        node
+    );
+    let history: Vec<(u64, u64)> = listed["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|at| {
+            (
+                at["loops"].as_u64().unwrap(),
+                at["objects"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert!(history.len() >= 3, "{listed}");
+    assert!(
+        history.windows(2).all(|pair| pair[1].1 > pair[0].1),
+        "{listed}"
+    );
+    let &(loops, objects) = history.last().unwrap();
+    assert!(objects + 2 >= loops && objects <= loops, "{listed}");
+    assert_eq!(listed["objects"].as_u64(), Some(objects));
+}

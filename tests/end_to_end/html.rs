@@ -387,6 +387,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             growing,
             unconfirmed: Vec::new(),
             leveled_off: Vec::new(),
+            awaiting_cleanup: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),
         }),

@@ -88,6 +88,33 @@ fn guava_cache_with_a_maximum_size_levels_off() {
     );
 }
 
+// Weak references the collector cleared (issue 29): a weak interner or cache with a key per
+// loop that dies keeps the entries until it drains its reference queue, which is no growth; the
+// strong interner keeps them all.
+
+#[test]
+fn guava_weak_interner_with_a_key_per_loop_is_clean() {
+    clean("corpus.libs.GuavaWeakInternerClean");
+}
+
+#[test]
+fn guava_strong_interner_with_a_key_per_loop() {
+    leak(
+        "corpus.libs.GuavaInternerLeak",
+        "╰→INSTANCE_FIELD AtomicReferenceArray.array -> instance of java.lang.Object[] (4 objects)",
+    );
+}
+
+#[test]
+fn guava_cache_with_weak_keys_that_die_is_clean() {
+    clean("corpus.libs.GuavaCacheWeakKeysClean");
+}
+
+#[test]
+fn caffeine_weak_keys_and_soft_values_that_die_are_clean() {
+    clean("corpus.libs.CaffeineWeakKeysSoftValuesClean");
+}
+
 // Apache Commons Pool 2.
 
 #[test]
