@@ -399,7 +399,10 @@
     return details;
   }
 
-  function verdictOf(s) { return s.error !== undefined ? "error" : s.growing.length ? "growing" : "clean"; }
+  // "not ruled out": nothing grew, but the time budget ended the search before it could judge.
+  function verdictOf(s) {
+    return s.error !== undefined ? "error" : s.growing.length ? "growing" : s.stopped_early ? "not ruled out" : "clean";
+  }
 
   function scenario(s, index) {
     var section = el("section", "scenario");
@@ -409,7 +412,7 @@
     section.appendChild(el("h2", "", s.scenario));
     // What the loop numbers count: loops of a run, dumps of a diff, snapshots of a watch.
     unit = { dumps: "dump", snapshots: "snapshot" }[s.loop_unit] || "loop";
-    var line = el("p", "verdict " + verdict);
+    var line = el("p", "verdict " + verdict.replace(/ /g, "-"));
     line.appendChild(el("span", "badge", verdict.toUpperCase()));
     if (verdict === "error") {
       line.appendChild(document.createTextNode("the scenario could not be run"));
@@ -421,6 +424,7 @@
         (s.loop_unit ? " over " + s.snapshots + " " + s.loop_unit
           : " after " + s.loops + " loops in " + s.snapshots + " snapshots")));
       section.appendChild(line);
+      if (s.stopped_early) section.appendChild(el("p", "", "Stopped early: " + s.stopped_early));
       if (s.not_attributed) section.appendChild(el("p", "", "Not attributed: " + s.not_attributed));
     }
     section.appendChild(timings(s.timings_ms, s.snapshots));
@@ -459,12 +463,12 @@
     var main = document.getElementById("report");
     main.textContent = "";
     main.appendChild(el("h1", "", "heapgrowth report"));
-    var counts = { growing: 0, clean: 0, error: 0 };
+    var counts = { growing: 0, clean: 0, error: 0, "not ruled out": 0 };
     data.scenarios.forEach(function (s) { counts[verdictOf(s)]++; });
     var summary = [];
-    ["growing", "error", "clean"].forEach(function (v) { if (counts[v]) summary.push(counts[v] + " " + v); });
+    ["growing", "error", "not ruled out", "clean"].forEach(function (v) { if (counts[v]) summary.push(counts[v] + " " + v); });
     main.appendChild(el("p", "summary", plural(data.scenarios.length, "scenario", "scenarios") + ": " + summary.join(", ")));
-    var worst = counts.error ? "ERROR" : counts.growing ? "GROWING" : "CLEAN";
+    var worst = counts.error ? "ERROR" : counts.growing ? "GROWING" : counts["not ruled out"] ? "NOT RULED OUT" : "CLEAN";
     document.title = worst + " · " + document.title;
     data.scenarios.forEach(function (s, i) { main.appendChild(scenario(s, i)); });
   }

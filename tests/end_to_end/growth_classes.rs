@@ -300,6 +300,52 @@ fn a_slow_scenario_is_confirmed_within_its_time_budget_and_the_report_says_so() 
     );
 }
 
+#[test]
+fn a_run_the_time_budget_cut_before_it_could_judge_says_so_instead_of_clean() {
+    // 100 loops of 20 ms before the second snapshot: 2 s, more than the 1 s budget, so the
+    // search ends at its second snapshot, and a path needs three to be seen growing. It read
+    // "no growing objects after 3 loops in 1 snapshots", exit 0, as a clean run does.
+    let args = [
+        "--no-attribution",
+        "--time-budget",
+        "1",
+        "--loops-per-snapshot",
+        "100",
+    ];
+    let output = heapgrowth(
+        &["corpus.leaks.SlowLoopLeak"],
+        &[&args[..], &["--format", "json"]].concat(),
+    );
+    let document = json(&output);
+    let scenario = &document["scenarios"][0];
+    assert_eq!(scenario["growing"], serde_json::json!([]), "{scenario}");
+    let why = scenario["stopped_early"].as_str().unwrap_or_default();
+    assert!(
+        why.starts_with("the time budget ran out after ")
+            && why.ends_with(
+                ", before the search could rule growth out (give it a larger time budget)"
+            ),
+        "{scenario}"
+    );
+    let text = heapgrowth(&["corpus.leaks.SlowLoopLeak"], &args);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.lines()
+            .nth(1)
+            .is_some_and(|line| line.starts_with("Stopped early: the time budget ran out after ")),
+        "{text}"
+    );
+    // A run that had its time says nothing of the kind.
+    let clean = json(&heapgrowth(
+        &["corpus.clean.ModuloKeyMap"],
+        &["--no-attribution", "--format", "json"],
+    ));
+    assert!(
+        clean["scenarios"][0].get("stopped_early").is_none(),
+        "{clean}"
+    );
+}
+
 // 5. Class-loader leaks: the path names the field that keeps the loaders.
 
 #[test]

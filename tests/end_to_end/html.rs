@@ -420,6 +420,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             leveled_off: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),
+            stopped_early: None,
         }),
         attributions,
         timings: Timings {
