@@ -84,3 +84,38 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
     assert!(line("total").contains("FAILED"), "{summary}");
     fs::remove_dir_all(&root).unwrap();
 }
+
+/// `mvn -B -q` prints nothing but ESC[0m per console stream (Maven's console library resets the
+/// colour as it ends): `scripts/setup.sh` printed four of them. Every script that runs a quiet
+/// Maven sets `-Djansi.noreset=true` in MAVEN_OPTS.
+#[test]
+fn scripts_that_run_a_quiet_maven_switch_off_its_colour_reset() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut scripts = Vec::new();
+    for dir in ["scripts", "tests/junit", "gradle-plugin"] {
+        for entry in fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|ext| ext == "sh") {
+                scripts.push(path);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for script in &scripts {
+        let text = fs::read_to_string(script).unwrap();
+        let quiet_maven = text.lines().any(|line| {
+            !line.trim_start().starts_with('#') && line.contains("mvn ") && line.contains(" -q ")
+        });
+        if quiet_maven
+            && !text.contains("MAVEN_OPTS=\"${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true\"")
+        {
+            missing.push(script.strip_prefix(root).unwrap().display().to_string());
+        }
+    }
+    assert!(scripts.len() > 5, "{scripts:?}");
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "quiet mvn without -Djansi.noreset=true"
+    );
+}
