@@ -65,6 +65,8 @@ stage "junit, gradle, maven" scripts/test-gradle-plugin.sh
 # The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
 # says so and skips without it; a crash fails). About 3 minutes to build from scratch.
 stage fuzz scripts/fuzz.sh 60
+# Issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s).
+stage "hostile inputs" scripts/probe-hostile.sh
 
 summary
 exit "$failed"

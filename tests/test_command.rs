@@ -34,7 +34,7 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
             calls.display()
         ),
     );
-    for stage in ["test-gradle-plugin.sh", "fuzz.sh"] {
+    for stage in ["test-gradle-plugin.sh", "fuzz.sh", "probe-hostile.sh"] {
         write_executable(
             &checkout.join("scripts").join(stage),
             &format!("#!/bin/sh\necho \"{stage} $*\" >> '{}'\n", calls.display()),
@@ -64,6 +64,7 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
         "cargo test --locked --features j4rs",
         "test-gradle-plugin.sh",
         "fuzz.sh 60",
+        "probe-hostile.sh",
     ] {
         assert!(calls.contains(stage), "{stage} did not run:\n{calls}");
     }
@@ -77,7 +78,13 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
             .to_string()
     };
     assert!(line("fmt").contains("FAILED (exit 1)"), "{summary}");
-    for stage in ["clippy", "cargo test", "junit, gradle, maven", "fuzz"] {
+    for stage in [
+        "clippy",
+        "cargo test",
+        "junit, gradle, maven",
+        "fuzz",
+        "hostile inputs",
+    ] {
         let line = line(stage);
         assert!(line.contains(" ok ") && line.ends_with(" s"), "{line}");
     }
