@@ -9,6 +9,9 @@
 #     error as well (-Xlint:all -Werror): the plugin is written for today's API, and what 4.4.1
 #     lacks goes through GradleCompat by reflection.
 set -euo pipefail
+# Maven's console library ends every run with ESC[0m (a colour reset), even with -B and -q,
+# where it is all the output: not on our console.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
 out=$(cd "${1:-$(dirname "$0")/../target/java}" && pwd)
 cd "$(dirname "$0")"
 GRADLE_API_8_VERSION=8.11.1

@@ -26,6 +26,9 @@
 # missing), python3, and JUnit's console launcher (Maven Central, fetched as run-launcher.sh
 # does). Results: docs/bench.md ("A JUnit suite of 50 tests").
 set -euo pipefail
+# Maven's console library ends every run with ESC[0m (a colour reset), even with -B and -q,
+# where it is all the output: not on our console.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [RUNS]" >&2; exit 2; }

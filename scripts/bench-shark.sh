@@ -30,6 +30,9 @@
 # The dumps are written to a private temporary directory and deleted on exit. Results:
 # docs/bench.md ("Side by side with shark").
 set -euo pipefail
+# Maven's console library ends every run with ESC[0m (a colour reset), even with -B and -q,
+# where it is all the output: not on our console.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 heaps=${2:-live}

@@ -3,6 +3,9 @@
 # newer, with javac and the JNI/JVMTI headers), a C compiler for the small JVMTI agent, Debian's
 # chromium for the HTML report's browser test, and Rust. Safe to run again.
 set -euo pipefail
+# Maven's console library ends every run with ESC[0m (a colour reset), even with -B and -q,
+# where it is all the output: not on our console.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
 
 need_apt=()
 command -v javac >/dev/null 2>&1 || need_apt+=(openjdk-17-jdk-headless)

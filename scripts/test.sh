@@ -1,26 +1,72 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints, unit tests of the reader and the growth rules on
 # synthetic heaps, the JVM layer, and the end-to-end corpus against a real JVM.
-set -euo pipefail
+#
+# Every stage runs even when an earlier one failed (a lint error must not hide a failing
+# end-to-end test); the summary at the end lists each stage's status and time, and the script
+# exits 1 if any stage failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-cargo fmt --check
-cargo clippy --all-targets --locked -- -D warnings
+
+stage_names=()
+stage_results=()
+stage_seconds=()
+failed=0
+
+# stage NAME COMMAND...: runs COMMAND, records whether it passed and how long it took.
+stage() {
+    local name=$1
+    shift
+    echo "== test: $name"
+    local started=$SECONDS status
+    ("$@")
+    status=$?
+    stage_names+=("$name")
+    stage_seconds+=($((SECONDS - started)))
+    if [ "$status" -eq 0 ]; then
+        stage_results+=(ok)
+    else
+        stage_results+=("FAILED (exit $status)")
+        failed=1
+        echo "== test: $name FAILED (exit $status); the other stages still run" >&2
+    fi
+}
+
+summary() {
+    echo
+    echo "== test: summary"
+    local i
+    for i in "${!stage_names[@]}"; do
+        printf '%-28s %-18s %4d s\n' "${stage_names[$i]}" "${stage_results[$i]}" "${stage_seconds[$i]}"
+    done
+    printf '%-28s %-18s %4d s\n' total "$([ "$failed" -eq 0 ] && echo ok || echo FAILED)" "$SECONDS"
+}
+
+stage fmt cargo fmt --check
+stage clippy cargo clippy --all-targets --locked -- -D warnings
 # The API docs build without broken links.
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
+stage doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
 # Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
-INSTA_UPDATE=no cargo test --locked --all-targets
+stage "cargo test" env INSTA_UPDATE=no cargo test --locked --all-targets
 # The crate as it would be published: `cargo package` builds it from the packaged files alone
 # (the glue's Java sources and the agent's C source must be in the package).
-cargo package --locked --allow-dirty --quiet
+stage "cargo package" cargo package --locked --allow-dirty --quiet
 # The example project a user copies, with its accepted snapshots.
 # No --locked: the example keeps no lock file, as a project that copies it would start without one.
-(cd examples/leaks-project && CARGO_TARGET_DIR=../../target INSTA_UPDATE=no cargo test)
+example_project() {
+    cd examples/leaks-project && CARGO_TARGET_DIR=../../target INSTA_UPDATE=no cargo test
+}
+stage "example project" example_project
 # Rust-written scenarios through j4rs (cargo feature `j4rs`): only their harness tests.
-INSTA_UPDATE=no cargo test --locked --features j4rs --test harness j4rs
+stage "j4rs harness" env INSTA_UPDATE=no cargo test --locked --features j4rs --test harness j4rs
 # The JUnit extension and the Gradle plugin, end to end: jars built, the plugin's ProjectBuilder
 # tests and a sample project under Debian's Gradle 4.4.1, a sample under Maven Surefire.
-scripts/test-gradle-plugin.sh
+stage "junit, gradle, maven" scripts/test-gradle-plugin.sh
 # The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
 # says so and skips without it; a crash fails). About 3 minutes to build from scratch.
-scripts/fuzz.sh 60
-scripts/probe-hostile.sh  # issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s)
+stage fuzz scripts/fuzz.sh 60
+# Issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s).
+stage "hostile inputs" scripts/probe-hostile.sh
+
+summary
+exit "$failed"

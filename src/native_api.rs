@@ -33,6 +33,7 @@ use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
+use crate::line::escape_line;
 use crate::report::gate::{judge, Baseline, Judgement};
 use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
@@ -46,7 +47,7 @@ const ERROR_CLASS: &str = "java/lang/IllegalStateException";
 /// The contract between this library and the extension's `NativeEngine` class: bump it whenever
 /// a native method's signature changes, so that a jar and a library that don't match fail with
 /// a message instead of crashing the JVM.
-const JUNIT_API_VERSION: jint = 6;
+const JUNIT_API_VERSION: jint = 7;
 
 /// `NativeEngine.apiVersion()`: `JUNIT_API_VERSION`, checked right after `System.load`.
 #[no_mangle]
@@ -84,7 +85,7 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_closing<'local>(
 
 /// `NativeEngine.search(callback, name, settings, ignoreRules, ignoreFile, baseline, agentPath,
 /// keepDumpsDir)`: runs the growth search on the test method behind `callback` and returns
-/// `[status, message, fullText, json, normalized, stale, html]` (see `GateResult`).
+/// `[status, message, fullText, json, normalized, stale, html, counts]` (see `GateResult`).
 /// `settings` holds warm-up, loops per snapshot, detection snapshots, confirmation loops and the
 /// time budget in seconds, a negative one meaning "the default of `heapgrowth run`", then 1 for
 /// JFR old-object samples instead of heap dumps (absent from older extensions: 0);
@@ -257,7 +258,8 @@ fn java_access(env: &mut JNIEnv) -> Result<Arc<JavaAccess>, String> {
 
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
     attribution can only put recording proxies in fields, which the test code can see, and \
-    cannot watch fields or sample allocations; the Gradle plugin adds the agent";
+    cannot watch fields or sample allocations; the Gradle plugin and the Maven plugin's \
+    prepare-agent goal add the agent";
 
 fn yes(value: bool) -> &'static str {
     if value {
@@ -730,7 +732,8 @@ impl Drop for DumpInProgress<'_> {
 #[derive(Debug, PartialEq, Eq)]
 struct GateResult {
     /// `clean` (nothing grows, or only accepted paths), `growing` (a path not in the baseline
-    /// grows) or `error`.
+    /// grows), `inconclusive` (nothing grew before the time budget ended the search too early
+    /// to judge) or `error`.
     status: &'static str,
     /// The test failure's message: the tree report of the new paths only (or the error).
     message: String,
@@ -744,10 +747,13 @@ struct GateResult {
     stale: String,
     /// The HTML report of the test (`<test>.html` in the report directory).
     html: String,
+    /// `"NEW ACCEPTED STALE"`: growing nodes the baseline lacks, growing nodes it accepts, and
+    /// its blocks that no longer grow, for the reports' and the index's baseline column.
+    counts: String,
 }
 
 impl GateResult {
-    fn into_fields(self) -> [String; 7] {
+    fn into_fields(self) -> [String; 8] {
         [
             self.status.to_owned(),
             self.message,
@@ -756,6 +762,7 @@ impl GateResult {
             self.normalized,
             self.stale,
             self.html,
+            self.counts,
         ]
     }
 }
@@ -775,7 +782,26 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
             normalized,
             stale: String::new(),
             html,
+            counts: "0 0 0".into(),
         };
+    }
+    // Nothing grew, but the time budget ended the search before it could judge: not clean.
+    if let Some(why) = report.result.as_ref().ok().and_then(|o| o.not_ruled_out()) {
+        if judgement.passes() {
+            return GateResult {
+                status: "inconclusive",
+                message: format!(
+                    "heapgrowth could not judge {}: {why}",
+                    escape_line(&report.scenario)
+                ),
+                full_text,
+                json,
+                normalized,
+                stale: String::new(),
+                html,
+                counts: "0 0 0".into(),
+            };
+        }
     }
     let mut message = render_scenario(&judgement.new_only(report), StackDepth::default());
     let accepted = judgement.accepted();
@@ -796,6 +822,11 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
         normalized,
         stale: judgement.stale.join("\n"),
         html,
+        counts: format!(
+            "{} {accepted} {}",
+            judgement.new.iter().filter(|&&new| new).count(),
+            judgement.stale.len()
+        ),
     }
 }
 
@@ -1102,6 +1133,8 @@ mod tests {
             .message
             .contains("1 more growing node(s) are accepted"));
         assert!(result.stale.contains("Cart.REMOVED") && !result.stale.contains("Cart.AUDIT"));
+        // One new (HISTORY), one accepted (AUDIT), one stale (REMOVED).
+        assert_eq!(result.counts, "1 1 1");
         assert!(
             result.full_text.contains("Cart.AUDIT") && result.full_text.contains("Cart.HISTORY")
         );
@@ -1110,10 +1143,36 @@ mod tests {
 
         let all_accepted = gated(&report_growing(&["AUDIT"]), &baseline);
         assert_eq!(all_accepted.status, "clean");
+        assert_eq!(all_accepted.counts, "0 1 1");
         // The rewrite content is the normalized report, which the baseline reads back.
         let rewritten = Baseline::parse(&all_accepted.normalized);
         let judged = judge(&report_growing(&["AUDIT"]), &rewritten);
         assert!(judged.passes() && judged.stale.is_empty(), "{judged:?}");
+    }
+
+    #[test]
+    fn a_search_the_time_budget_cut_before_it_could_judge_is_inconclusive_not_clean() {
+        let mut report = report_growing(&[]);
+        if let Ok(outcome) = &mut report.result {
+            outcome.stopped_early = Some(crate::growth::ConfirmationCut::TimeBudget);
+        }
+        let result = gated(&report, "");
+        assert_eq!(result.status, "inconclusive");
+        assert_eq!(
+            result.message,
+            "heapgrowth could not judge com.example.CartTest.leaks: the time budget ran out after \
+             23 loops in 7 snapshots, before the search could rule growth out (give it a larger \
+             time budget)"
+        );
+        assert!(result
+            .full_text
+            .contains("\nStopped early: the time budget ran out"));
+        // A cut search that found growth fails as any other.
+        let mut growing = report_growing(&["AUDIT"]);
+        if let Ok(outcome) = &mut growing.result {
+            outcome.stopped_early = Some(crate::growth::ConfirmationCut::TimeBudget);
+        }
+        assert_eq!(gated(&growing, "").status, "growing");
     }
 
     #[test]

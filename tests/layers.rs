@@ -14,7 +14,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The growth search reads the model only (and JFR's samples, for `watch --jfr`).
     (
         "src/growth",
-        &["growth", "heap", "hprof", "jfr", "parallel", "line"],
+        &[
+            "growth",
+            "heap",
+            "hprof",
+            "jfr",
+            "parallel",
+            "line",
+            "class_name",
+        ],
     ),
     // The JFR reader and its samples: nothing else of the crate but the spelling of names.
     ("src/jfr", &["jfr", "class_name"]),

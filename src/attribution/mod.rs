@@ -30,6 +30,7 @@ pub mod old_objects;
 
 use std::collections::HashMap;
 
+use crate::class_name::stable_class_name;
 use crate::growth::{GrowingNode, GrowthKind};
 pub use crate::jvmti::Frame;
 
@@ -178,6 +179,17 @@ impl StackFrame {
     /// `frame`, classified against the scenario's code source (see [`Origin::classify`]).
     pub fn new(frame: Frame, scenario_source: Option<&str>) -> StackFrame {
         let origin = Origin::classify(frame.code_source.as_deref(), scenario_source);
+        StackFrame::with_origin(frame, origin)
+    }
+
+    /// `frame` from code of `origin`. Every recorded frame comes through here, whichever
+    /// recorder (JVMTI, a proxy, JFR) and front end it is from: a lambda's or hidden class's
+    /// name loses its address here ([`stable_class_name`]), so that reports and baselines are
+    /// the same from run to run.
+    pub fn with_origin(mut frame: Frame, origin: Origin) -> StackFrame {
+        if let std::borrow::Cow::Owned(stable) = stable_class_name(&frame.class) {
+            frame.class = stable;
+        }
         StackFrame { frame, origin }
     }
 }
@@ -375,6 +387,25 @@ mod tests {
 
     fn strings(frames: &[StackFrame]) -> Vec<String> {
         frames.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_lambdas_frame_loses_its_address_so_two_runs_print_it_alike() {
+        // JVMTI's class signature of a JDK 17 lambda, dotted: what stack frames held (issue 28).
+        let lambda = |address: &str| Frame {
+            class: format!("com.example.Cart$$Lambda$4.0x{address}"),
+            method: "accept".into(),
+            file: None,
+            line: None,
+            code_source: Some("file:/project/classes/".into()),
+        };
+        let first = StackFrame::new(lambda("00007fbf1c005210"), None);
+        let second = StackFrame::with_origin(lambda("00007f0a3c00b000"), Origin::User);
+        assert_eq!(
+            first.to_string(),
+            "com.example.Cart$$Lambda.accept(Unknown Source)"
+        );
+        assert_eq!(first.frame, second.frame);
     }
 
     #[test]

@@ -23,19 +23,21 @@ pub fn sample_stacks(stacks: &[SampledStack]) -> Vec<StackCount> {
         let frames = stack
             .frames
             .iter()
-            .map(|frame| StackFrame {
-                frame: Frame {
-                    class: frame.class.clone(),
-                    method: frame.method.clone(),
-                    file: None,
-                    line: frame.line,
-                    code_source: None,
-                },
-                origin: if frame.is_jdk() {
-                    Origin::Jdk
-                } else {
-                    Origin::User
-                },
+            .map(|frame| {
+                StackFrame::with_origin(
+                    Frame {
+                        class: frame.class.clone(),
+                        method: frame.method.clone(),
+                        file: None,
+                        line: frame.line,
+                        code_source: None,
+                    },
+                    if frame.is_jdk() {
+                        Origin::Jdk
+                    } else {
+                        Origin::User
+                    },
+                )
             })
             .collect();
         ((String::new(), without_host_frames(frames)), stack.samples)

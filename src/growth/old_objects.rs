@@ -30,7 +30,8 @@ use super::containers::{entry_fields_by_name, is_internal_class_name, keys_are_e
 use super::ignore::{IgnoreRule, RuleOrigin};
 use super::roots::thread_name_pattern;
 use super::search::PathStep;
-use super::tree::{stable_class_name, StepKind};
+use super::tree::StepKind;
+use crate::class_name::stable_class_name;
 use crate::jfr::{ChainObject, JfrFrame, OldObjectSample, SampleDump, SampleRoot, Via};
 
 /// The thread whose samples are heapgrowth's own (see the module docs).

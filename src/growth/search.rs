@@ -1172,6 +1172,8 @@ impl GrowthSearch {
             awaiting_cleanup,
             ignored,
             unmatched_rules,
+            // The cut is only set when the search wanted loops the budget could not afford.
+            stopped_early: self.cut.filter(|&cut| cut == ConfirmationCut::TimeBudget),
         }
     }
 
@@ -1650,4 +1652,28 @@ pub struct SearchOutcome {
     /// The user's rules that matched no step of any path (a misspelled class or field, or a
     /// rule for another scenario), in the order given.
     pub unmatched_rules: Vec<IgnoreRule>,
+    /// [`ConfirmationCut::TimeBudget`] when the time budget ended the search before it had the
+    /// snapshots it asked for; `None` when it ran as far as it meant to. Without a growing node
+    /// that is not "clean": growth may have been on its way ([`SearchOutcome::not_ruled_out`]).
+    pub stopped_early: Option<ConfirmationCut>,
+}
+
+impl SearchOutcome {
+    /// Why this outcome cannot be called clean although nothing grows, in words, or `None`:
+    /// the time budget ended the search before it had seen enough (on a slow or loaded
+    /// machine, before detection had its snapshots).
+    pub fn not_ruled_out(&self) -> Option<String> {
+        if !self.growing.is_empty() {
+            return None;
+        }
+        self.stopped_early.map(|cut| {
+            format!(
+                "{} after {} loops in {} snapshots, before the search could rule growth out \
+                 (give it a larger time budget)",
+                cut.reason(),
+                self.loops,
+                self.snapshots
+            )
+        })
+    }
 }

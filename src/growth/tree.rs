@@ -13,6 +13,7 @@ use super::decode::{
 };
 use super::names::{FastMap, NameId, Names};
 use super::roots::{is_main_root, root_kind_name, ImplicitEdge, RootSet};
+use crate::class_name::stable_class_name;
 use crate::heap::{ClassIndex, HeapGraph, ObjectIndex, Reference, ReferenceKind, RootKind};
 
 /// How a node's objects are referenced by their parent's objects.
@@ -408,24 +409,6 @@ impl SnapshotNames {
             ),
         }
     }
-}
-
-/// A class name without what changes from one JVM run to the next: the address suffix of
-/// hidden classes (`LambdaForm$MH+0x00007f…`, `Foo$$Lambda/0x0000…`) and the sequence number
-/// of JDK 17 lambda classes (`Foo$$Lambda$14/0x…`). Lambdas of one class then share a key,
-/// which is what a reader wants from `Bus.listeners -> Screen$$Lambda` anyway.
-pub(crate) fn stable_class_name(name: &str) -> std::borrow::Cow<'_, str> {
-    let Some(cut) = name.find("/0x").or_else(|| name.find("+0x")) else {
-        return name.into();
-    };
-    let mut stable = name[..cut].to_owned();
-    if let Some(lambda) = stable.find("$$Lambda") {
-        stable.truncate(lambda + "$$Lambda".len());
-    }
-    let suffix = name[cut..]
-        .trim_start_matches(|c: char| c == '/' || c == '+' || c == 'x' || c.is_ascii_hexdigit());
-    stable.push_str(suffix);
-    stable.into()
 }
 
 /// `java.util.HashMap$Node` → `HashMap$Node`.
@@ -1109,7 +1092,7 @@ fn related_classes(graph: &HeapGraph, a: ClassIndex, b: ClassIndex) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{stable_class_name, NodeKey, RecentChildren, StepKind, NO_PARENT};
+    use super::{NodeKey, RecentChildren, StepKind, NO_PARENT};
 
     fn key(name: u32, target: u32) -> NodeKey {
         NodeKey {
@@ -1148,29 +1131,5 @@ mod tests {
         recent.put(3, colliding, 43);
         assert_eq!(recent.get(3, colliding), Some(43));
         assert_eq!(recent.get(3, key(7, 9)), None);
-    }
-
-    #[test]
-    fn hidden_and_lambda_class_names_lose_their_addresses() {
-        assert_eq!(
-            stable_class_name("java.lang.invoke.LambdaForm$MH+0x00007fd0cc005c00"),
-            "java.lang.invoke.LambdaForm$MH"
-        );
-        assert_eq!(
-            stable_class_name("com.example.Screen$$Lambda$14/0x0000000800c03000"),
-            "com.example.Screen$$Lambda"
-        );
-        assert_eq!(
-            stable_class_name("com.example.Screen$$Lambda/0x0000000800c03000"),
-            "com.example.Screen$$Lambda"
-        );
-        assert_eq!(
-            stable_class_name("com.example.Screen$$Lambda/0x0000000800c03000[]"),
-            "com.example.Screen$$Lambda[]"
-        );
-        assert_eq!(
-            stable_class_name("java.util.HashMap$Node[]"),
-            "java.util.HashMap$Node[]"
-        );
     }
 }

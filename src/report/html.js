@@ -44,7 +44,7 @@
   function sign(value) { return value < 0 ? "-" : "+"; }
   function plural(n, one, many) { return n + " " + (n === 1 ? one : many); }
 
-  // The measures a chart can draw, each with its JSON field, axis and marker shape.
+  // The measures a chart can draw, each with its JSON field, kind of value and marker shape.
   var MEASURES = {
     objects: { field: "children_objects", label: "objects", unit: "objects of the children", axis: "count", shape: "circle", size: 5 },
     references: { field: "references", label: "references", unit: "references held", axis: "count", shape: "square", size: 3.5 },
@@ -52,8 +52,8 @@
     threads: { field: "objects", label: "threads", unit: "threads", axis: "count", shape: "diamond", size: 4 },
     spread: { field: "spread_objects", label: "spread", unit: "objects spread below", axis: "count", shape: "cross", size: 4 }
   };
-  // Drawn for every node, in this order (the markers get smaller, so lines that lie on each
-  // other still show each marker); threads and spread as well where the node grows in them.
+  // Drawn for every node, a panel each, in this order; threads and spread as well where the
+  // node grows in them.
   var ALWAYS = ["objects", "references", "bytes"];
 
   // Text from the report with the characters that would change how the page reads shown
@@ -100,100 +100,93 @@
   }
   function axisLabel(axis, value) { return axis === "bytes" ? formatBytes(value) : String(value); }
 
-  // An SVG chart of `history` (one entry per snapshot) against the loop number, on a log scale:
-  // snapshots are taken further and further apart. Counts on the left axis, bytes on the right.
+  // Small multiples of `history` (one entry per snapshot): one panel per measure, each on its
+  // own scale (objects, references and bytes often grow in step, and on one scale their lines
+  // lie on each other), against the loop number on a log scale (snapshots are taken further and
+  // further apart). Each panel is titled with what it draws, so there is no legend to match.
   // options: growth (kinds), confirmedFrom (loop after which snapshots confirm, or null),
   // marker ({loop, label}: a dashed line), small.
   function chart(history, options) {
-    var width = options.small ? 360 : 640, height = options.small ? 170 : 250;
-    var left = 58, right = 66, top = 30, bottom = 40;
-    var plotW = width - left - right, plotH = height - top - bottom;
     var names = measuresOf(options.growth);
-    var figure = el("figure");
-    var root = svg("svg", { "class": "chart" + (options.small ? " small" : ""), viewBox: "0 0 " + width + " " + height, role: "img" });
+    var figure = el("figure", "chart");
+    var panels = el("div", "panels" + (options.small ? " small" : ""));
+    figure.appendChild(panels);
+    names.forEach(function (name) { panels.appendChild(panel(history, MEASURES[name], name, options)); });
+    var confirming = options.confirmedFrom !== null && options.confirmedFrom !== undefined;
+    if (confirming && history.length) {
+      figure.appendChild(el("figcaption", "", "Filled markers in the shaded band: confirmation snapshots (after " + unit + " " +
+        options.confirmedFrom + "); hollow markers: detection snapshots. Each panel has its own scale."));
+    }
+    if (history.length) figure.appendChild(valuesTable(history, names, options.confirmedFrom));
+    return figure;
+  }
+
+  // One measure `m` of `history` in its own SVG panel, its scale from 0 to its largest value.
+  function panel(history, m, name, options) {
+    var width = options.small ? 260 : 300, height = options.small ? 140 : 170;
+    var left = 56, right = 20, top = 24, bottom = 34;
+    var plotW = width - left - right, plotH = height - top - bottom;
+    var root = svg("svg", { "class": "chart" + (options.small ? " small" : ""), "data-panel": name,
+      viewBox: "0 0 " + width + " " + height, role: "img" });
     var title = svg("title", {}, root);
-    title.textContent = visible("Chart of " + names.join(", ")) + " at each of " + history.length + " snapshots against the loop number";
-    figure.appendChild(root);
-    if (history.length === 0) return figure;
+    title.textContent = m.unit + " at each of " + history.length + " snapshots against the " + unit + " number";
+    svgText(root, left, 14, m.label + ": " + m.unit).setAttribute("class", "panel-title");
+    if (history.length === 0) return root;
     var loops = history.map(function (h) { return h.loops; });
     var lo = Math.log(loops[0] + 1), hi = Math.log(loops[loops.length - 1] + 1);
     function x(loop) {
       if (hi === lo) return left + plotW / 2;
       return left + (Math.log(loop + 1) - lo) / (hi - lo) * plotW;
     }
-    var max = { count: 0, bytes: 0 };
-    names.forEach(function (name) {
-      var m = MEASURES[name];
-      history.forEach(function (h) { max[m.axis] = Math.max(max[m.axis], h[m.field]); });
-    });
-    function y(axis, value) { return top + plotH - (max[axis] ? value / max[axis] * plotH : 0); }
+    var max = 0;
+    history.forEach(function (h) { max = Math.max(max, h[m.field]); });
+    function y(value) { return top + plotH - (max ? value / max * plotH : 0); }
+    var confirming = options.confirmedFrom !== null && options.confirmedFrom !== undefined;
     // Confirmation: the snapshots after the one at which the node became a candidate.
-    if (options.confirmedFrom !== null && options.confirmedFrom !== undefined) {
+    if (confirming) {
       var from = x(options.confirmedFrom);
       svg("rect", { "class": "confirmation-band", x: from, y: top, width: Math.max(0, left + plotW - from), height: plotH }, root);
       svg("line", { "class": "candidate-line", x1: from, x2: from, y1: top, y2: top + plotH }, root);
-      svgText(root, from + 3, top - 5, "confirmation →");
     }
     if (options.marker) {
       var at = x(options.marker.loop);
       svg("line", { "class": "candidate-line", x1: at, x2: at, y1: top, y2: top + plotH }, root);
-      svgText(root, at, top - 5, options.marker.label, "middle");
+      svgText(root, Math.min(at, left + plotW - 4), top + 10, options.marker.label, "end");
     }
     // Axes, with the loop of each snapshot as a tick.
     svg("line", { "class": "axis", x1: left, x2: left + plotW, y1: top + plotH, y2: top + plotH }, root);
     svg("line", { "class": "axis", x1: left, x2: left, y1: top, y2: top + plotH }, root);
-    svg("line", { "class": "axis", x1: left + plotW, x2: left + plotW, y1: top, y2: top + plotH }, root);
     var lastLabel = -Infinity;
     loops.forEach(function (loop) {
-      var at = x(loop);
-      svg("line", { "class": "tick", x1: at, x2: at, y1: top + plotH, y2: top + plotH + 4 }, root);
-      if (at - lastLabel >= 26) {
-        svgText(root, at, top + plotH + 15, String(loop), "middle");
-        lastLabel = at;
+      var tick = x(loop);
+      svg("line", { "class": "tick", x1: tick, x2: tick, y1: top + plotH, y2: top + plotH + 4 }, root);
+      if (tick - lastLabel >= 26) {
+        svgText(root, tick, top + plotH + 15, String(loop), "middle");
+        lastLabel = tick;
       }
     });
-    svgText(root, left + plotW / 2, height - 6, unit + " (log scale)", "middle");
+    svgText(root, left + plotW / 2, height - 4, unit + " (log scale)", "middle");
     [0, 0.5, 1].forEach(function (f) {
-      var yy = top + plotH - f * plotH;
-      svgText(root, left - 4, yy + 4, String(Math.round(max.count * f)), "end");
-      svgText(root, left + plotW + 4, yy + 4, formatBytes(Math.round(max.bytes * f)));
+      svgText(root, left - 4, top + plotH - f * plotH + 4, axisLabel(m.axis, Math.round(max * f)), "end")
+        .setAttribute("class", "y-label");
     });
-    svgText(root, 4, 11, "count");
-    svgText(root, width - 4, 11, "bytes", "end");
-    names.forEach(function (name) {
-      var m = MEASURES[name];
-      var group = svg("g", { "class": "series s-" + name, "data-measure": name }, root);
-      var d = history.map(function (h, i) {
-        return (i ? "L" : "M") + x(h.loops).toFixed(1) + " " + y(m.axis, h[m.field]).toFixed(1);
-      }).join("");
-      svg("path", { "class": "line", d: d }, group);
-      history.forEach(function (h) {
-        var confirming = options.confirmedFrom !== null && options.confirmedFrom !== undefined && h.loops > options.confirmedFrom;
-        var point = svg("path", {
-          "class": "point " + (confirming ? "confirmation" : "detection"),
-          "data-loop": h.loops,
-          d: shapePath(m.shape, x(h.loops), y(m.axis, h[m.field]), options.small ? m.size * 0.75 : m.size)
-        }, group);
-        var tip = svg("title", {}, point);
-        tip.textContent = unit + " " + h.loops + ": " + axisLabel(m.axis, h[m.field]) + " " + m.unit +
-          (confirming ? " (confirmation snapshot)" : "");
-      });
+    var group = svg("g", { "class": "series s-" + name, "data-measure": name }, root);
+    var d = history.map(function (h, i) {
+      return (i ? "L" : "M") + x(h.loops).toFixed(1) + " " + y(h[m.field]).toFixed(1);
+    }).join("");
+    svg("path", { "class": "line", d: d }, group);
+    history.forEach(function (h) {
+      var confirmation = confirming && h.loops > options.confirmedFrom;
+      var point = svg("path", {
+        "class": "point " + (confirmation ? "confirmation" : "detection"),
+        "data-loop": h.loops,
+        d: shapePath(m.shape, x(h.loops), y(h[m.field]), options.small ? m.size * 0.75 : m.size)
+      }, group);
+      var tip = svg("title", {}, point);
+      tip.textContent = unit + " " + h.loops + ": " + axisLabel(m.axis, h[m.field]) + " " + m.unit +
+        (confirmation ? " (confirmation snapshot)" : "");
     });
-    var caption = el("figcaption");
-    names.forEach(function (name, i) {
-      var m = MEASURES[name];
-      var key = svg("svg", { width: 14, height: 12, viewBox: "0 0 14 12", "class": "chart", "aria-hidden": "true", style: "display:inline;width:14px" });
-      svg("path", { "class": "point s-" + name, d: shapePath(m.shape, 7, 6, 4) }, svg("g", { "class": "series s-" + name }, key));
-      caption.appendChild(key);
-      caption.appendChild(document.createTextNode(" " + m.label + " (" + m.unit + ", " + (m.axis === "bytes" ? "right" : "left") + " axis)" + (i + 1 < names.length ? "; " : ". ")));
-    });
-    if (options.confirmedFrom !== null && options.confirmedFrom !== undefined) {
-      caption.appendChild(document.createTextNode("Filled markers in the shaded band: confirmation snapshots (after " + unit + " " +
-        options.confirmedFrom + "); hollow markers: detection snapshots."));
-    }
-    figure.appendChild(caption);
-    figure.appendChild(valuesTable(history, names, options.confirmedFrom));
-    return figure;
+    return root;
   }
 
   // The chart's numbers as a table, folded: the same facts without the picture.
@@ -415,7 +408,10 @@
     return details;
   }
 
-  function verdictOf(s) { return s.error !== undefined ? "error" : s.growing.length ? "growing" : "clean"; }
+  // "not ruled out": nothing grew, but the time budget ended the search before it could judge.
+  function verdictOf(s) {
+    return s.error !== undefined ? "error" : s.growing.length ? "growing" : s.stopped_early ? "not ruled out" : "clean";
+  }
 
   function scenario(s, index) {
     var section = el("section", "scenario");
@@ -425,7 +421,7 @@
     section.appendChild(el("h2", "", s.scenario));
     // What the loop numbers count: loops of a run, dumps of a diff, snapshots of a watch.
     unit = { dumps: "dump", snapshots: "snapshot" }[s.loop_unit] || "loop";
-    var line = el("p", "verdict " + verdict);
+    var line = el("p", "verdict " + verdict.replace(/ /g, "-"));
     line.appendChild(el("span", "badge", verdict.toUpperCase()));
     if (verdict === "error") {
       line.appendChild(document.createTextNode("the scenario could not be run"));
@@ -437,6 +433,7 @@
         (s.loop_unit ? " over " + s.snapshots + " " + s.loop_unit
           : " after " + s.loops + " loops in " + s.snapshots + " snapshots")));
       section.appendChild(line);
+      if (s.stopped_early) section.appendChild(el("p", "", "Stopped early: " + s.stopped_early));
       if (s.not_attributed) section.appendChild(el("p", "", "Not attributed: " + s.not_attributed));
     }
     section.appendChild(timings(s.timings_ms, s.snapshots));
@@ -475,12 +472,12 @@
     var main = document.getElementById("report");
     main.textContent = "";
     main.appendChild(el("h1", "", "heapgrowth report"));
-    var counts = { growing: 0, clean: 0, error: 0 };
+    var counts = { growing: 0, clean: 0, error: 0, "not ruled out": 0 };
     data.scenarios.forEach(function (s) { counts[verdictOf(s)]++; });
     var summary = [];
-    ["growing", "error", "clean"].forEach(function (v) { if (counts[v]) summary.push(counts[v] + " " + v); });
+    ["growing", "error", "not ruled out", "clean"].forEach(function (v) { if (counts[v]) summary.push(counts[v] + " " + v); });
     main.appendChild(el("p", "summary", plural(data.scenarios.length, "scenario", "scenarios") + ": " + summary.join(", ")));
-    var worst = counts.error ? "ERROR" : counts.growing ? "GROWING" : "CLEAN";
+    var worst = counts.error ? "ERROR" : counts.growing ? "GROWING" : counts["not ruled out"] ? "NOT RULED OUT" : "CLEAN";
     document.title = worst + " · " + document.title;
     data.scenarios.forEach(function (s, i) { main.appendChild(scenario(s, i)); });
   }

@@ -26,6 +26,10 @@ struct JsonScenario<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     looked_longer: Option<Vec<JsonLookedLonger<'a>>>,
     growing: Vec<JsonGrowing<'a>>,
+    /// Why nothing growing does not mean clean (the time budget ended the search before it
+    /// could rule growth out); omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped_early: Option<String>,
     /// `heapgrowth watch`: candidates watching ended on before a confirmation snapshot;
     /// omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -589,6 +593,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                             })
                             .collect()
                     }),
+                    stopped_early: outcome.not_ruled_out(),
                     growing: report
                         .growing()
                         .map(|(node, found)| growing(node, found))
@@ -658,6 +663,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     snapshot_loops: &[],
                     looked_longer: None,
                     growing: Vec::new(),
+                    stopped_early: None,
                     unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),
                     awaiting_cleanup: Vec::new(),

@@ -86,6 +86,9 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                     unit.plural()
                 ),
             };
+            if let Some(why) = outcome.not_ruled_out() {
+                let _ = writeln!(out, "Stopped early: {why}");
+            }
             if let Some(why) = &report.not_attributed {
                 let _ = writeln!(out, "Not attributed: {}", escape_line(why));
             }

@@ -160,6 +160,37 @@ fn the_html_report_of_a_leak_and_a_bound_draws_in_chromium() {
             "{measure}: the confirmation snapshots are marked: {series}"
         );
     }
+    // Each measure in its own panel, on its own scale: on one scale, objects and references
+    // (and bytes, scaled to the same height) grew in step and drew one line (issue 28).
+    let history = leak["growing"][0]["history"].as_array().unwrap();
+    for (measure, field, top_label) in [
+        ("objects", "children_objects", None),
+        ("references", "references", None),
+        ("bytes", "children_bytes", Some("KiB")),
+    ] {
+        let panel = element(
+            node,
+            &format!("<svg class=\"chart\" data-panel=\"{measure}\""),
+            "svg",
+        );
+        assert_eq!(panel.matches("data-measure=").count(), 1, "{panel}");
+        assert!(panel.contains(&format!(">{measure}: ")), "a title: {panel}");
+        let max = history
+            .iter()
+            .map(|h| h[field].as_u64().unwrap())
+            .max()
+            .unwrap();
+        let labels: Vec<&str> = panel
+            .split("class=\"y-label\">")
+            .skip(1)
+            .map(|rest| &rest[..rest.find('<').unwrap()])
+            .collect();
+        assert_eq!(labels.len(), 3, "{panel}");
+        match top_label {
+            None => assert_eq!(labels[2], max.to_string(), "{measure}'s own scale: {panel}"),
+            Some(unit) => assert!(labels[2].ends_with(unit), "{measure}'s own scale: {panel}"),
+        }
+    }
     assert!(
         node.contains("Confirmed: a new high at each of 3 snapshots from loop 31 to loop 1000"),
         "{node}"
@@ -390,6 +421,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             awaiting_cleanup: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),
+            stopped_early: None,
         }),
         attributions,
         timings: Timings {

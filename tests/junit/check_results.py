@@ -2,7 +2,9 @@
 """Checks JUnit XML results (Surefire's or Gradle's): each expectation is
 TEST=pass, TEST=fail, TEST=fail:TEXT (the failure's message or stack trace must contain TEXT)
 or TEST=message:TEXT (the failure's message must be exactly TEXT: one line, nothing else)
-or TEST=lacks:TEXT (the test ran, and its failure, if any, does not contain TEXT).
+or TEST=lacks:TEXT (the test ran, and its failure, if any, does not contain TEXT)
+or TEST=skipped:TEXT (the test was skipped, its message or stack trace contains TEXT).
+A skipped test neither passes nor fails.
 
 usage: check_results.py RESULTS_DIR TEST=EXPECTATION...
 """
@@ -13,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 def main():
     results_dir, expectations = sys.argv[1], sys.argv[2:]
-    cases, messages = {}, {}
+    cases, messages, skipped = {}, {}, {}
     for path in glob.glob(f"{results_dir}/TEST-*.xml"):
         for case in ET.parse(path).getroot().iter("testcase"):
             name = case.get("name").split("(")[0]
@@ -22,6 +24,8 @@ def main():
                 failure = case.find("error")
             text = None if failure is None else (failure.get("message") or "") + (failure.text or "")
             cases[name] = text
+            skip = case.find("skipped")
+            skipped[name] = None if skip is None else (skip.get("message") or "") + (skip.text or "")
             messages[name] = None if failure is None else failure.get("message") or ""
     problems = []
     for expectation in expectations:
@@ -30,7 +34,14 @@ def main():
             problems.append(f"{test}: not run (ran: {sorted(cases)})")
             continue
         failure = cases[test]
-        if want == "pass" and failure is not None:
+        if want.startswith("skipped:"):
+            if skipped[test] is None or want.split(":", 1)[1] not in skipped[test]:
+                problems.append(f"{test}: expected to be skipped with {want.split(':', 1)[1]!r}, "
+                                f"was {'skipped with ' + repr(skipped[test]) if skipped[test] is not None else 'run'}"
+                                + (f":\n{failure}" if failure else ""))
+        elif skipped[test] is not None:
+            problems.append(f"{test}: skipped ({skipped[test]!r}), expected {want}")
+        elif want == "pass" and failure is not None:
             problems.append(f"{test}: expected to pass, failed with:\n{failure}")
         elif want.startswith("fail"):
             if failure is None:

@@ -12,14 +12,21 @@
 #             the project's heapgrowth-ignore.txt silences one path and not the other;
 #             heapgrowth.keepDumps=failed keeps the failing test's last two dumps, owner-only;
 #             each test's HTML page draws in headless Chromium, index.html links them all
+#   skip      heapgrowth.skip=true, and a platform the jar has no engine for (os.arch set to
+#             aarch64): each heap-growth test is skipped with one line saying why, a plain test
+#             beside it still runs; without either, the same leak fails; a time budget that
+#             ends the search before it could judge skips the test too, saying so
 #   signals   SIGTERM, then SIGHUP, sent when a heap dump file appears in the test JVM's
 #             private $TMPDIR: the JVM ends with the signal's status and $TMPDIR holds what it
 #             held before (no dump, no extracted engine library)
-# usage: run-launcher.sh [files|parallel|gate|signals]...   (default: all four)
+# usage: run-launcher.sh [files|parallel|gate|skip|signals]...   (default: all five)
 #        ROUNDS=N runs parallel and signals N times (default 1)
 # JUNIT_CONSOLE_JAR: the launcher (default Maven Central's junit-platform-console-standalone
 # 1.14.1, the JUnit of the Maven sample, fetched into the local Maven repository if missing).
 set -euo pipefail
+# Maven's console library ends every run with ESC[0m (a colour reset), even with -B and -q,
+# where it is all the output: not on our console.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
 cd "$(dirname "$0")"
 here=$PWD
 jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
@@ -27,7 +34,7 @@ jar=${CARGO_TARGET_DIR:-$here/../../target}/java/heapgrowth-junit.jar
 fail() { echo "run-launcher: $*" >&2; exit 1; }
 rounds=${ROUNDS:-1}
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(files parallel gate signals)
+[ ${#sections[@]} -gt 0 ] || sections=(files parallel gate skip signals)
 
 CONSOLE_VERSION=1.14.1
 launcher=${JUNIT_CONSOLE_JAR:-$HOME/.m2/repository/org/junit/platform/junit-platform-console-standalone/$CONSOLE_VERSION/junit-platform-console-standalone-$CONSOLE_VERSION.jar}
@@ -203,6 +210,31 @@ PY
     gate_run "$bad" "$bad" with-agent -Dheapgrowth.keepDumps=sometimes
 }
 
+skip() {
+    echo "run-launcher: skip: heapgrowth.skip=true, and a platform without an engine in the jar"
+    local reports=$work/skip-reports test=com.example.skip.SkipTest
+    skip_run() {
+        run_tests "$work/skip.log" "$reports" "" "$@" -Dheapgrowth.reportDir="$reports/heapgrowth" \
+            -- --select-class "$test"
+        check "$reports" "keepsEverything=$want" "plainTestStillRuns=pass" \
+            || { cat "$work/skip.log" >&2; fail "skip: $*: unexpected results"; }
+    }
+    want="fail:STATIC_FIELD SkipTest.KEPT"
+    skip_run -Dheapgrowth.library="$native/libheapgrowth.so"
+    want="skipped:heapgrowth.skip=true: heap-growth test skipped"
+    skip_run -Dheapgrowth.library="$native/libheapgrowth.so" -Dheapgrowth.skip=true
+    skip_run -Dheapgrowth.skip=true
+    want="skipped:heapgrowth has no engine for Linux/aarch64 in this jar (no META-INF/native/linux-aarch64/libheapgrowth.so): heap-growth test skipped"
+    skip_run -Dos.arch=aarch64
+    # A time budget that ends the search before it could judge: skipped, saying so, not passed.
+    run_tests "$work/skip.log" "$reports" "" -Dheapgrowth.library="$native/libheapgrowth.so" \
+        -Dheapgrowth.reportDir="$reports/heapgrowth" -- --select-class com.example.skip.TooShortBudgetTest
+    check "$reports" "keepsEverythingSlowly=skipped:heapgrowth could not judge com.example.skip.TooShortBudgetTest.keepsEverythingSlowly: the time budget ran out after " \
+        || { cat "$work/skip.log" >&2; fail "skip: a search cut before it could judge"; }
+    grep -q "^Stopped early: the time budget ran out after " "$reports/heapgrowth/com.example.skip.TooShortBudgetTest.keepsEverythingSlowly.txt" \
+        || fail "skip: the report does not say the search stopped early"
+}
+
 signals() {
     local round signal
     for round in $(seq 1 "$rounds"); do
@@ -283,8 +315,8 @@ PY
 
 for section in "${sections[@]}"; do
     case $section in
-        files | parallel | gate | signals) "$section" ;;
-        *) fail "unknown section $section (files, parallel, gate, signals)" ;;
+        files | parallel | gate | skip | signals) "$section" ;;
+        *) fail "unknown section $section (files, parallel, gate, skip, signals)" ;;
     esac
 done
 echo "run-launcher: ok (${sections[*]})"

@@ -38,7 +38,15 @@ check "$results" "$leak=fail:╰→STATIC_FIELD Cart.AUDIT_TRAIL -> instance of 
     "$leak=fail:Agent: heapgrowth's JVMTI agent is not loaded" "$clean=pass" \
     "$leak=fail:Not attributed: heapgrowth's JVMTI agent is not loaded, and only a recording proxy works without it" \
     "$leak=fail:a proxy cannot go into the final field Cart.AUDIT_TRAIL" \
+    "$leak=fail:the Maven plugin's prepare-agent goal do" "$leak=fail:the Maven plugin's prepare-agent goal add the agent" \
+    "$leak=fail:To accept this growth instead of fixing it, name a baseline file (system property heapgrowth.baseline;" \
     "anAcceptedLeakPassesWithItsReason=pass" "recordsTheJvmOptions=pass"
+# Surefire prints the tree once, with the stack trace; its summary at the end has one line.
+[ "$(grep -c "^╰→STATIC_FIELD Cart.AUDIT_TRAIL" "$work/mvn.log")" = 1 ] || { cat "$work/mvn.log"; fail "the tree is not printed once"; }
+grep -qE "^\[ERROR\]   CartTest\.$leak Scenario com\.example\.cart\.CartTest\.$leak: 1 growing node after [0-9]+ loops in [0-9]+ snapshots \(the whole report: $PWD/target/reports/heapgrowth/com\.example\.cart\.CartTest\.$leak\.txt\)$" "$work/mvn.log" \
+    || { cat "$work/mvn.log"; fail "the summary of the failures does not name the report in one line"; }
+grep -qxF "Baseline: 1 new; no baseline file (system property heapgrowth.baseline)" \
+    "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" || fail "the report does not say the growth is new"
 ! grep -q -- "-agentpath:" target/jvm-options.txt || fail "an -agentpath: without the plugin"
 grep -q "^Ignored (com.example.cart.Cart.AUDIT_TRAIL: the audit trail is kept on purpose): STATIC_FIELD Cart.AUDIT_TRAIL" \
     "target/reports/heapgrowth/com.example.cart.CartTest.anAcceptedLeakPassesWithItsReason.txt" \
@@ -65,6 +73,15 @@ for entry in looked:
     assert entry["paths"] >= 1 and entry["path"] and entry["history"], entry
 PY
 
+echo "run-maven-sample: 1b. without heapgrowth.reportDir the reports go to target/heapgrowth-reports, as Maven keeps them"
+grep -v "<heapgrowth.reportDir>" pom.xml >pom-default-reports.xml
+rm -rf target/heapgrowth-reports build
+mvn -B -Dstyle.color=never -f pom-default-reports.xml "-Dtest=CartTest#$clean" test >"$work/mvn.log" 2>&1 \
+    || { cat "$work/mvn.log"; fail "mvn test of the clean test failed"; }
+[ -s "target/heapgrowth-reports/com.example.cart.CartTest.$clean.txt" ] && [ -s target/heapgrowth-reports/index.html ] \
+    || fail "no reports in target/heapgrowth-reports: $(ls -R target | head -30)"
+[ ! -e build ] || fail "a build/ directory in a Maven project: $(ls -R build | head)"
+
 echo "run-maven-sample: 2. rewriting the baseline passes and records the path"
 baseline=$work/heapgrowth-baseline.txt
 # (The throwing test still fails: a baseline accepts growth, not exceptions.)
@@ -73,14 +90,29 @@ check "$results" "$leak=pass" "$clean=pass" "anAssertionThatFailsInALoopFailsThe
 grep -q "^## com.example.cart.CartTest.$leak\$" "$baseline" || fail "baseline lacks the test's section"
 grep -q "^╰→STATIC_FIELD Cart.AUDIT_TRAIL" "$baseline" || fail "baseline lacks the path"
 
-echo "run-maven-sample: 3. with the baseline the accepted path passes"
+echo "run-maven-sample: 3. with the baseline the accepted path passes; the report and index.html say it is accepted"
 run -Dheapgrowth.baseline="$baseline" >/dev/null
 check "$results" "$leak=pass" "$clean=pass" "anAssertionThatFailsInALoopFailsTheTest=fail"
+grep -qxF "Baseline: 1 accepted; file $baseline" "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" \
+    || fail "the report does not say the growth is accepted"
+python3 - target/reports/heapgrowth/index.html "$leak" "$clean" <<'PY' || fail "index.html's baseline column"
+import re, sys
+index, leak, clean = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2], sys.argv[3]
+assert "<th>baseline: new / accepted / fixed (stale)</th>" in index, index
+def row(test):
+    return re.search(r'<tr><td><a href="\./com\.example\.cart\.CartTest\.%s\.html">.*?</tr>' % test, index).group(0)
+assert "<td>1 accepted</td>" in row(leak), row(leak)
+assert "<td>nothing grows</td>" in row(clean), row(clean)
+PY
 
 echo "run-maven-sample: 4. a baseline with another path: the new path fails, the stale one is reported"
 sed -i 's/Cart.AUDIT_TRAIL/Cart.OLD_AUDIT_TRAIL/' "$baseline"
 [ "$(run -Dheapgrowth.baseline="$baseline")" = 1 ] || fail "new path passed"
-check "$results" "$leak=fail:Cart.AUDIT_TRAIL" "$clean=pass" "anAssertionThatFailsInALoopFailsTheTest=fail"
+check "$results" "$leak=fail:Cart.AUDIT_TRAIL" "$clean=pass" "anAssertionThatFailsInALoopFailsTheTest=fail" \
+    "$leak=fail:To accept this growth instead of fixing it, run the tests once with -Dheapgrowth.updateBaseline=true (Gradle: -Pheapgrowth.updateBaseline=true): that writes it to the baseline $baseline, to commit."
+grep -qxF "Baseline: 1 new, 1 fixed (stale); file $baseline" "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" \
+    || fail "the report does not count the new and the stale path"
+grep -qF "<td>1 new, 1 fixed (stale)</td>" target/reports/heapgrowth/index.html || fail "index.html lacks the new and the stale path"
 grep -q "Baseline paths that no longer grow" "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" \
     || fail "stale baseline path not reported"
 grep -q "OLD_AUDIT_TRAIL" "target/reports/heapgrowth/com.example.cart.CartTest.$leak.txt" || fail "stale path not named"
@@ -161,12 +193,19 @@ option -Dheapgrowth.keepDumps=failed -Dheapgrowth.warmup=2 -Dheapgrowth.loopsPer
     -Dheapgrowth.maxSnapshots=4 -Dheapgrowth.confirmLoops=50 -Dheapgrowth.timeBudget=30 \
     "-Dheapgrowth.ignoreFile=$project/ignore.txt"
 
-echo "run-maven-sample: 9. -Dheapgrowth.skip=true: no agent, the project's argLine still works"
+echo "run-maven-sample: 9. <skip>: every heap-growth test is skipped, the build passes, the project's argLine still works"
+# In the pom, not as -Dheapgrowth.skip=true: Surefire would hand a command line's -D to the test
+# JVM itself, and this checks what the plugin passes.
+sed 's|<baseline>heapgrowth-baseline.txt</baseline>|<skip>true</skip>|' pom-with-plugin.xml >pom-skip.xml
 rm -f "$options"
-mvn -B -Dstyle.color=never -f pom-with-plugin.xml -Dheapgrowth.skip=true -Dtest=JvmOptionsTest test >"$work/mvn.log" 2>&1 \
-    || { cat "$work/mvn.log"; fail "mvn test -Dheapgrowth.skip=true failed"; }
-[ "$(grep -c heapgrowth "$options")" = 0 ] || fail "options with heapgrowth.skip: $(cat "$options")"
-option -Xmx1g
+mvn -B -Dstyle.color=never -f pom-skip.xml test >"$work/mvn.log" 2>&1 \
+    || { cat "$work/mvn.log"; fail "mvn test with <skip> failed"; }
+skipped="skipped:heapgrowth.skip=true: heap-growth test skipped"
+check "$results" "$leak=$skipped" "$clean=$skipped" "anAssertionThatFailsInALoopFailsTheTest=$skipped" \
+    "recordsTheJvmOptions=pass"
+[ "$(grep -c heapgrowth "$options")" = 1 ] || fail "options with heapgrowth.skip: $(cat "$options")"
+option -Dheapgrowth.skip=true -Xmx1g
+grep -q "^\[\(INFO\|WARNING\)\] Tests run: 5, Failures: 0, Errors: 0, Skipped: 4$" "$work/mvn.log" || { cat "$work/mvn.log"; fail "Surefire does not count 4 skipped tests"; }
 
 echo "run-maven-sample: 10. warnings and errors in one line"
 sed 's|<argLine>@{argLine} -Xmx1g</argLine>|<argLine>-Xmx1g</argLine>|' pom-with-plugin.xml >pom-no-reference.xml
@@ -185,5 +224,20 @@ error() {
     grep -F "on project cart: $2" "$work/mvn.log" | grep -q -- '-> \[Help 1\]$' || { cat "$work/mvn.log"; fail "no error: $2"; }
 }
 error pom-missing.xml "heapgrowth: cannot resolve dev.heapgrowth:heapgrowth-junit:jar:9.9.9: "
-error pom-with-plugin.xml "heapgrowth: the agent and engine exist for linux-x86_64 only, not Linux/aarch64 (-Dheapgrowth.skip=true runs the tests without the agent)" -Dos.arch=aarch64
+# A platform without the native libraries: a one-line warning, and the heap-growth tests are
+# skipped (the test JVM, given the same os.arch, finds no engine in the jar), never failed.
+# The test JVM is told the same os.arch through the pom's argLine property.
+python3 - <<'PY'
+pom = open("pom-with-plugin.xml", encoding="utf-8").read()
+pom = pom.replace("</project.build.sourceEncoding>", "</project.build.sourceEncoding>\n    <argLine>-Dos.arch=aarch64</argLine>")
+open("pom-aarch64.xml", "w", encoding="utf-8").write(pom)
+PY
+rm -f "$options"
+MAVEN_OPTS=-Dos.arch=aarch64 mvn -B -o -Dstyle.color=never -f pom-aarch64.xml test \
+    >"$work/mvn.log" 2>&1 || { cat "$work/mvn.log"; fail "mvn test on another platform failed"; }
+[ "$(grep -c "^\[WARNING\] heapgrowth: no agent or engine for Linux/aarch64 (they are built for linux-x86_64): every @HeapGrowthTest will be reported as skipped$" "$work/mvn.log")" = 1 ] \
+    || { cat "$work/mvn.log"; fail "no warning (once) about a platform without the libraries"; }
+skipped="skipped:heapgrowth has no engine for Linux/aarch64 in this jar (no META-INF/native/linux-aarch64/libheapgrowth.so): heap-growth test skipped"
+check "$results" "$leak=$skipped" "$clean=$skipped" "recordsTheJvmOptions=pass"
+! grep -q -- "-agentpath:" "$options" || fail "an -agentpath: on another platform: $(cat "$options")"
 echo "run-maven-sample: ok"

@@ -1,8 +1,8 @@
 /*
- * SlowLoopLeak: a leak in a scenario whose loop takes about 5 ms (a sleep standing in for real
- * work), for the time budget: 1000 confirmation loops would take 5 s.
+ * SlowLoopLeak: a leak in a scenario whose loop takes about 20 ms (a sleep standing in for
+ * real work), for the time budget: 1000 confirmation loops would take 20 s.
  *
- * Expected:      LEAK; with --time-budget 4 confirmation stops early and the report says so
+ * Expected:      LEAK; with --time-budget 12 confirmation stops early and the report says so
  * Growing field: STATIC_FIELD corpus.leaks.SlowLoopLeak.items -> java.util.ArrayList
  *                ⇒ corpus.app.Item, +1 per loop
  * Growing call:  SlowLoopLeak.java:31
@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 public class SlowLoopLeak implements Runnable {
-    private static final long LOOP_MILLIS = 5;
+    private static final long LOOP_MILLIS = 20;
 
     private static List<Item> items = new ArrayList<>();
 

@@ -12,8 +12,9 @@ import org.gradle.api.tasks.testing.TestResult;
 
 /**
  * Names the heap-growth report of each failed test on Gradle's console. Gradle shows a failed
- * test as {@code CartTest > openingAndClosingTheCartDoesNotLeak FAILED / java.lang.AssertionError}
- * and keeps the message (the tree report) for the HTML report and the XML results; these lines
+ * test as {@code CartTest > openingAndClosingTheCartDoesNotLeak FAILED /
+ * dev.heapgrowth.junit.HeapGrowthFailure} and keeps its stack trace (with the tree report) for
+ * the HTML report and the XML results; these lines
  * at the end of the run say where the reports are:
  *
  * <pre>

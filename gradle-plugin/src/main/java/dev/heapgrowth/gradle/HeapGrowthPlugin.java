@@ -45,6 +45,8 @@ public class HeapGrowthPlugin implements Plugin<Project> {
     static final String EXTENSION_JAR = "heapgrowth-junit.jar";
     /** {@code -Pheapgrowth.updateBaseline=true} rewrites the baseline. */
     static final String UPDATE_PROPERTY = "heapgrowth.updateBaseline";
+    /** {@code -Pheapgrowth.skip=true} reports every heap-growth test as skipped. */
+    static final String SKIP_PROPERTY = "heapgrowth.skip";
     /** Each test task's {@link TestJvmArguments}, under this name among the task's extensions. */
     static final String JVM_ARGUMENTS_EXTENSION = "heapGrowthJvmArguments";
 
@@ -56,14 +58,15 @@ public class HeapGrowthPlugin implements Plugin<Project> {
             task.setDescription("Writes heapgrowth's JUnit extension jar and native libraries to build/heapgrowth");
             task.getDirectory().set(dir);
         });
-        Provider<Boolean> updateRequested = project.provider(() -> project.hasProperty(UPDATE_PROPERTY)
-                && Boolean.parseBoolean(String.valueOf(project.property(UPDATE_PROPERTY))));
+        Provider<Boolean> updateRequested = booleanProperty(project, UPDATE_PROPERTY);
+        Provider<Boolean> skipRequested = booleanProperty(project, SKIP_PROPERTY);
 
         project.getPluginManager().withPlugin("java", java -> project.getDependencies().add("testImplementation",
                 project.files((Callable<File>) () -> dir.get().file(EXTENSION_JAR).getAsFile()).builtBy(prepare)));
         GradleCompat.configureEach(project.getTasks().withType(Test.class), test -> {
             test.dependsOn(prepare);
-            TestJvmArguments arguments = new TestJvmArguments(project, test, settings, dir, updateRequested);
+            TestJvmArguments arguments = new TestJvmArguments(project, test, settings, dir, updateRequested,
+                    skipRequested);
             GradleCompat.addJvmArguments(test, arguments);
             // A rewrite of the baseline must happen when asked for: never skip it, never take it
             // from the cache (the baseline it writes is no output of the task).
@@ -72,6 +75,12 @@ public class HeapGrowthPlugin implements Plugin<Project> {
             test.addTestListener(new FailedTestReports(arguments, test.getLogger()));
             test.getExtensions().add(JVM_ARGUMENTS_EXTENSION, arguments);
         });
+    }
+
+    /** Whether the Gradle property {@code name} is {@code true} ({@code -Pname=true}). */
+    private static Provider<Boolean> booleanProperty(Project project, String name) {
+        return project.provider(() -> project.hasProperty(name)
+                && Boolean.parseBoolean(String.valueOf(project.property(name))));
     }
 
     /** Writes the extension jar and its native libraries to {@code build/heapgrowth/}. */

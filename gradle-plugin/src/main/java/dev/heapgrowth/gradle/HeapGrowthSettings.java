@@ -22,6 +22,7 @@ import org.gradle.api.provider.Property;
  *     reportDir = file("reports/heapgrowth")     // default: build/reports/heapgrowth
  *     keepDumps = 'failed'                       // default: 'never'; dumps hold the heap's secrets
  *     jfr = true                                 // JFR old-object samples, for heaps too big to dump
+ *     skip = true                                // heap-growth tests reported as skipped; also -Pheapgrowth.skip=true
  * }
  * heapGrowth {                                   // Kotlin DSL
  *     maxSnapshots.set(5)                        // (Gradle 8.2+: maxSnapshots = 5)
@@ -45,6 +46,7 @@ public class HeapGrowthSettings {
     private final Property<Boolean> updateBaseline;
     private final Property<String> keepDumps;
     private final Property<Boolean> jfr;
+    private final Property<Boolean> skip;
 
     public HeapGrowthSettings(Project project) {
         warmup = GradleCompat.property(project, Integer.class);
@@ -58,6 +60,7 @@ public class HeapGrowthSettings {
         updateBaseline = GradleCompat.property(project, Boolean.class);
         keepDumps = GradleCompat.property(project, String.class);
         jfr = GradleCompat.property(project, Boolean.class);
+        skip = GradleCompat.property(project, Boolean.class);
     }
 
     /** Loops run before the first snapshot. */
@@ -165,6 +168,18 @@ public class HeapGrowthSettings {
 
     public void setJfr(boolean value) {
         jfr.set(value);
+    }
+
+    /**
+     * Every {@code @HeapGrowthTest} is reported as skipped, and the test JVM gets neither agent
+     * nor engine; also {@code -Pheapgrowth.skip=true}. Other tests run as always.
+     */
+    public Property<Boolean> getSkip() {
+        return skip;
+    }
+
+    public void setSkip(boolean value) {
+        skip.set(value);
     }
 
     /** The system properties for the settings that are set, by the extension's names. */

@@ -4,6 +4,7 @@ import java.io.File;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -50,6 +51,7 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
 
     private final HeapGrowthSettings settings;
     private final Provider<Boolean> updateRequested;
+    private final Provider<Boolean> skipRequested;
     private final Provider<Directory> prepared;
     private final Provider<Directory> defaultReportDir;
     private final FileCollection baseline;
@@ -59,11 +61,13 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
     /**
      * @param prepared where {@code heapGrowthPrepare} writes the native libraries
      * @param updateRequested whether {@code -Pheapgrowth.updateBaseline=true} was given
+     * @param skipRequested whether {@code -Pheapgrowth.skip=true} was given
      */
     TestJvmArguments(Project project, Test test, HeapGrowthSettings settings, Provider<Directory> prepared,
-            Provider<Boolean> updateRequested) {
+            Provider<Boolean> updateRequested, Provider<Boolean> skipRequested) {
         this.settings = settings;
         this.updateRequested = updateRequested;
+        this.skipRequested = skipRequested;
         this.prepared = prepared;
         this.defaultReportDir = project.getLayout().getBuildDirectory().dir(REPORT_DIR);
         this.baseline = optionalFile(project, settings.getBaseline());
@@ -74,6 +78,9 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
     /** The settings that change the outcome, as the system properties the extension reads. */
     @Input
     public Map<String, String> getSettings() {
+        if (isSkip()) {
+            return Collections.singletonMap(HeapGrowthPlugin.SKIP_PROPERTY, "true");
+        }
         Map<String, String> values = new TreeMap<>(settings.numbers());
         if (isUpdateBaseline()) {
             values.put("heapgrowth.updateBaseline", "true");
@@ -106,6 +113,21 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
                 || Boolean.TRUE.equals(updateRequested.getOrNull());
     }
 
+    /** Whether every heap-growth test is skipped (then the JVM gets nothing else of heapgrowth). */
+    @Internal
+    public boolean isSkip() {
+        return Boolean.TRUE.equals(settings.getSkip().getOrNull()) || Boolean.TRUE.equals(skipRequested.getOrNull());
+    }
+
+    /**
+     * Whether the libraries the plugin carries (Linux x86-64) run on {@code osName}/{@code osArch}.
+     * Elsewhere the test JVM gets no {@code -agentpath:} (a library built for another platform
+     * would stop it from starting), and the extension skips each heap-growth test, saying why.
+     */
+    static boolean librariesRunOn(String osName, String osArch) {
+        return osName.toLowerCase(Locale.ROOT).startsWith("linux") && (osArch.equals("amd64") || osArch.equals("x86_64"));
+    }
+
     @Internal
     public File getReportDir() {
         return (settings.getReportDir().isPresent() ? settings.getReportDir() : defaultReportDir).get().getAsFile();
@@ -124,8 +146,14 @@ public final class TestJvmArguments implements CommandLineArgumentProvider {
     @Override
     public List<String> asArguments() {
         List<String> arguments = new ArrayList<>();
-        arguments.add("-agentpath:" + getAgent().getAbsolutePath());
-        arguments.add("-Dheapgrowth.library=" + getEngine().getAbsolutePath());
+        if (isSkip()) {
+            arguments.add("-D" + HeapGrowthPlugin.SKIP_PROPERTY + "=true");
+            return arguments;
+        }
+        if (librariesRunOn(System.getProperty("os.name", ""), System.getProperty("os.arch", ""))) {
+            arguments.add("-agentpath:" + getAgent().getAbsolutePath());
+            arguments.add("-Dheapgrowth.library=" + getEngine().getAbsolutePath());
+        }
         for (Map.Entry<String, String> setting : getSettings().entrySet()) {
             arguments.add("-D" + setting.getKey() + "=" + setting.getValue());
         }

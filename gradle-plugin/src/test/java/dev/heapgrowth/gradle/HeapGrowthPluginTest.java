@@ -157,4 +157,29 @@ public class HeapGrowthPluginTest {
         assertTrue(jvm.contains("-Dheapgrowth.reportDir=" + project.file("elsewhere").getAbsolutePath()));
         assertTrue(jvm.contains("-Dheapgrowth.updateBaseline=true"));
     }
+
+    @org.junit.Test
+    public void skipPassesOnlyTheSkipPropertyAndIsAnInput() {
+        for (boolean fromTheBlock : new boolean[] {true, false}) {
+            Project project = javaProjectWithPlugin();
+            settings(project).setMaxSnapshots(7);
+            if (fromTheBlock) {
+                settings(project).setSkip(true);
+            } else {
+                project.getExtensions().getExtraProperties().set("heapgrowth.skip", "true");
+            }
+            TestJvmArguments arguments = arguments(project, "test");
+            assertEquals(java.util.Collections.singletonList("-Dheapgrowth.skip=true"), arguments.asArguments());
+            Test test = (Test) project.getTasks().getByName("test");
+            assertEquals("{heapgrowth.skip=true}", String.valueOf(test.getInputs().getProperties().get("heapGrowth.settings")));
+        }
+    }
+
+    @org.junit.Test
+    public void noAgentOnAPlatformTheLibrariesAreNotBuiltFor() {
+        assertTrue(TestJvmArguments.librariesRunOn("Linux", "amd64"));
+        assertFalse(TestJvmArguments.librariesRunOn("Mac OS X", "aarch64"));
+        assertFalse(TestJvmArguments.librariesRunOn("Linux", "aarch64"));
+        assertFalse(TestJvmArguments.librariesRunOn("Windows 11", "amd64"));
+    }
 }

@@ -18,6 +18,7 @@ import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+import org.opentest4j.TestAbortedException;
 
 /**
  * Runs a {@link HeapGrowthTest} method as the loops of a heap-growth scenario through the Rust
@@ -32,14 +33,23 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  * <li>{@code heapgrowth.ignoreFile}: a file of ignore rules, one per line, for every test
  * <li>{@code heapgrowth.reportDir}: where {@code <test>.txt}, {@code <test>.json} and the HTML
  *     report {@code <test>.html} go, with {@code index.html} listing the pages there
- *     (default {@code build/reports/heapgrowth})
+ *     (default {@code build/reports/heapgrowth}; under Maven Surefire or Failsafe
+ *     {@code target/heapgrowth-reports})
  * <li>{@code heapgrowth.baseline}: the baseline file of accepted growth paths
  * <li>{@code heapgrowth.updateBaseline=true}: rewrite this test's section of the baseline from
  *     the current run instead of checking it
  * <li>{@code heapgrowth.library}: the engine library to load instead of the jar's copy
+ * <li>{@code heapgrowth.skip=true}: every heap-growth test is reported as skipped, not run
  * </ul>
+ *
+ * <p>On a platform this jar has no engine for (and no {@code heapgrowth.library}), a heap-growth
+ * test is skipped (a failed JUnit assumption) with one line saying why: nothing is wrong with it.
+ * So is a test whose time budget ended the search before it could judge (nothing grew yet, on
+ * a slow or loaded machine): passing it would call it clean.
  */
 public final class HeapGrowthExtension implements InvocationInterceptor {
+    /** {@code -Dheapgrowth.skip=true} reports every heap-growth test as skipped. */
+    static final String SKIP_PROPERTY = "heapgrowth.skip";
     /** The baseline file gives each test a section that starts with this prefix and the test's name. */
     static final String SECTION_PREFIX = "## ";
 
@@ -58,6 +68,13 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
                 context.getArguments().toArray());
         // The loops invoke the method themselves; JUnit must not run it once more.
         invocation.skip();
+        if (Boolean.getBoolean(SKIP_PROPERTY)) {
+            throw new TestAbortedException(SKIP_PROPERTY + "=true: heap-growth test skipped");
+        }
+        String unavailable = NativeEngine.unavailable();
+        if (unavailable != null) {
+            throw new TestAbortedException(unavailable);
+        }
 
         NativeEngine.load();
         Path baselineFile = pathProperty("heapgrowth.baseline");
@@ -86,6 +103,10 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         String normalized = result[4];
         String stale = result[5];
         String html = result[6];
+        String[] counts = result[7].split(" ");
+        int newNodes = Integer.parseInt(counts[0]);
+        int acceptedNodes = Integer.parseInt(counts[1]);
+        int staleBlocks = Integer.parseInt(counts[2]);
         String agent = NativeEngine.agentStatus(NativeEngine.agentPath());
 
         StringBuilder report = new StringBuilder(fullText);
@@ -93,8 +114,17 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
             report.append("\nBaseline paths that no longer grow (remove them from ").append(baselineFile)
                     .append("):\n\n").append(stale);
         }
+        if (status.equals("clean") || status.equals("growing")) {
+            String judged = update && baselineFile != null
+                    ? (newNodes + acceptedNodes) + " accepted (the baseline was rewritten from this run)"
+                    : baselineCounts(newNodes, acceptedNodes, staleBlocks);
+            report.append('\n').append(BASELINE_LINE).append(judged).append("; ").append(baselineFile == null
+                    ? "no baseline file (system property heapgrowth.baseline)" : "file " + baselineFile.toAbsolutePath())
+                    .append('\n');
+        }
         report.append("\nAgent: ").append(agent).append('\n');
         Path page = writeReports(name, report.toString(), json, html);
+        Path textReport = page.resolveSibling(name + ".txt");
         String seePage = "\nHTML report: " + page.toAbsolutePath();
 
         if (callback.thrown() != null) {
@@ -102,6 +132,12 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         }
         if (status.equals("error")) {
             throw new IllegalStateException("heapgrowth could not run " + name + ": " + message + seePage);
+        }
+        if (status.equals("inconclusive")) {
+            // Nothing grew before the time budget ended the search, too early to judge: not a
+            // pass (that would say "clean"), and no baseline rewrite from it.
+            throw new TestAbortedException(message + " (@HeapGrowthTest(timeBudgetSeconds = ...) or"
+                    + " heapgrowth.timeBudget)" + seePage);
         }
         if (update && baselineFile != null) {
             BaselineFile.replaceSection(baselineFile, name, normalized);
@@ -113,8 +149,40 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
                     + baselineFile + "):\n" + stale);
         }
         if (status.equals("growing")) {
-            throw new AssertionError(message + "\nAgent: " + agent + seePage);
+            String firstLine = message.strip().lines().findFirst().orElse("heapgrowth: growing paths");
+            throw new HeapGrowthFailure(message + "\n" + howToAccept(baselineFile) + "\nAgent: " + agent + seePage,
+                    firstLine + " (the whole report: " + textReport.toAbsolutePath() + ")");
         }
+    }
+
+    /** The line of the text report that says how the run compares with the baseline. */
+    static final String BASELINE_LINE = "Baseline: ";
+
+    /** {@code 1 new, 2 accepted, 1 fixed (stale)}, leaving out what is none; {@code nothing grows} for all none. */
+    static String baselineCounts(int newNodes, int acceptedNodes, int staleBlocks) {
+        StringBuilder out = new StringBuilder();
+        if (newNodes > 0) {
+            out.append(newNodes).append(" new");
+        }
+        if (acceptedNodes > 0) {
+            out.append(out.length() > 0 ? ", " : "").append(acceptedNodes).append(" accepted");
+        }
+        if (staleBlocks > 0) {
+            out.append(out.length() > 0 ? ", " : "").append(staleBlocks).append(" fixed (stale)");
+        }
+        return out.length() == 0 ? "nothing grows" : out.toString();
+    }
+
+    /** What a failing test's message says about accepting the growth instead of fixing it. */
+    static String howToAccept(Path baselineFile) {
+        String rewrite = "run the tests once with -Dheapgrowth.updateBaseline=true (Gradle: -Pheapgrowth.updateBaseline=true)";
+        if (baselineFile == null) {
+            return "To accept this growth instead of fixing it, name a baseline file (system property heapgrowth.baseline;"
+                    + " Gradle: heapGrowth { baseline = file('heapgrowth-baseline.txt') }; Maven plugin: <baseline>)"
+                    + " and " + rewrite + ".";
+        }
+        return "To accept this growth instead of fixing it, " + rewrite + ": that writes it to the baseline "
+                + baselineFile.toAbsolutePath() + ", to commit.";
     }
 
     /** The attribute if set, else the system property, else -1 (the engine's default). */
@@ -156,8 +224,25 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         }
     }
 
-    private static Path reportDir() {
-        return Path.of(System.getProperty("heapgrowth.reportDir", "build/reports/heapgrowth"));
+    /**
+     * {@code heapgrowth.reportDir}, else where the build tool keeps reports: under Maven Surefire
+     * or Failsafe {@code target/heapgrowth-reports} of the module (where the Maven plugin puts
+     * them too), else Gradle's {@code build/reports/heapgrowth}.
+     */
+    static Path reportDir() {
+        Path configured = pathProperty("heapgrowth.reportDir");
+        if (configured != null) {
+            return configured;
+        }
+        // Surefire's and Failsafe's forked JVMs have these; a Gradle test JVM has neither.
+        boolean maven = System.getProperty("surefire.test.class.path") != null
+                || System.getProperty("surefire.real.class.path") != null;
+        if (!maven) {
+            return Path.of("build", "reports", "heapgrowth");
+        }
+        String basedir = System.getProperty("basedir");
+        return (basedir == null || basedir.isBlank() ? Path.of("target") : Path.of(basedir, "target"))
+                .resolve("heapgrowth-reports");
     }
 
     /** Writes the test's reports and rewrites the index of the pages; returns the test's page. */

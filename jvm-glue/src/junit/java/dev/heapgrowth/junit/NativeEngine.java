@@ -7,15 +7,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
 
 /**
  * The Rust engine ({@code libheapgrowth.so}), loaded once per JVM.
  *
  * <p>The library is {@code -Dheapgrowth.library=PATH} when set (the Gradle plugin sets it, next
- * to {@code -agentpath:} for the agent); otherwise the copy inside this jar, under
- * {@code META-INF/native/linux-x86_64/}, written to a new private temporary directory (mode
- * 0700, random name: never a predictable shared path another user could plant a library in),
- * loaded with {@link System#load}, and deleted again (the mapped library stays usable).
+ * to {@code -agentpath:} for the agent); otherwise the copy inside this jar for this platform,
+ * under {@code META-INF/native/<os>-<arch>/} (a Linux x86-64 build has {@code linux-x86_64}),
+ * written to a new private temporary directory (mode 0700, random name: never a predictable
+ * shared path another user could plant a library in), loaded with {@link System#load}, and
+ * deleted again (the mapped library stays usable). Without one, {@link #unavailable} says why.
  *
  * <p>Once loaded, a JVM shutdown hook makes the engine delete its heap dumps when the JVM ends
  * under a search (SIGTERM or SIGHUP from a cancelled build, Ctrl-C, {@code System.exit}): the
@@ -24,8 +26,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
     /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
-    private static final int API_VERSION = 6;
-    private static final String RESOURCE = "/META-INF/native/linux-x86_64/libheapgrowth.so";
+    private static final int API_VERSION = 7;
+    /** The platforms this jar may carry an engine for, as folders of {@code META-INF/native/}. */
+    private static final String NATIVE_DIR = "/META-INF/native/";
+    private static final String LIBRARY = "libheapgrowth.so";
 
     private NativeEngine() {}
 
@@ -62,12 +66,38 @@ final class NativeEngine {
         }
     }
 
-    private static void loadFromJar() throws IOException {
-        String os = System.getProperty("os.name", "");
-        String arch = System.getProperty("os.arch", "");
-        if (!os.toLowerCase().startsWith("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
-            throw new IOException("heapgrowth ships its engine for linux-x86_64 only, not " + os + "/" + arch);
+    /**
+     * Why no engine can be loaded in this JVM, in one line, or null when one can: no
+     * {@code -Dheapgrowth.library} and no library in this jar for this JVM's platform (the jar
+     * carries one folder per platform it was built on, as {@code META-INF/native/linux-x86_64/}).
+     * A test cannot run then, but nothing is wrong with it: it is skipped, not failed.
+     */
+    static String unavailable() {
+        String configured = System.getProperty(LIBRARY_PROPERTY);
+        if (configured != null && !configured.isEmpty()) {
+            return null;
         }
+        if (NativeEngine.class.getResource(resource()) != null) {
+            return null;
+        }
+        return "heapgrowth has no engine for " + System.getProperty("os.name", "") + "/"
+                + System.getProperty("os.arch", "") + " in this jar (no " + resource().substring(1)
+                + "): heap-growth test skipped";
+    }
+
+    /** The engine's resource for this JVM's platform: {@code META-INF/native/<os>-<arch>/}. */
+    private static String resource() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        String osName = os.startsWith("linux") ? "linux" : os.startsWith("mac") ? "macos"
+                : os.startsWith("windows") ? "windows" : os.replaceAll("[^a-z0-9]", "");
+        String archName = arch.equals("amd64") || arch.equals("x86_64") ? "x86_64"
+                : arch.equals("arm64") || arch.equals("aarch64") ? "aarch64" : arch.replaceAll("[^a-z0-9_]", "");
+        return NATIVE_DIR + osName + "-" + archName + "/" + LIBRARY;
+    }
+
+    private static void loadFromJar() throws IOException {
+        String resource = resource();
         Path dir = Files.createTempDirectory("heapgrowth-native-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path library = dir.resolve("libheapgrowth.so");
@@ -76,9 +106,9 @@ final class NativeEngine {
         // hooks, the file before the directory.
         dir.toFile().deleteOnExit();
         library.toFile().deleteOnExit();
-        try (InputStream in = NativeEngine.class.getResourceAsStream(RESOURCE)) {
+        try (InputStream in = NativeEngine.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IOException("this heapgrowth jar has no " + RESOURCE + " (built without scripts/package-java.sh?)");
+                throw new IOException("this heapgrowth jar has no " + resource + " (built without scripts/package-java.sh?)");
             }
             Files.createFile(library,
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -112,8 +142,10 @@ final class NativeEngine {
      * warm-up, loops per snapshot, detection snapshots, confirmation loops and the time budget in
      * seconds, a negative one meaning the engine's default; {@code ignoreRules} the test's own
      * rules and {@code ignoreFile} a file of more (or null). Returns {@code [status, message,
-     * fullText, json, normalized, stale, html]} with status {@code clean}, {@code growing} or
-     * {@code error}. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
+     * fullText, json, normalized, stale, html, counts]} with status {@code clean}, {@code growing},
+     * {@code inconclusive} (the time budget ended the search before it could judge) or
+     * {@code error}, and counts {@code "NEW ACCEPTED STALE"}: growing nodes the baseline
+     * lacks, growing nodes it accepts, and its blocks that no longer grow. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
      * the {@code -agentpath:} library or null; {@code keepDumpsDir} where to keep the last two
      * heap dumps when the test fails ({@code heapgrowth.keepDumps=failed}), or null.
      */

@@ -16,8 +16,9 @@ import java.util.List;
 
 /**
  * {@code index.html} of the report directory: a link to every test's HTML report there (the
- * engine renders each page; this only lists them), with the first line of the test's text report
- * and when the page was written. Rewritten after each test from the directory's listing, so the
+ * engine renders each page; this only lists them), with the first line of the test's text report,
+ * how it compares with the baseline (new, accepted and fixed growth) and when the page was
+ * written. Rewritten after each test from the directory's listing, so the
  * test JVMs that share a report directory (Gradle's {@code maxParallelForks}) all appear; a page
  * left by an earlier run shows its older time.
  */
@@ -59,6 +60,7 @@ final class ReportIndex {
                     .truncatedTo(ChronoUnit.SECONDS);
             rows.append("<tr><td><a href=\"./").append(escape(encode(name + PAGE_SUFFIX))).append("\">")
                     .append(escape(name)).append("</a></td><td>").append(escape(summary(dir, name)))
+                    .append("</td><td>").append(escape(baseline(dir, name)))
                     .append("</td><td>").append(written).append("</td></tr>\n");
         }
         return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -70,7 +72,8 @@ final class ReportIndex {
                 + "</head>\n<body>\n<main>\n<h1>heapgrowth reports</h1>\n"
                 + "<p>One page per test that ran with heapgrowth, rewritten after each test; each test also has "
                 + "its text (.txt) and JSON (.json) report beside its page.</p>\n"
-                + "<table>\n<tr><th>test</th><th>report</th><th>page written (UTC)</th></tr>\n" + rows
+                + "<table>\n<tr><th>test</th><th>report</th><th>baseline: new / accepted / fixed (stale)</th>"
+                + "<th>page written (UTC)</th></tr>\n" + rows
                 + "</table>\n</main>\n</body>\n</html>\n";
     }
 
@@ -84,6 +87,24 @@ final class ReportIndex {
             String first = lines.findFirst().orElse("");
             String prefix = "Scenario " + name + ": ";
             return first.startsWith(prefix) ? first.substring(prefix.length()) : first;
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * What the test's text report says of the baseline ({@code 1 new, 2 accepted}), from its
+     * {@code Baseline: } line, or "" when it has none (an error, or an older report).
+     */
+    private static String baseline(Path dir, String name) {
+        try (var lines = Files.lines(dir.resolve(name + ".txt"), StandardCharsets.UTF_8)) {
+            return lines.filter(line -> line.startsWith(HeapGrowthExtension.BASELINE_LINE)).reduce((a, b) -> b)
+                    .map(line -> {
+                        String counts = line.substring(HeapGrowthExtension.BASELINE_LINE.length());
+                        int end = counts.indexOf("; ");
+                        return end < 0 ? counts : counts.substring(0, end);
+                    })
+                    .orElse("");
         } catch (IOException | java.io.UncheckedIOException e) {
             return "";
         }
