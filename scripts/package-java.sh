@@ -7,6 +7,7 @@
 #   heapgrowth-gradle-plugin.jar   the Gradle plugin `dev.heapgrowth` (when gradle-plugin/ has
 #                          its compile classpath: Debian's Gradle 4.4.1 in /usr/share/gradle)
 # Needs: cargo, a JDK 17+, Debian's junit5 package (or JUNIT_API_JARS=jar:jar:...).
+# HEAPGROWTH_NATIVE_DIRS=DIR adds the native folders other platforms built, DIR/<os>-<arch>/.
 # With CARGO_TARGET_DIR set, the build and the jars go there (CARGO_TARGET_DIR/java), so a second
 # checkout or engineer can build beside target/ without waiting on its lock.
 set -euo pipefail
@@ -36,6 +37,15 @@ javac --release 17 -encoding UTF-8 -Xlint:all -Werror -d "$work/classes" -cp "$j
 # The debug info (profile.release has debug = 1) would make the jar 20 MB.
 objcopy --strip-debug "$target/release/libheapgrowth.so" "$native/libheapgrowth.so"
 cp "$agent" "$native/libheapgrowth_agent.so"
+# The folders other machines built (docs/release.md: the CI matrix), HEAPGROWTH_NATIVE_DIRS/<os>-<arch>/;
+# this machine's own build stands for its platform.
+for dir in ${HEAPGROWTH_NATIVE_DIRS:+"$HEAPGROWTH_NATIVE_DIRS"/*/}; do
+    platform=$(basename "$dir")
+    [ -d "$dir" ] && [ "$platform" != linux-x86_64 ] || continue
+    mkdir -p "$work/classes/META-INF/native/$platform"
+    cp "$dir"* "$work/classes/META-INF/native/$platform/"
+    echo "package: META-INF/native/$platform/ from $dir"
+done
 rm -f "$out"/heapgrowth-junit*.jar
 jar --create --file "$out/heapgrowth-junit.jar" -C "$work/classes" .
 # shellcheck source=java-docs.sh
