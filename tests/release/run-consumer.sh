@@ -32,6 +32,13 @@ clean=loginWithoutAuditAndLogoutDoesNotLeak
 look_here="at com.example.Sessions.login(Sessions.java:13)   ← look here"
 
 echo "run-consumer: 1. scripts/release.sh stages $version; its files and poms"
+# Refused before anything is built: another version than the checkout's, a directory in use.
+! "$root/scripts/release.sh" "$work/other" --version 9.9.9 >"$work/release.log" 2>&1 \
+    && grep -q "^release: this checkout is version $version, not 9.9.9" "$work/release.log" \
+    || fail "release.sh --version 9.9.9: $(cat "$work/release.log")"
+mkdir "$work/used" && touch "$work/used/kept"
+! "$root/scripts/release.sh" "$work/used" >"$work/release.log" 2>&1 && grep -q "is not empty" "$work/release.log" \
+    && [ "$(ls "$work/used")" = kept ] || fail "release.sh into a directory in use: $(cat "$work/release.log")"
 # A folder another platform's build would add (docs/release.md): packaging only, never loaded here.
 mkdir -p "$work/native/macos-aarch64"
 echo "not a library: the packaging test's stand-in" >"$work/native/macos-aarch64/libheapgrowth.dylib"
