@@ -44,10 +44,18 @@ mkdir -p "$work/native/macos-aarch64"
 echo "not a library: the packaging test's stand-in" >"$work/native/macos-aarch64/libheapgrowth.dylib"
 HEAPGROWTH_NATIVE_DIRS=$work/native "$root/scripts/release.sh" "$out" --version "$version" --allow-dirty \
     >"$work/release.log" 2>&1 || { cat "$work/release.log"; fail "scripts/release.sh failed"; }
-unzip -l "$out/maven/dev/heapgrowth/heapgrowth-junit/$version/heapgrowth-junit-$version.jar" \
-    | grep -q " META-INF/native/macos-aarch64/libheapgrowth.dylib$" || fail "HEAPGROWTH_NATIVE_DIRS's folder is not in the jar"
+# (Listings go through a file: with pipefail, grep -q ending a pipe early fails the unzip before it.)
+unzip -Z1 "$out/maven/dev/heapgrowth/heapgrowth-junit/$version/heapgrowth-junit-$version.jar" >"$work/listing"
+grep -qx "META-INF/native/macos-aarch64/libheapgrowth.dylib" "$work/listing" \
+    || fail "HEAPGROWTH_NATIVE_DIRS's folder is not in the jar"
 grep -q "^release: not signed" "$work/release.log" || fail "release.sh does not say the release is not signed"
 python3 "$here/check_staged.py" "$out" "$version" "$project_url" "$host"
+# docs/release.md's Central bundle: the repository without maven-metadata.xml, every file in it.
+(cd "$out/maven" && zip -qr ../central-bundle.zip dev -x '*/maven-metadata.xml*')
+unzip -Z1 "$out/central-bundle.zip" >"$work/listing"
+[ "$(grep -v '/$' "$work/listing" | sort)" = "$(cd "$out/maven" && find dev -type f ! -name 'maven-metadata.xml*' | sort)" ] \
+    && ! grep -q maven-metadata "$work/listing" || fail "docs/release.md's Central bundle is not the repository"
+rm "$out/central-bundle.zip"
 grep -qxF "<url>$project_url</url>" <(sed 's/^ *//' "$root/maven-plugin/pom.xml") \
     || fail "maven-plugin/pom.xml's url is not Cargo.toml's repository $project_url"
 # Signing: the same functions with a throwaway key, each signature verified.
