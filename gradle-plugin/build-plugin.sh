@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds OUT/heapgrowth-gradle-plugin.jar (OUT defaults to target/java) from gradle-plugin/src,
-# with OUT/heapgrowth-junit.jar (scripts/package-java.sh builds it first) inside.
+# with OUT/heapgrowth-junit.jar (scripts/package-java.sh builds it first) inside, and its
+# -sources.jar and -javadoc.jar.
 #
 # The plugin is compiled twice, so that API drift fails the build:
 #   - against Debian's Gradle 4.4.1 (/usr/share/gradle): these classes go into the jar;
@@ -42,4 +43,8 @@ mkdir -p "$work/classes/dev/heapgrowth/gradle"
 cp "$out/heapgrowth-junit.jar" "$work/classes/dev/heapgrowth/gradle/heapgrowth-junit.jar"
 rm -f "$out/heapgrowth-gradle-plugin.jar"
 jar --create --file "$out/heapgrowth-gradle-plugin.jar" -C "$work/classes" .
-echo "build-plugin: $out/heapgrowth-gradle-plugin.jar"
+# shellcheck source=../scripts/java-docs.sh
+source ../scripts/java-docs.sh
+# shellcheck disable=SC2086 # one path a word
+sources_and_javadoc_jars "$out/heapgrowth-gradle-plugin" "$gradle_4" $sources
+echo "build-plugin: $out/heapgrowth-gradle-plugin.jar, -sources.jar, -javadoc.jar"

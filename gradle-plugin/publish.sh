@@ -7,8 +7,10 @@
 #       repositories { maven { url 'DIR' } }            id 'dev.heapgrowth' version '0.1.0'
 #   }                                               }
 #
-# It writes, with a .sha1 and .md5 beside each file and a maven-metadata.xml per artifact:
-#   dev/heapgrowth/heapgrowth-gradle-plugin/VERSION/   the plugin jar (the extension inside) and its pom
+# It writes, with a .sha1 and .md5 beside each file and a maven-metadata.xml per artifact
+# (scripts/maven-repo.sh):
+#   dev/heapgrowth/heapgrowth-gradle-plugin/VERSION/   the plugin jar (the extension inside), its
+#       pom, -sources.jar and -javadoc.jar (from beside PLUGIN_JAR: build-plugin.sh writes them)
 #   dev/heapgrowth/dev.heapgrowth.gradle.plugin/VERSION/   the plugin marker: a pom that depends on
 #       the jar, which is how Gradle finds the artifact of a plugin id (ID:ID.gradle.plugin:VERSION)
 #
@@ -36,38 +38,13 @@ unzip -p "$jar" "META-INF/gradle-plugins/$plugin_id.properties" | grep -q '^impl
 # shellcheck source=../scripts/maven-repo.sh
 source "$root/scripts/maven-repo.sh"
 
-# pom ARTIFACT PACKAGING NAME [DEPENDENCY_ARTIFACT]
-pom() {
-    echo '<?xml version="1.0" encoding="UTF-8"?>'
-    echo '<project xmlns="http://maven.apache.org/POM/4.0.0"'
-    echo '         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
-    echo '         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">'
-    echo '  <modelVersion>4.0.0</modelVersion>'
-    echo "  <groupId>$group</groupId>"
-    echo "  <artifactId>$1</artifactId>"
-    echo "  <version>$version</version>"
-    echo "  <packaging>$2</packaging>"
-    echo "  <name>$3</name>"
-    echo '  <licenses>'
-    echo '    <license><name>Apache-2.0</name></license>'
-    echo '  </licenses>'
-    if [ $# -ge 4 ]; then
-        echo '  <dependencies>'
-        echo '    <dependency>'
-        echo "      <groupId>$group</groupId>"
-        echo "      <artifactId>$4</artifactId>"
-        echo "      <version>$version</version>"
-        echo '    </dependency>'
-        echo '  </dependencies>'
-    fi
-    echo '</project>'
-}
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pom "$artifact" jar "heapgrowth Gradle plugin (the JUnit 5 extension and its native libraries inside)" \
+pom_xml "$artifact" jar "heapgrowth Gradle plugin" \
+    "Gradle plugin dev.heapgrowth: runs @HeapGrowthTest tests with heapgrowth's JVMTI agent, so failures show the stacks that grew a leak (the JUnit 5 extension and its native libraries inside)" \
     >"$work/$artifact.pom"
 publish_artifact "$repo" "$group" "$artifact" "$version" "$work/$artifact.pom" "$jar"
-pom "$marker" pom "Gradle plugin marker of $plugin_id" "$artifact" >"$work/$marker.pom"
+pom_xml "$marker" pom "Gradle plugin marker of $plugin_id" \
+    "How Gradle finds the artifact of plugin id $plugin_id: a pom that depends on it" "$artifact" >"$work/$marker.pom"
 publish_artifact "$repo" "$group" "$marker" "$version" "$work/$marker.pom"
 echo "publish: $group:$artifact:$version and its marker $group:$marker:$version in $repo"

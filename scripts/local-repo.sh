@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # scripts/local-repo.sh [--no-build] [DIR]: builds every artifact a user of heapgrowth needs and
 # puts it into the Maven repository DIR (created if missing; default target/local-repo, or
-# CARGO_TARGET_DIR/local-repo when that is set), each with its pom, a .sha1 and .md5 beside each
-# file and a maven-metadata.xml per artifact:
+# CARGO_TARGET_DIR/local-repo when that is set), each with a pom carrying what Maven Central
+# requires (scripts/maven-repo.sh), its -sources.jar and -javadoc.jar, a .sha1 and .md5 beside
+# each file (and a .asc with HEAPGROWTH_GPG_KEY set) and a maven-metadata.xml per artifact:
 #
 #   dev.heapgrowth:heapgrowth-junit:VERSION         the JUnit 5 extension, the native libraries inside
 #   dev.heapgrowth:heapgrowth-maven-plugin:VERSION  the Maven plugin (goal prepare-agent)
 #   dev.heapgrowth:heapgrowth-gradle-plugin:VERSION and its plugin marker
 #       dev.heapgrowth:dev.heapgrowth.gradle.plugin:VERSION (written by gradle-plugin/publish.sh)
 #
-# DIR may be Maven's own local repository (~/.m2/repository): Maven builds then find the
-# artifacts with no <repositories> in their pom (the README's Maven section does that). Writing
-# the same version again replaces it. VERSION is the crate's (Cargo.toml).
+# scripts/release.sh stages a release's Maven repository with this. DIR may be Maven's own local
+# repository (~/.m2/repository): Maven builds then find the artifacts with no <repositories> in
+# their pom. Writing the same version again replaces it. VERSION is the crate's (Cargo.toml).
 #
 # --no-build: take the jars scripts/package-java.sh built before (the end-to-end scripts run it
 # first) instead of running it again; the Maven plugin is built either way (mvn, its
@@ -45,37 +46,25 @@ junit_jar=$target/java/heapgrowth-junit.jar
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "local-repo: building the Maven plugin (its unit tests run)"
-mvn -B -f maven-plugin/pom.xml -Dheapgrowth.buildDirectory="$target/maven-plugin" package >"$work/mvn.log" 2>&1 \
+# Its class path too, for its javadoc.
+mvn -B -f maven-plugin/pom.xml -Dheapgrowth.buildDirectory="$target/maven-plugin" package dependency:build-classpath \
+    -Dmdep.outputFile="$work/plugin-classpath.txt" >"$work/mvn.log" 2>&1 \
     || { cat "$work/mvn.log"; echo "local-repo: the Maven plugin did not build" >&2; exit 1; }
 plugin_jar=$target/maven-plugin/heapgrowth-maven-plugin-$version.jar
 
 # shellcheck source=maven-repo.sh
 source "$root/scripts/maven-repo.sh"
+# shellcheck source=java-docs.sh
+source "$root/scripts/java-docs.sh"
+# shellcheck disable=SC2046 # one path a word
+sources_and_javadoc_jars "${plugin_jar%.jar}" "$target/maven-plugin/classes:$(cat "$work/plugin-classpath.txt")" \
+    $(find maven-plugin/src/main/java -name '*.java')
 
 # The extension's pom: no dependencies, as the project that uses it brings JUnit 5 itself.
-cat >"$work/heapgrowth-junit.pom" <<EOF
-<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0"
-         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
-         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>$group</groupId>
-  <artifactId>heapgrowth-junit</artifactId>
-  <version>$version</version>
-  <packaging>jar</packaging>
-  <name>heapgrowth JUnit 5 extension</name>
-  <description>@HeapGrowthTest: fails a JUnit 5 test whose loops grow the heap, with the path that holds the growth; the engine and JVMTI agent for linux-x86_64 inside</description>
-  <licenses>
-    <license><name>Apache-2.0</name></license>
-  </licenses>
-</project>
-EOF
+pom_xml heapgrowth-junit jar "heapgrowth JUnit 5 extension" \
+    "@HeapGrowthTest: fails a JUnit 5 test whose loops grow the heap, with the path that holds the growth; the engine and JVMTI agent for linux-x86_64 inside" \
+    >"$work/heapgrowth-junit.pom"
 publish_artifact "$repo" "$group" heapgrowth-junit "$version" "$work/heapgrowth-junit.pom" "$junit_jar"
 publish_artifact "$repo" "$group" heapgrowth-maven-plugin "$version" maven-plugin/pom.xml "$plugin_jar"
 echo "local-repo: $group:heapgrowth-junit:$version and $group:heapgrowth-maven-plugin:$version in $repo"
-
-if [ -x gradle-plugin/publish.sh ]; then
-    gradle-plugin/publish.sh "$repo" "$target/java/heapgrowth-gradle-plugin.jar"
-else
-    echo "local-repo: warning: gradle-plugin/publish.sh missing: the Gradle plugin is not in $repo" >&2
-fi
+gradle-plugin/publish.sh "$repo" "$target/java/heapgrowth-gradle-plugin.jar"

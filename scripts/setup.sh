@@ -21,6 +21,9 @@ command -v gradle >/dev/null 2>&1 || need_apt+=(gradle)
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 command -v objcopy >/dev/null 2>&1 || need_apt+=(binutils)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+# Signing in the release test (tests/release/run-consumer.sh); reading jars (gradle-plugin/publish.sh).
+command -v gpg >/dev/null 2>&1 || need_apt+=(gnupg)
+command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
 # Headless Chromium draws the HTML report in its end-to-end test (tests/end_to_end/html.rs).
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -62,6 +62,10 @@ stage "j4rs harness" env INSTA_UPDATE=no cargo test --locked --features j4rs --t
 # The JUnit extension and the Gradle plugin, end to end: jars built, the plugin's ProjectBuilder
 # tests and a sample project under Debian's Gradle 4.4.1, a sample under Maven Surefire.
 stage "junit, gradle, maven" scripts/test-gradle-plugin.sh
+# The release as a newcomer consumes it: scripts/release.sh stages it, its files and poms are
+# checked, and the README's quick starts (the CLI, Maven, Gradle 4.4.1, cargo) build against the
+# staged directory alone, each leak failing at the user's line. About 2 minutes.
+stage "release consumer" tests/release/run-consumer.sh
 # The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
 # says so and skips without it; a crash fails). About 3 minutes to build from scratch.
 stage fuzz scripts/fuzz.sh 60

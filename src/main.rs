@@ -236,8 +236,8 @@ struct IgnoreArgs {
     #[arg(long, value_name = "FILE")]
     ignore_file: Vec<PathBuf>,
     /// Don't apply heapgrowth's built-in rules for known growth of the JDK and of common
-    /// libraries (they are listed in the README); that growth is then reported like any other.
-    /// `--no-jdk-ignores` is the same flag, under its former name.
+    /// libraries (listed in docs/reference.md, "Ignore rules"); that growth is then reported
+    /// like any other. `--no-jdk-ignores` is the same flag, under its former name.
     #[arg(long, alias = "no-jdk-ignores")]
     no_builtin_ignores: bool,
 }

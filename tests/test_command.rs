@@ -40,6 +40,13 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
             &format!("#!/bin/sh\necho \"{stage} $*\" >> '{}'\n", calls.display()),
         );
     }
+    write_executable(
+        &checkout.join("tests/release/run-consumer.sh"),
+        &format!(
+            "#!/bin/sh\necho \"run-consumer.sh $*\" >> '{}'\n",
+            calls.display()
+        ),
+    );
     let path = format!(
         "{}:{}",
         root.join("bin").display(),
@@ -63,6 +70,7 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
         "cargo test\n",
         "cargo test --locked --features j4rs",
         "test-gradle-plugin.sh",
+        "run-consumer.sh",
         "fuzz.sh 60",
         "probe-hostile.sh",
     ] {
@@ -82,6 +90,7 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
         "clippy",
         "cargo test",
         "junit, gradle, maven",
+        "release consumer",
         "fuzz",
         "hostile inputs",
     ] {
@@ -99,7 +108,7 @@ fn a_failing_stage_does_not_stop_the_others_and_fails_the_command_at_the_end() {
 fn scripts_that_run_a_quiet_maven_switch_off_its_colour_reset() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut scripts = Vec::new();
-    for dir in ["scripts", "tests/junit", "gradle-plugin"] {
+    for dir in ["scripts", "tests/junit", "tests/release", "gradle-plugin"] {
         for entry in fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().is_some_and(|ext| ext == "sh") {

@@ -1,4 +1,4 @@
-//! The JSON document: `{"scenarios": [...]}`, the shape other tools rely on (README).
+//! The JSON document: `{"scenarios": [...]}`, the shape other tools rely on (docs/reference.md, "JSON").
 
 use serde::Serialize;
 

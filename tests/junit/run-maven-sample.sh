@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # End to end under Maven Surefire, with the artifacts scripts/local-repo.sh installs into the
-# local Maven repository (~/.m2/repository, or MAVEN_LOCAL_REPO), as the README tells a user to:
+# local Maven repository (~/.m2/repository, or MAVEN_LOCAL_REPO), as docs/junit.md tells a user to:
 # the extension jar from scripts/package-java.sh (CARGO_TARGET_DIR/java) and the Maven plugin.
 #
 # Without the plugin (tests/junit/maven-sample/pom.xml): the leaking test fails with the tree
 # report and no agent, the clean one passes, the reports are written, and the baseline gate:
 # rewrite, accepted path passes, new path fails, stale path reported; an ignore file.
-# With the plugin (pom-with-plugin.xml, the README's pom), in a directory whose path has a space:
+# With the plugin (pom-with-plugin.xml, the whole pom in docs/junit.md), in a directory whose path has a space:
 # the agent is loaded and the leak shows the line that grew it, the project's own argLine reaches
 # the test JVM after heapgrowth's options (Surefire's @{argLine}, or argLine in <properties>),
 # every setting is passed, -Dheapgrowth.updateBaseline=true rewrites the configured baseline,
@@ -130,12 +130,12 @@ check "$results" "keepingEveryReceiptLeaks=fail:JFR dumps of old-object samples"
     "keepingEveryReceiptLeaks=fail:at com.example.cart.JfrSampling.keepingEveryReceiptLeaks(line 31)   ← look here" \
     "keepingTheLastReceiptsDoesNotLeak=pass"
 
-echo "run-maven-sample: with the plugin (the README's pom)"
+echo "run-maven-sample: with the plugin (docs/junit.md's pom)"
 project="$work/cart project"
 cp -r "$here/maven-sample" "$project"
 cd "$project"
 rm -rf target
-python3 - "$here/../../README.md" pom-with-plugin.xml <<'PY' || fail "the README's pom is not tests/junit/maven-sample/pom-with-plugin.xml"
+python3 - "$here/../../docs/junit.md" pom-with-plugin.xml <<'PY' || fail "docs/junit.md's pom is not tests/junit/maven-sample/pom-with-plugin.xml"
 import re, sys
 readme, pom = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2], encoding="utf-8").read()
 sys.exit(0 if any("heapgrowth-maven-plugin" in block and block == pom
