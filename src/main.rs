@@ -15,21 +15,17 @@ use heapgrowth::growth::{
 };
 use heapgrowth::jvm::JvmOptions;
 use heapgrowth::line::escape_line;
-use heapgrowth::report::{self, ScenarioReport, StackDepth};
+use heapgrowth::report::{self, ScenarioReport, StackDepth, EXIT_ERROR};
 use heapgrowth::settings;
-
-/// Exit status when nothing grows.
-const EXIT_NO_GROWTH: u8 = 0;
-/// Exit status when something grows.
-const EXIT_GROWTH: u8 = 1;
-/// Exit status on any error.
-const EXIT_ERROR: u8 = 2;
 
 #[derive(Parser)]
 #[command(
     name = "heapgrowth",
     version,
-    about = "Finds JVM memory that grows with every loop of a scenario"
+    about = "Finds JVM memory that grows with every loop of a scenario",
+    after_help = "Exit status: 0 clean (every scenario judged, nothing grows), 1 something \
+                  grows, 2 error, 3 inconclusive (nothing found to grow, but a scenario could \
+                  not be judged: the report says what was not seen)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -595,11 +591,7 @@ impl Reporting {
             ));
             return EXIT_ERROR;
         }
-        if reports.iter().any(|r| r.has_growth()) {
-            EXIT_GROWTH
-        } else {
-            EXIT_NO_GROWTH
-        }
+        report::exit_status(&reports)
     }
 }
 

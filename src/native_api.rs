@@ -33,7 +33,7 @@ use crate::attribution::Attribution;
 use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
-use crate::report::gate::{judge, Baseline, Judgement};
+use crate::report::gate::{judge, Baseline, GateStatus, Judgement};
 use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
 
@@ -739,9 +739,10 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
     let json = to_json(std::slice::from_ref(report));
     let html = render_html(std::slice::from_ref(report));
     let normalized = crate::report::render_normalized(report);
-    if report.result.is_err() {
+    let status = GateStatus::of(report, judgement);
+    if status == GateStatus::Error {
         return GateResult {
-            status: "error",
+            status: status.label(),
             message: full_text.clone(),
             full_text,
             json,
@@ -758,11 +759,7 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
         ));
     }
     GateResult {
-        status: if judgement.passes() {
-            "clean"
-        } else {
-            "growing"
-        },
+        status: status.label(),
         message,
         full_text,
         json,
@@ -1043,6 +1040,7 @@ mod tests {
             not_attributed: None,
             class_trends: Vec::new(),
             old_objects: None,
+            cut_short: None,
         }
     }
 

@@ -237,7 +237,7 @@ pub fn watch(
             Ok(false) => {
                 break last
                     .take()
-                    .unwrap_or_else(|| watched.report_without_dumps(&name))
+                    .unwrap_or_else(|| watched.report_without_dumps(&name, &options.trend))
             }
             Err(error) => break watched.failed(&name, error),
         }
@@ -250,6 +250,14 @@ pub fn watch(
         );
         let grew = report.has_growth();
         if grew || report.result.is_err() || watched.stopped.is_some() {
+            let mut report = report;
+            if let (Some(_), Ok(outcome)) = (&last, &mut report.result) {
+                // An earlier search of this watch was done and found nothing; the one the
+                // watch ended holds no candidate, so that judgement stands.
+                if outcome.unconfirmed.is_empty() {
+                    outcome.cut = None;
+                }
+            }
             break report;
         }
         // Nothing confirmed: back to histograms until a class grows again.
@@ -411,10 +419,19 @@ impl Watched<'_> {
         }
     }
 
-    /// The report of a watch that stopped before any dump: nothing grew in the trend.
-    fn report_without_dumps(&self, name: &str) -> ScenarioReport {
+    /// The report of a watch that stopped before any dump: nothing grew in the trend, which
+    /// says so only once it had the values to select a class that grows.
+    fn report_without_dumps(&self, name: &str, trend: &ClassTrendConfig) -> ScenarioReport {
+        let needed = trend.values_to_select();
+        let cut_short = (self.interval < needed as u32).then(|| {
+            format!(
+                "watching ended after {} class histogram(s): the class trend needs {needed} to                  see a class grow",
+                self.interval
+            )
+        });
         ScenarioReport {
             result: Ok(SearchOutcome::default()),
+            cut_short,
             ..self.failed(name, String::new())
         }
     }

@@ -39,6 +39,11 @@ pub const ATTACH_LISTENER_THREAD: &str = "Attach Listener";
 pub const MAX_PATHS_PER_CLASS: usize = 3;
 /// Distinct allocation stacks kept per path, most frequent first.
 pub const MAX_STACKS_PER_PATH: usize = 10;
+/// Dumps before samples without growth read as clean: the sample preset of the class trend
+/// evaluates a class from its fourth value and selects it after a streak of three, so a leak
+/// seen from the first dump is selected at the sixth at the earliest
+/// ([`ClassTrendConfig::values_to_select`]).
+pub const MIN_DUMPS_TO_JUDGE: usize = 6;
 
 /// Settings of an [`OldObjectSearch`].
 #[derive(Clone, Debug)]
@@ -883,6 +888,14 @@ mod tests {
             }
         );
         assert_eq!(path.threads, [("main".to_owned(), 90)]);
+    }
+
+    #[test]
+    fn the_fewest_dumps_to_judge_are_those_the_sample_trend_needs() {
+        assert_eq!(
+            MIN_DUMPS_TO_JUDGE,
+            ClassTrendConfig::old_object_samples().values_to_select()
+        );
     }
 
     #[test]

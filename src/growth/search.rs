@@ -347,6 +347,9 @@ pub struct GrowthSearch {
     /// match against every rule.
     rule_of_step: FastMap<RuleInput, Option<usize>>,
     done: bool,
+    /// Whether the search wanted another snapshot when it last said what to do: a source that
+    /// ends it then ([`GrowthSearch::stop_after_next_snapshot`]) leaves it undecided.
+    undecided: bool,
 }
 
 /// What [`GrowthSearch::matching_rule`] reads of a step's key: a root group's label, not the
@@ -406,6 +409,7 @@ impl GrowthSearch {
             cut: None,
             looked_longer: Vec::new(),
             done: false,
+            undecided: false,
         }
     }
 
@@ -836,12 +840,23 @@ impl GrowthSearch {
 
     fn next_step(&mut self, loops: u32) -> NextStep {
         let taken = self.loops_at.len() as u32;
+        let recorded = self.looked_longer.len();
+        let wanted = self.wanted_step(loops, taken);
+        // Until the search says it is done, a source that ends it leaves it undecided.
+        self.undecided = wanted != NextStep::Done;
         if self.cut.is_some() || taken >= MAX_SNAPSHOTS_PER_SEARCH {
+            // It does not go on, whatever it wanted.
+            self.looked_longer.truncate(recorded);
             if self.cut.is_none() && self.has_unconfirmed_candidates(loops) {
                 self.cut = Some(ConfirmationCut::SnapshotLimit);
             }
             return NextStep::Done;
         }
+        wanted
+    }
+
+    /// What the search would do next after `taken` snapshots, were it free to go on.
+    fn wanted_step(&mut self, loops: u32, taken: u32) -> NextStep {
         if !self.reportable(&self.current_candidates()).is_empty() {
             if !self.has_unconfirmed_candidates(loops) {
                 return NextStep::Done;
@@ -1074,6 +1089,9 @@ impl GrowthSearch {
         SearchOutcome {
             loops,
             snapshots,
+            cut: self
+                .undecided
+                .then(|| self.cut.unwrap_or(ConfirmationCut::SnapshotLimit)),
             snapshot_loops: self.loops_at.clone(),
             looked_longer: Some(looked_longer),
             growing,
@@ -1510,6 +1528,9 @@ pub struct SearchOutcome {
     pub snapshots: u32,
     /// The loops at each snapshot, in order.
     pub snapshot_loops: Vec<u32>,
+    /// Why the search ended while it still wanted snapshots (the time budget, the dumps given
+    /// or the watch ran out first); `None` when it ended because it was done.
+    pub cut: Option<ConfirmationCut>,
     /// Why detection went on past its first three snapshots, at each snapshot it did; `None`
     /// where the snapshots were not the search's to choose (`heapgrowth diff` reads every dump
     /// it is given).

@@ -156,6 +156,43 @@ impl Judgement {
     }
 }
 
+/// What a gated test comes to, for every front end that gates (the JUnit extension, the cargo
+/// harness): the report's [`crate::report::Verdict`] with accepted growth taken out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateStatus {
+    /// The scenario could not be run.
+    Error,
+    /// Growth the baseline does not accept.
+    Growing,
+    /// Nothing new grows, but the search could not judge: the test fails with the reason, as
+    /// a gate that passes on what it did not see would pass every leak it missed.
+    Inconclusive(String),
+    /// Judged, and nothing new grows.
+    Clean,
+}
+
+impl GateStatus {
+    /// Of `report` judged as `judgement`.
+    pub fn of(report: &ScenarioReport, judgement: &Judgement) -> GateStatus {
+        match report.verdict() {
+            None => GateStatus::Error,
+            Some(_) if !judgement.passes() => GateStatus::Growing,
+            Some(crate::report::Verdict::Inconclusive(reason)) => GateStatus::Inconclusive(reason),
+            Some(_) => GateStatus::Clean,
+        }
+    }
+
+    /// As the JUnit extension reads it: `error`, `growing`, `inconclusive`, `clean`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            GateStatus::Error => "error",
+            GateStatus::Growing => "growing",
+            GateStatus::Inconclusive(_) => "inconclusive",
+            GateStatus::Clean => "clean",
+        }
+    }
+}
+
 /// Judges the growing nodes of `report` against `baseline`. A failed scenario has no growing
 /// nodes: every accepted block is then stale, and the front end reports the error instead.
 pub fn judge(report: &ScenarioReport, baseline: &Baseline) -> Judgement {

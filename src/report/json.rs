@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{LoopUnit, OldObjectReport, ScenarioReport, Subject};
+use super::{LoopUnit, OldObjectReport, ScenarioReport, Subject, Verdict};
 use crate::attribution::{Attribution, Origin, StackCount};
 use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind, TrendRow};
 
@@ -14,6 +14,11 @@ struct Document<'a> {
 #[derive(Serialize)]
 struct JsonScenario<'a> {
     scenario: &'a str,
+    /// `growing`, `clean`, `inconclusive` (see [`crate::report::Verdict`]), or `error`.
+    verdict: &'static str,
+    /// Why an inconclusive verdict is one; omitted for the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
     loops: u32,
@@ -64,6 +69,10 @@ struct JsonOldObjects<'a> {
     /// [`crate::report::OldObjectReport::stopped_early`]; omitted when it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped_early: Option<&'a str>,
+    /// Samples judged over all dumps (heapgrowth's own and ignored ones left out).
+    samples_judged: u64,
+    /// Garbage collections from the recording's start to its last dump; null when unknown.
+    collections: Option<u64>,
     queue_size: u32,
     queue_size_set_at_start: bool,
     dumps: Vec<JsonSampleDump>,
@@ -340,6 +349,8 @@ fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
     JsonOldObjects {
         sampling: report.sampling_limits(),
         stopped_early: report.stopped_early.as_deref(),
+        samples_judged: report.samples_judged(),
+        collections: report.collections,
         queue_size: report.queue.samples,
         queue_size_set_at_start: report.queue.set_at_start,
         dumps: outcome
@@ -521,9 +532,12 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     .map(|path| path.display().to_string())
                     .collect()
             };
+            let verdict = report.verdict();
             match &report.result {
                 Ok(outcome) => JsonScenario {
                     scenario: &report.scenario,
+                    verdict: verdict.as_ref().map_or("error", Verdict::label),
+                    verdict_reason: verdict.as_ref().and_then(Verdict::reason).map(Into::into),
                     error: None,
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
@@ -586,6 +600,8 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
+                    verdict: "error",
+                    verdict_reason: None,
                     error: Some(error),
                     loops: 0,
                     snapshots: 0,

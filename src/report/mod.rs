@@ -6,11 +6,13 @@ mod html;
 mod json;
 mod normalized;
 mod text;
+mod verdict;
 
 pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text, StackDepth};
+pub use verdict::{exit_status, Verdict, EXIT_CLEAN, EXIT_ERROR, EXIT_GROWING, EXIT_INCONCLUSIVE};
 
 use std::path::{Path, PathBuf};
 
@@ -65,6 +67,10 @@ pub struct ScenarioReport {
     /// What `heapgrowth watch --jfr` found in JFR old-object samples instead of heap dumps;
     /// `None` elsewhere. `result` then holds no growing nodes, only the dumps' count.
     pub old_objects: Option<OldObjectReport>,
+    /// Why the search ended before it could judge, as its front end knows it (the JVM of a
+    /// watch ended, the watch stopped before the class trend could judge); `None` otherwise. A
+    /// report without growth and with this is inconclusive ([`Verdict`]).
+    pub cut_short: Option<String>,
 }
 
 /// The JFR old-object samples of `heapgrowth watch --jfr`: the growing classes with their
@@ -81,6 +87,9 @@ pub struct OldObjectReport {
     /// Why sampling ended before it could decide (the time budget ran out with nothing
     /// selected, before the most dumps a search takes): a clean report then rules nothing out.
     pub stopped_early: Option<String>,
+    /// Garbage collections the JVM ran from the recording's start to its last dump (samples
+    /// move only at collections); `None` where the JVM's counters could not be read.
+    pub collections: Option<u64>,
 }
 
 impl OldObjectReport {
@@ -103,7 +112,13 @@ impl OldObjectReport {
             stacks,
             queue,
             stopped_early: None,
+            collections: None,
         }
+    }
+
+    /// Samples judged over all dumps: heapgrowth's own and ignored ones left out.
+    pub fn samples_judged(&self) -> u64 {
+        self.outcome.dumps.iter().map(|dump| dump.counted()).sum()
     }
 
     /// What sampling cannot tell, said in every report of samples.
@@ -206,6 +221,7 @@ impl ScenarioReport {
             not_attributed: None,
             class_trends: Vec::new(),
             old_objects: None,
+            cut_short: None,
         }
     }
 

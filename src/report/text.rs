@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use super::{LoopUnit, OldObjectReport, ScenarioReport};
+use super::{LoopUnit, OldObjectReport, ScenarioReport, Verdict};
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
 use crate::growth::old_objects::SampledPath;
 use crate::growth::{
@@ -62,10 +62,12 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             render_old_objects(&mut out, report, outcome.snapshots, samples, depth);
         }
         Ok(outcome) => {
-            let summary = match outcome.growing.len() {
-                0 => "no growing objects".to_owned(),
-                1 => "1 growing node".to_owned(),
-                n => format!("{n} growing nodes"),
+            let verdict = report.verdict();
+            let summary = match (outcome.growing.len(), verdict.as_ref()) {
+                (0, Some(Verdict::Inconclusive(_))) => "inconclusive".to_owned(),
+                (0, _) => "no growing objects".to_owned(),
+                (1, _) => "1 growing node".to_owned(),
+                (n, _) => format!("{n} growing nodes"),
             };
             let unit = report.loop_unit;
             let title = report.subject.title();
@@ -85,6 +87,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                     unit.plural()
                 ),
             };
+            render_verdict_reason(&mut out, verdict.as_ref());
             if let Some(why) = &report.not_attributed {
                 let _ = writeln!(out, "Not attributed: {}", escape_line(why));
             }
@@ -136,6 +139,13 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         let _ = writeln!(out, "\nHeap dumps not kept: {why}");
     }
     out
+}
+
+/// The line under the headline of an inconclusive report: what the search did not see.
+fn render_verdict_reason(out: &mut String, verdict: Option<&Verdict>) {
+    if let Some(reason) = verdict.and_then(Verdict::reason) {
+        let _ = writeln!(out, "Not judged: {}", escape_line(reason));
+    }
 }
 
 /// The class-trend table of a watch: the classes whose live counts rose between class
@@ -412,10 +422,12 @@ fn render_old_objects(
     depth: StackDepth,
 ) {
     let outcome = &samples.outcome;
-    let summary = match outcome.growing.len() {
-        0 => "no growing class".to_owned(),
-        1 => "1 growing class".to_owned(),
-        n => format!("{n} growing classes"),
+    let verdict = report.verdict();
+    let summary = match (outcome.growing.len(), verdict.as_ref()) {
+        (0, Some(Verdict::Inconclusive(_))) => "inconclusive".to_owned(),
+        (0, _) => "no growing class".to_owned(),
+        (1, _) => "1 growing class".to_owned(),
+        (n, _) => format!("{n} growing classes"),
     };
     let _ = writeln!(
         out,
@@ -423,9 +435,8 @@ fn render_old_objects(
         report.subject.title(),
         escape_line(&report.scenario)
     );
-    if let Some(why) = &samples.stopped_early {
-        let _ = writeln!(out, "Stopped early: {}", escape_line(why));
-    }
+    // A sampling the time budget stopped early is inconclusive: this says why.
+    render_verdict_reason(out, verdict.as_ref());
     let _ = writeln!(out, "Sampling: {}", samples.sampling_limits());
     let counted: Vec<String> = outcome
         .dumps

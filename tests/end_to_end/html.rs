@@ -389,6 +389,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             leveled_off: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),
+            cut: None,
         }),
         attributions,
         timings: Timings {
@@ -404,6 +405,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         not_attributed: None,
         class_trends: Vec::new(),
         old_objects: None,
+        cut_short: None,
     }
 }
 

@@ -193,8 +193,9 @@ fn run_jfr_on_the_clean_twin_reports_no_growing_class_and_states_the_sampling_li
         "{text}"
     );
     assert!(text.contains("Sampling: JFR jdk.OldObjectSample"), "{text}");
-    // All its dumps taken: nothing stopped it early.
+    // All its dumps taken: nothing stopped it early, and it was judged.
     assert!(!text.contains("Stopped early"), "{text}");
+    assert!(!text.contains("Not judged"), "{text}");
 }
 
 #[test]
@@ -203,7 +204,13 @@ fn run_jfr_cut_short_by_its_time_budget_says_it_ruled_nothing_out() {
     // report used to read as clean, with nothing said of the budget.
     let output = run_jfr("budget", LEAK, &["--time-budget", "1", "--format", "json"]);
     let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "inconclusive: {log}");
     let report = json(&output);
+    assert_eq!(report["scenarios"][0]["verdict"], "inconclusive");
+    assert_eq!(
+        report["scenarios"][0]["verdict_reason"],
+        report["scenarios"][0]["old_objects"]["stopped_early"]
+    );
     let samples = &report["scenarios"][0]["old_objects"];
     assert_eq!(
         samples["growing"].as_array().unwrap().len(),

@@ -115,6 +115,10 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
         if (status.equals("growing")) {
             throw new AssertionError(message + "\nAgent: " + agent + seePage);
         }
+        // A test that could not be judged does not pass: it would pass every leak it missed.
+        if (status.equals("inconclusive")) {
+            throw new AssertionError("heapgrowth could not judge " + name + ":\n" + message + seePage);
+        }
     }
 
     /** The attribute if set, else the system property, else -1 (the engine's default). */

@@ -112,8 +112,9 @@ final class NativeEngine {
      * warm-up, loops per snapshot, detection snapshots, confirmation loops and the time budget in
      * seconds, a negative one meaning the engine's default; {@code ignoreRules} the test's own
      * rules and {@code ignoreFile} a file of more (or null). Returns {@code [status, message,
-     * fullText, json, normalized, stale, html]} with status {@code clean}, {@code growing} or
-     * {@code error}. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
+     * fullText, json, normalized, stale, html]} with status {@code clean}, {@code growing},
+     * {@code inconclusive} (nothing new grows, but the search could not judge; the message says
+     * why) or {@code error}. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
      * the {@code -agentpath:} library or null; {@code keepDumpsDir} where to keep the last two
      * heap dumps when the test fails ({@code heapgrowth.keepDumps=failed}), or null.
      */
