@@ -973,6 +973,18 @@ impl AttachedJvm {
         )
     }
 
+    /// Garbage collections the JVM has run, all collectors together (`PerfCounter.print`'s
+    /// `sun.gc.collector.N.invocations`); `None` for a JVM without its performance counters
+    /// (`-XX:-UsePerfData`).
+    pub fn collections(&self) -> Result<Option<u64>, AttachError> {
+        Ok(collections_in(&self.jcmd("PerfCounter.print")?))
+    }
+
+    /// Runs a full collection (`GC.run`, as `System.gc()` does).
+    pub fn collect_garbage(&self) -> Result<(), AttachError> {
+        self.jcmd("GC.run").map(drop)
+    }
+
     /// Loads the native agent library at the absolute path `library` into the JVM and runs
     /// its `Agent_OnAttach` with `options`.
     pub fn load_agent(&self, library: &Path, options: &str) -> Result<(), AttachError> {
@@ -1152,9 +1164,32 @@ pub(super) fn one_line(text: &str, empty: &str) -> String {
     }
 }
 
+/// The sum of the collectors' invocation counters in the text of `PerfCounter.print`.
+fn collections_in(counters: &str) -> Option<u64> {
+    let counts: Vec<u64> = counters
+        .lines()
+        .filter_map(|line| line.trim().split_once('='))
+        .filter(|(name, _)| {
+            name.strip_prefix("sun.gc.collector.")
+                .is_some_and(|rest| rest.ends_with(".invocations"))
+        })
+        .filter_map(|(_, value)| value.trim().parse().ok())
+        .collect();
+    (!counts.is_empty()).then(|| counts.iter().sum())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collections_are_the_sum_of_the_collectors_invocations() {
+        let counters = "sun.gc.collector.0.invocations=12\nsun.gc.collector.0.time=3404\n\
+                        sun.gc.collector.1.invocations=3\nsun.gc.collector.2.invocations=0\n\
+                        sun.gc.policy.name=\"GarbageFirst\"\n";
+        assert_eq!(collections_in(counters), Some(15));
+        assert_eq!(collections_in("PerfData memory is not available\n"), None);
+    }
 
     #[test]
     fn messages_are_one_line_and_say_what_to_do() {

@@ -77,6 +77,8 @@ struct JsonOldObjects<'a> {
     queue_size_set_at_start: bool,
     dumps: Vec<JsonSampleDump>,
     growing: Vec<JsonGrowingClass<'a>>,
+    /// Common paths of survivors spread over the recording (growth past a full queue).
+    survivors: Vec<JsonSurvivors<'a>>,
     ignored: Vec<JsonIgnoredSamples<'a>>,
 }
 
@@ -98,6 +100,24 @@ struct JsonGrowingClass<'a> {
     paths: Vec<JsonSampledPath<'a>>,
     other_paths: u64,
     other_paths_samples: u64,
+}
+
+#[derive(Serialize)]
+struct JsonSurvivors<'a> {
+    /// The step a gate keys it by (the last static field on the path, else its last step).
+    held_at: String,
+    path: Vec<JsonStep<'a>>,
+    samples: u64,
+    of_samples: u64,
+    share_percent: f64,
+    classes: Vec<JsonThreadSamples<'a>>,
+    /// Its samples per quarter of the recording by allocation time, oldest first.
+    quarters: &'a [u64],
+    first_window_ms: u128,
+    confirmed_window_ms: u128,
+    ages_ms: JsonAges,
+    threads: Vec<JsonThreadSamples<'a>>,
+    stacks: Vec<JsonStack>,
 }
 
 #[derive(Serialize)]
@@ -343,7 +363,7 @@ fn json_stack(s: &StackCount, headline: String) -> JsonStack {
     }
 }
 
-fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
+fn old_objects<'a>(report: &'a OldObjectReport) -> JsonOldObjects<'a> {
     let outcome = &report.outcome;
     let millis = |d: std::time::Duration| d.as_millis();
     JsonOldObjects {
@@ -405,6 +425,46 @@ fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
                     .collect(),
                 other_paths: class.other_paths.0,
                 other_paths_samples: class.other_paths.1,
+            })
+            .collect(),
+        survivors: outcome
+            .survivors
+            .iter()
+            .enumerate()
+            .map(|(i, survivors)| {
+                let sampled = &survivors.sampled;
+                let named = |list: &'a [(String, u64)]| {
+                    list.iter()
+                        .map(|(name, samples)| JsonThreadSamples {
+                            name,
+                            samples: *samples,
+                        })
+                        .collect()
+                };
+                JsonSurvivors {
+                    held_at: survivors.key_step(),
+                    path: path(&sampled.path),
+                    samples: sampled.samples,
+                    of_samples: survivors.of_samples,
+                    share_percent: (survivors.share_percent() * 10.0).round() / 10.0,
+                    classes: named(&survivors.classes),
+                    quarters: &survivors.quarters,
+                    first_window_ms: millis(survivors.first_window),
+                    confirmed_window_ms: millis(survivors.confirmed_window),
+                    ages_ms: JsonAges {
+                        youngest: millis(sampled.ages.youngest),
+                        median: millis(sampled.ages.median),
+                        oldest: millis(sampled.ages.oldest),
+                    },
+                    threads: named(&sampled.threads),
+                    stacks: report
+                        .survivor_stacks
+                        .get(i)
+                        .map_or(&[][..], Vec::as_slice)
+                        .iter()
+                        .map(|s| json_stack(s, format!("{} sample(s) allocated at", s.count)))
+                        .collect(),
+                }
             })
             .collect(),
         ignored: outcome

@@ -82,6 +82,9 @@ pub struct OldObjectReport {
     /// The allocation stacks of each growing class's paths as recorded stacks, most frequent
     /// first: `stacks[c][p]` for `outcome.growing[c].paths[p]`.
     pub stacks: Vec<Vec<Vec<StackCount>>>,
+    /// The allocation stacks of each common path of spread survivors, as `stacks`:
+    /// `survivor_stacks[s]` for `outcome.survivors[s]`.
+    pub survivor_stacks: Vec<Vec<StackCount>>,
     /// The JVM's old-object queue.
     pub queue: QueueSize,
     /// Why sampling ended before it could decide (the time budget ran out with nothing
@@ -107,9 +110,15 @@ impl OldObjectReport {
                     .collect()
             })
             .collect();
+        let survivor_stacks = outcome
+            .survivors
+            .iter()
+            .map(|path| crate::attribution::old_objects::sample_stacks(&path.sampled.stacks))
+            .collect();
         OldObjectReport {
             outcome,
             stacks,
+            survivor_stacks,
             queue,
             stopped_early: None,
             collections: None,
@@ -235,6 +244,16 @@ impl ScenarioReport {
             .map(|class| class.trend.class.as_str())
     }
 
+    /// The common paths of JFR survivors spread over the recording (`--jfr`), each as the
+    /// step a gate keys it by ([`crate::growth::old_objects::SurvivingPath::key_step`]).
+    pub fn survivor_paths(&self) -> impl Iterator<Item = String> + '_ {
+        self.old_objects
+            .iter()
+            .filter(|_| self.result.is_ok())
+            .flat_map(|samples| &samples.outcome.survivors)
+            .map(|path| path.key_step())
+    }
+
     /// The growing nodes, each with its attribution.
     pub fn growing(&self) -> impl Iterator<Item = (&GrowingNode, Option<&Attribution>)> {
         let nodes = self
@@ -251,10 +270,9 @@ impl ScenarioReport {
     pub fn has_growth(&self) -> bool {
         self.result.as_ref().is_ok_and(|outcome| {
             !outcome.growing.is_empty()
-                || self
-                    .old_objects
-                    .as_ref()
-                    .is_some_and(|samples| !samples.outcome.growing.is_empty())
+                || self.old_objects.as_ref().is_some_and(|samples| {
+                    !samples.outcome.growing.is_empty() || !samples.outcome.survivors.is_empty()
+                })
         })
     }
 }
