@@ -483,10 +483,13 @@ pub const MAX_JFR_DUMPS: u32 = 16;
 /// samples, and 16 intervals of them keep about 2 million objects.
 pub const MAX_JFR_LOOPS_PER_INTERVAL: u32 = 20_000;
 
-/// When a dump (collection, recording dump and reading) costs more than this share of an
-/// interval, the next interval runs half the loops: the heap it walks grows with what the
-/// scenario keeps, and halving bounds what is added after that to as much again.
-const JFR_DUMP_COST_SHARE: f64 = 0.25;
+/// When the heap walks of a dump (the collection and the recording's dump) take longer than
+/// an interval of loops, the next interval runs half the loops, down to a sixteenth of
+/// [`MAX_JFR_LOOPS_PER_INTERVAL`]: the heap they walk grows with what the scenario keeps,
+/// and halving bounds what is added after that. Not less: a first dump of the recording
+/// takes 100 to 400 ms whatever the heap (JFR starting up), and a leak needs loops to show
+/// (one run here halved down to nothing and read flat counts as clean).
+const JFR_DUMP_COST_SHARE: f64 = 1.0;
 
 /// How many batches an interval's loops run in: the clock is read between batches, so an
 /// interval (and the time budget) is kept to within a tenth of an interval's loops.
@@ -557,7 +560,7 @@ fn sample_old_objects(
         // reading, which is the `jfr` tool's start-up.
         let heap_walks = dump_started.elapsed() - session.last_read_time();
         if heap_walks.as_secs_f64() > JFR_DUMP_COST_SHARE * JFR_INTERVAL.as_secs_f64() {
-            most_loops = (most_loops / 2).max(1);
+            most_loops = (most_loops / 2).max(MAX_JFR_LOOPS_PER_INTERVAL / 16);
         }
         if session.found_growth() || session.dumps() >= MAX_JFR_DUMPS {
             break Ok(());

@@ -77,6 +77,12 @@ struct WatchArgs {
     /// -XX:FlightRecorderOptions:old-object-queue-size=N.
     #[arg(long, conflicts_with = "html")]
     jfr: bool,
+    /// With --jfr: run a full collection (GC.run) in the JVM at this interval at most, before
+    /// a dump of the recording: samples move only at collections, and a JVM that does not
+    /// collect during the watch gives none to judge. Off by default: a full collection stops
+    /// the application.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "jfr")]
+    gc_every: Option<std::time::Duration>,
     #[command(flatten)]
     ignores: IgnoreArgs,
     #[command(flatten)]
@@ -366,7 +372,7 @@ fn diff(args: DiffArgs) -> ExitCode {
 }
 
 fn watch(args: WatchArgs) -> ExitCode {
-    use heapgrowth::watch::{self, Pace, WatchEvent, WatchOptions};
+    use heapgrowth::watch::{self, ConfirmationDue, Pace, WatchEvent, WatchOptions};
     let prepared = Reporting::new(&args.output)
         .and_then(|reporting| Ok((reporting, ignore_rules(&args.ignores)?)));
     let (reporting, ignore_rules) = match prepared {
@@ -398,6 +404,7 @@ fn watch(args: WatchArgs) -> ExitCode {
         attach: Default::default(),
         attribution: !args.no_attribution,
         sampling_interval: args.sampling_interval,
+        gc_every: args.gc_every,
     };
     let mut ticks: Box<dyn watch::Ticks> = match args.every {
         Some(interval) => Box::new(watch::EveryInterval::new(interval, args.for_at_most)),
@@ -446,7 +453,17 @@ fn watch(args: WatchArgs) -> ExitCode {
         } => {
             let paths: Vec<String> = candidates
                 .iter()
-                .filter_map(|path| path.last().map(|step| escape_line(&step.with_source())))
+                .filter_map(|(path, due)| {
+                    let step = escape_line(&path.last()?.with_source());
+                    Some(match due {
+                        ConfirmationDue::AtIntervals(first, second) => format!(
+                            "{step} (confirmation dumps due at intervals {first} and {second})"
+                        ),
+                        ConfirmationDue::NextSnapshots => {
+                            format!("{step} (confirmed by the next two snapshots if it grows on)")
+                        }
+                    })
+                })
                 .collect();
             match paths.is_empty() {
                 true => say(format_args!(
@@ -457,6 +474,13 @@ fn watch(args: WatchArgs) -> ExitCode {
                     paths.join("; ")
                 )),
             }
+        }
+        WatchEvent::SamplingStarted { classes } => {
+            let classes: Vec<String> = classes.iter().map(|c| escape_line(c)).collect();
+            say(format_args!(
+                "sampling allocations of {} for attribution",
+                classes.join(", ")
+            ))
         }
         WatchEvent::RecordingStarted {
             name,

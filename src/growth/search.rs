@@ -971,6 +971,18 @@ impl GrowthSearch {
         paths
     }
 
+    /// The candidates now as nodes, with the children that grew (a watch samples their
+    /// classes while they are confirmed); empty before the first snapshot.
+    pub fn candidate_nodes(&self) -> Vec<GrowingNode> {
+        if self.loops_at.is_empty() {
+            return Vec::new();
+        }
+        self.reportable(&self.current_candidates())
+            .iter()
+            .map(|&id| self.describe(id))
+            .collect()
+    }
+
     /// The result: the nodes that grew through detection and confirmation, those that leveled
     /// off, and those that ignore rules kept out.
     pub fn finish(self) -> SearchOutcome {
