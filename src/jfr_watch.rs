@@ -50,6 +50,8 @@ pub fn watch_old_objects(
     let mut skip_first = options.pace == Pace::Periodic;
     // When heapgrowth last ran a collection (`--gc-every`).
     let mut last_collection: Option<Instant> = None;
+    // Why the JVM ended the watch, if it did.
+    let mut ended = None;
     // An error after the recording started ends the watch with a report of it.
     let result: Result<(), String> = loop {
         match ticks.next_tick() {
@@ -70,6 +72,11 @@ pub fn watch_old_objects(
         }
         let counts = match session.sample() {
             Ok(counts) => counts,
+            // The JVM ended: the samples so far are the report, and say so.
+            Err(error) if !jvm.is_running() => {
+                ended = Some(error);
+                break Ok(());
+            }
             Err(error) => break Err(error),
         };
         let selected = session.selected_rows();
@@ -82,7 +89,13 @@ pub fn watch_old_objects(
             break Ok(());
         }
     };
-    let report = session.finish(&name, Subject::Jvm, LoopUnit::Snapshots, position, result);
+    let mut report = session.finish(&name, Subject::Jvm, LoopUnit::Snapshots, position, result);
+    if let Some(error) = ended {
+        report.cut_short = Some(format!(
+            "the JVM ended during the watch: {}",
+            crate::line::escape_line(&error)
+        ));
+    }
     if let Some(reason) = stopped {
         events(WatchEvent::Stopped { reason });
     }

@@ -79,7 +79,7 @@ impl OldObjectSession {
         let tool = JfrTool::for_jvm(jvm.pid())?;
         let queue = QueueSize::of(jvm)?;
         let dir = PrivateTempDir::new("jfr")?;
-        let collections_at_start = jvm.collections().ok().flatten();
+        let collections_at_start = jvm.collections();
         search.recording_started(now_nanos());
         let recording = OldObjectRecording::start(jvm, dir.path(), RecordingSettings::default())?;
         Ok(OldObjectSession {
@@ -112,7 +112,7 @@ impl OldObjectSession {
         let started = Instant::now();
         let file = self.recording.dump().map_err(|e| e.to_string())?;
         self.timings.dump.push(elapsed_ms(started));
-        if let (Some(before), Ok(Some(now))) = (self.collections_at_start, self.jvm.collections()) {
+        if let (Some(before), Some(now)) = (self.collections_at_start, self.jvm.collections()) {
             self.collections = Some(now.saturating_sub(before));
         }
         let started = Instant::now();

@@ -603,6 +603,7 @@ impl Target {
             root: self.root.clone(),
             socket: socket.clone(),
             options,
+            perf_file: perfdata::find_file(&self.tmp, self.ns_pid, process::effective_uid()),
         };
         if socket_is_listening(&socket)? {
             return Ok(attached);
@@ -827,6 +828,8 @@ pub struct AttachedJvm {
     root: PathBuf,
     socket: PathBuf,
     options: AttachOptions,
+    /// The JVM's perf-data file, if it has one (for [`AttachedJvm::collections`]).
+    perf_file: Option<PathBuf>,
 }
 
 impl AttachedJvm {
@@ -973,11 +976,13 @@ impl AttachedJvm {
         )
     }
 
-    /// Garbage collections the JVM has run, all collectors together (`PerfCounter.print`'s
-    /// `sun.gc.collector.N.invocations`); `None` for a JVM without its performance counters
-    /// (`-XX:-UsePerfData`).
-    pub fn collections(&self) -> Result<Option<u64>, AttachError> {
-        Ok(collections_in(&self.jcmd("PerfCounter.print")?))
+    /// Garbage collections the JVM has run, all collectors together (the counters
+    /// `sun.gc.collector.N.invocations` of its perf-data file, which `jstat` reads: the
+    /// `PerfCounter.print` of `jcmd` is jcmd's own, not a command the JVM answers); `None` for
+    /// a JVM without the file (`-XX:-UsePerfData`) or one that cannot be read.
+    pub fn collections(&self) -> Option<u64> {
+        let bytes = fs::read(self.perf_file.as_ref()?).ok()?;
+        perfdata::collections(&bytes).ok().flatten()
     }
 
     /// Runs a full collection (`GC.run`, as `System.gc()` does).
@@ -1164,32 +1169,9 @@ pub(super) fn one_line(text: &str, empty: &str) -> String {
     }
 }
 
-/// The sum of the collectors' invocation counters in the text of `PerfCounter.print`.
-fn collections_in(counters: &str) -> Option<u64> {
-    let counts: Vec<u64> = counters
-        .lines()
-        .filter_map(|line| line.trim().split_once('='))
-        .filter(|(name, _)| {
-            name.strip_prefix("sun.gc.collector.")
-                .is_some_and(|rest| rest.ends_with(".invocations"))
-        })
-        .filter_map(|(_, value)| value.trim().parse().ok())
-        .collect();
-    (!counts.is_empty()).then(|| counts.iter().sum())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn collections_are_the_sum_of_the_collectors_invocations() {
-        let counters = "sun.gc.collector.0.invocations=12\nsun.gc.collector.0.time=3404\n\
-                        sun.gc.collector.1.invocations=3\nsun.gc.collector.2.invocations=0\n\
-                        sun.gc.policy.name=\"GarbageFirst\"\n";
-        assert_eq!(collections_in(counters), Some(15));
-        assert_eq!(collections_in("PerfData memory is not available\n"), None);
-    }
 
     #[test]
     fn messages_are_one_line_and_say_what_to_do() {
