@@ -4,7 +4,10 @@
 # cargo-fuzz would pass (sanitizer coverage, AddressSanitizer, debug assertions, --cfg fuzzing)
 # into fuzz/target, so the main build in target/ is never touched.
 #
-#   scripts/fuzz.sh [SECONDS]
+#   scripts/fuzz.sh [SECONDS] [TARGET]
+#
+# TARGET is hprof_reader (the default) or text_report (fuzz/fuzz_targets/text_report.rs: names
+# from hostile dumps must reach the text report escaped; it starts from an empty corpus).
 #
 # Seeds: small dumps from the heap builder in every layout (examples/fuzz_seeds.rs), written to
 # fuzz/corpus/hprof_reader at each run; libFuzzer adds what it finds there (git-ignored, kept
@@ -17,8 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
-    echo "usage: scripts/fuzz.sh [SECONDS]" >&2
+target=${2:-hprof_reader}
+if ! [[ $seconds =~ ^[1-9][0-9]*$ && $target =~ ^(hprof_reader|text_report)$ ]]; then
+    echo "usage: scripts/fuzz.sh [SECONDS] [hprof_reader|text_report]" >&2
     exit 2
 fi
 toolchain=${HEAPGROWTH_FUZZ_TOOLCHAIN:-nightly}
@@ -29,15 +33,17 @@ fi
 
 triple=x86_64-unknown-linux-gnu
 target_dir=fuzz/target
-binary=$target_dir/$triple/release/hprof_reader
-corpus=fuzz/corpus/hprof_reader
-artifacts=fuzz/artifacts/hprof_reader
-log=$target_dir/hprof_reader.log
+binary=$target_dir/$triple/release/$target
+corpus=fuzz/corpus/$target
+artifacts=fuzz/artifacts/$target
+log=$target_dir/$target.log
 mkdir -p "$corpus" "$artifacts" "$target_dir"
 
 start=$(date +%s)
 # Seeds, with the main crate's ordinary (stable, debug) build: reused from `cargo test`.
-cargo run --locked --quiet --example fuzz_seeds -- "$corpus"
+if [ "$target" = hprof_reader ]; then
+    cargo run --locked --quiet --example fuzz_seeds -- "$corpus"
+fi
 
 # The fuzz workspace's lock file is the main crate's (so the reader is fuzzed with the exact
 # dependency versions it is tested with) plus libfuzzer-sys; it is made afresh each run and
@@ -55,9 +61,9 @@ flags+=" -Cllvm-args=-simplifycfg-branch-fold-threshold=0"
 flags+=" --cfg fuzzing -Zsanitizer=address -Cdebug-assertions"
 RUSTFLAGS="$flags ${RUSTFLAGS:-}" cargo "+$toolchain" build --quiet --release \
     --manifest-path fuzz/Cargo.toml --target "$triple" --target-dir "$target_dir" \
-    --bin hprof_reader
+    --bin "$target"
 built=$(date +%s)
-echo "fuzz: seeds and build took $((built - start)) s; fuzzing hprof_reader for $seconds s"
+echo "fuzz: seeds and build took $((built - start)) s; fuzzing $target for $seconds s"
 
 # -timeout: seconds one input may run before it counts as a hang (inputs are at most 4 KiB and
 # take milliseconds). The outer timeout only guards against a fuzzer that never returns.
@@ -73,7 +79,7 @@ grep -avE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD)|^[[:space:]]+NEW_FUNC|^
 if [ "$status" -ne 0 ]; then
     crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n1)
     if [ -n "$crash" ]; then
-        echo "fuzz: FAILED (exit $status): the reader failed on the input in $crash"
+        echo "fuzz: FAILED (exit $status): $target failed on the input in $crash"
         echo "fuzz: replay with: $binary $crash"
         # CI's clone is gone after the run: the input (at most 4 KiB) goes into the log too.
         echo "fuzz: the input, base64: $(base64 -w0 "$crash")"

@@ -23,3 +23,4 @@ scripts/test-gradle-plugin.sh
 # The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
 # says so and skips without it; a crash fails). About 3 minutes to build from scratch.
 scripts/fuzz.sh 60
+scripts/probe-hostile.sh  # issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s)

@@ -6,6 +6,7 @@
 //! so the report says once that nothing is attributed, and why.
 
 use std::io::Read;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::engine::{
@@ -77,27 +78,29 @@ pub fn check_dumps(dumps: &[PathBuf], loops: Option<&[u32]>) -> Result<(), DiffE
             return Err(DiffError::Loops { dumps: dumps.len() });
         }
     }
-    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut seen: Vec<(u64, u64)> = Vec::new();
     for path in dumps {
         let shown = || escape_line(&path.display().to_string());
         let unreadable = |source| DiffError::Unreadable {
             path: shown(),
             source,
         };
-        if path.is_dir() {
-            return Err(unreadable(std::io::Error::other("it is a directory")));
-        }
+        // Opened without blocking and looked at before a byte is read: a FIFO would block
+        // the read for ever, a device would be read without end, a directory cannot be.
+        let mut file = crate::hprof::open_regular_file(path).map_err(unreadable)?;
+        let meta = file.metadata().map_err(unreadable)?;
         let mut head = [0u8; HPROF_MAGIC.len()];
-        let mut file = std::fs::File::open(path).map_err(unreadable)?;
         let read = file.read(&mut head).map_err(unreadable)?;
         if read < head.len() || head != HPROF_MAGIC {
             return Err(DiffError::NotHprof(shown()));
         }
-        let canonical = path.canonicalize().map_err(unreadable)?;
-        if seen.contains(&canonical) {
+        // By device and inode: a hard link or a symbolic link to a dump given before is the
+        // same dump.
+        let id = (meta.dev(), meta.ino());
+        if seen.contains(&id) {
             return Err(DiffError::Repeated(shown()));
         }
-        seen.push(canonical);
+        seen.push(id);
     }
     Ok(())
 }
@@ -144,6 +147,10 @@ pub fn settings_for(dump_count: usize, base: &SearchSettings) -> SearchSettings 
 /// kept: its report lists them). Whether a candidate keeps its pace, or slows down as a bound
 /// fills, is judged per loop; without them the dumps count as equally far apart (dumps taken
 /// after the same number of repetitions each, or at a fixed interval under steady load).
+///
+/// While it reads, SIGBUS ends the process with one line and exit status 2 (a dump another
+/// program truncated under the mapping): call it only in a process without a JVM, as
+/// `heapgrowth diff` does.
 pub fn diff(
     dumps: &[PathBuf],
     loops: Option<&[u32]>,
@@ -153,6 +160,7 @@ pub fn diff(
     let settings = settings_for(dumps.len(), base);
     // Nothing is written there; the engine's loop wants a place for new dumps all the same.
     let unused = PrivateTempDir::new("diff")?;
+    let _shrunk = ExitIfADumpShrinks::install(unused.path());
     let mut source = GivenDumps {
         dumps,
         loops,
@@ -227,4 +235,75 @@ impl SnapshotSource for GivenDumps<'_> {
     fn not_attributed(&self) -> Option<String> {
         Some(NOT_ATTRIBUTED.into())
     }
+}
+
+/// The message [`ExitIfADumpShrinks`] writes, and the directory it removes, made before the
+/// handler is installed: a signal handler may only read them.
+static ON_SHRUNK: std::sync::OnceLock<(Vec<u8>, std::ffi::CString)> = std::sync::OnceLock::new();
+
+/// While it lives, a dump that shrinks under its mapping (truncated by another process while
+/// `diff` reads it in place) ends the process with one line and exit status 2, instead of the
+/// kernel's SIGBUS (exit 135, nothing said). Reads of a mapping past the end of its file raise
+/// SIGBUS; checking every read instead would cost the reader on every record. The process
+/// ends in the handler: the graph of a dump that changed under it means nothing. `diff` runs
+/// no JVM in its process, so the handler is the process's own (a JVM uses SIGBUS itself).
+struct ExitIfADumpShrinks {
+    previous: libc::sigaction,
+}
+
+impl ExitIfADumpShrinks {
+    /// Installs the handler; `private_dir` (empty: `diff` writes nothing there) is removed
+    /// before the exit.
+    fn install(private_dir: &Path) -> Option<ExitIfADumpShrinks> {
+        use std::os::unix::ffi::OsStrExt;
+        ON_SHRUNK.get_or_init(|| {
+            let message = b"heapgrowth: a heap dump became shorter while it was read (another \
+                program truncated or rewrote it): diff reads dumps in place; copy them first if \
+                something else may write them\n"
+                .to_vec();
+            let dir =
+                std::ffi::CString::new(private_dir.as_os_str().as_bytes()).unwrap_or_default();
+            (message, dir)
+        });
+        // Safety: `on_sigbus` only calls async-signal-safe functions (write, rmdir, _exit) on
+        // data fixed before it was installed; `action` is fully initialised (zeroed, then its
+        // handler, mask and flags set).
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            let mut previous: libc::sigaction = std::mem::zeroed();
+            (libc::sigaction(libc::SIGBUS, &action, &mut previous) == 0)
+                .then_some(ExitIfADumpShrinks { previous })
+        }
+    }
+}
+
+impl Drop for ExitIfADumpShrinks {
+    fn drop(&mut self) {
+        // Safety: restores the action saved by `install`.
+        unsafe { libc::sigaction(libc::SIGBUS, &self.previous, std::ptr::null_mut()) };
+    }
+}
+
+/// Set by the first thread in [`on_sigbus`]: the reader's threads fault together.
+static SHRUNK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_sigbus(_signal: libc::c_int) {
+    if SHRUNK.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        // Another thread says it and ends the process; returning would fault again.
+        loop {
+            // Safety: pause has no preconditions.
+            unsafe { libc::pause() };
+        }
+    }
+    if let Some((message, dir)) = ON_SHRUNK.get() {
+        // Safety: write, rmdir and _exit are async-signal-safe; the buffers live for ever.
+        unsafe {
+            libc::write(libc::STDERR_FILENO, message.as_ptr().cast(), message.len());
+            libc::rmdir(dir.as_ptr());
+        }
+    }
+    // Safety: `_exit` has no preconditions; it ends the process at once.
+    unsafe { libc::_exit(2) }
 }

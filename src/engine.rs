@@ -7,7 +7,7 @@
 
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -881,8 +881,10 @@ fn search_snapshots(
             }
             Ok(Snapshot::Existing(path)) => (path, None),
             Err(error) => {
-                // A dump that failed half way (a full disk) holds secrets too.
+                // A dump that failed half way (a full disk) holds secrets too, and its space is
+                // what the next dump needs: deleted, and let go of by the follower, at once.
                 let _ = std::fs::remove_file(&new_dump);
+                follower.abandon();
                 return Err(error);
             }
         };
@@ -1022,14 +1024,15 @@ fn move_kept_dumps(kept: &[PathBuf], dir: &Path, scenario: &str) -> Result<Vec<P
         return Ok(Vec::new());
     }
     let target = dir.join(file_name_of(scenario));
-    let fail =
-        |e: std::io::Error| format!("cannot keep the heap dumps in {}: {e}", target.display());
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&target)
-        .map_err(fail)?;
-    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
+    let fail = |e: std::io::Error| {
+        format!(
+            "cannot keep the heap dumps in {}: {e}",
+            escape_line(&target.display().to_string())
+        )
+    };
+    // The directory may be shared (`/tmp/dumps`): the scenario's own is made exclusively and
+    // checked, so that no link another user planted there takes the dumps elsewhere.
+    crate::output::private_dir_in(dir, &file_name_of(scenario)).map_err(fail)?;
     let mut moved = Vec::new();
     // Numbers as wide as the last one, so that a shell's `*.hprof` lists them in order.
     let width = kept.len().to_string().len();

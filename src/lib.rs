@@ -24,6 +24,7 @@ pub mod jvmti;
 pub mod line;
 pub mod native_api;
 pub mod old_object_session;
+pub mod output;
 mod parallel;
 pub mod report;
 pub mod settings;

@@ -179,7 +179,9 @@ struct RunArgs {
     /// never by default.
     #[arg(long, value_enum, default_value_t = KeepDumps::Never)]
     keep_dumps: KeepDumps,
-    /// Where --keep-dumps failed puts them, one directory per scenario.
+    /// Where --keep-dumps puts them, one directory per scenario (checked before the JVM starts;
+    /// each scenario's directory is made 0700 and checked, so a link planted in a shared
+    /// directory is refused).
     #[arg(long, value_name = "DIR", default_value = "heapgrowth-dumps")]
     keep_dumps_dir: PathBuf,
     #[command(flatten)]
@@ -258,6 +260,75 @@ enum Format {
     Json,
 }
 
+/// The allocator: the system's, ending the process with one line and exit status 2 when an
+/// allocation fails (under `ulimit -v`, or where overcommit is off), instead of Rust's abort
+/// with a backtrace. Every dump the run took is deleted first when that can be done without
+/// waiting for a lock.
+struct ExitWhenOutOfMemory;
+
+#[global_allocator]
+static ALLOCATOR: ExitWhenOutOfMemory = ExitWhenOutOfMemory;
+
+// Safety: every call is the system allocator's, with the same layout and pointers; a null
+// result ends the process instead of being returned.
+unsafe impl std::alloc::GlobalAlloc for ExitWhenOutOfMemory {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        or_exit(std::alloc::System.alloc(layout), layout.size())
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        or_exit(std::alloc::System.alloc_zeroed(layout), layout.size())
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        or_exit(std::alloc::System.realloc(ptr, layout, new_size), new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+}
+
+/// `ptr`, or the end of the process if it is null (an allocation of `size` bytes failed).
+#[inline]
+fn or_exit(ptr: *mut u8, size: usize) -> *mut u8 {
+    if ptr.is_null() {
+        out_of_memory(size)
+    }
+    ptr
+}
+
+#[cold]
+fn out_of_memory(size: usize) -> ! {
+    static ENDING: AtomicBool = AtomicBool::new(false);
+    if !ENDING.swap(true, Ordering::SeqCst) {
+        // Written without allocating: the size's digits into a buffer on the stack.
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = size;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let parts: [&[u8]; 3] = [
+            b"heapgrowth: out of memory: an allocation of ",
+            &digits[at..],
+            b" bytes failed; the address-space limit (ulimit -v) or the memory (a cgroup's limit) \
+              is too small for this work: raise it, or give fewer or smaller heap dumps\n",
+        ];
+        for part in parts {
+            // Safety: write on stderr from a buffer that lives for the call.
+            unsafe { libc::write(libc::STDERR_FILENO, part.as_ptr().cast(), part.len()) };
+        }
+        // Dumps hold every secret in the heap; small allocations may still succeed.
+        heapgrowth::tempdir::try_delete_all_now();
+    }
+    // Safety: `_exit` has no preconditions; it ends the process at once (another thread that
+    // fails too ends it the same way).
+    unsafe { libc::_exit(EXIT_ERROR as i32) }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Err(error) = heapgrowth::tempdir::install_interrupt_cleanup() {
@@ -274,8 +345,19 @@ fn main() -> ExitCode {
 }
 
 fn run(args: RunArgs) -> ExitCode {
-    let reporting = match Reporting::new(&args.output) {
-        Ok(reporting) => Arc::new(reporting),
+    // Every path the run writes is checked before the JVM starts.
+    let checked = Reporting::new(&args.output, &run_inputs(&args)).and_then(|reporting| {
+        let keep_dumps_dir = match args.keep_dumps {
+            KeepDumps::Never => None,
+            KeepDumps::Failed | KeepDumps::All => Some(
+                heapgrowth::output::check_dir("--keep-dumps-dir", &args.keep_dumps_dir)
+                    .map_err(|e| e.to_string())?,
+            ),
+        };
+        Ok((Arc::new(reporting), keep_dumps_dir))
+    });
+    let (reporting, keep_dumps_dir) = match checked {
+        Ok(checked) => checked,
         Err(error) => {
             say(format_args!("{error}"));
             return ExitCode::from(EXIT_ERROR);
@@ -316,10 +398,7 @@ fn run(args: RunArgs) -> ExitCode {
             ignore_rules,
             jfr: args.jfr,
         },
-        keep_dumps_in: match args.keep_dumps {
-            KeepDumps::Never => None,
-            KeepDumps::Failed | KeepDumps::All => Some(args.keep_dumps_dir.clone()),
-        },
+        keep_dumps_in: keep_dumps_dir,
         keep_every_dump: matches!(args.keep_dumps, KeepDumps::All),
         ..RunOptions::new(
             JvmOptions {
@@ -343,15 +422,18 @@ fn run(args: RunArgs) -> ExitCode {
 }
 
 fn diff(args: DiffArgs) -> ExitCode {
-    let prepared = Reporting::new(&args.output).and_then(|reporting| {
-        let ignore_rules = ignore_rules(&args.ignores)?;
-        heapgrowth::diff::check_dumps(&args.dumps, args.loops.as_deref())
-            .map_err(|e| e.to_string())?;
-        for warning in heapgrowth::diff::order_warnings(&args.dumps) {
-            say(format_args!("warning: {warning}"));
-        }
-        Ok((reporting, ignore_rules))
-    });
+    let prepared = heapgrowth::diff::check_dumps(&args.dumps, args.loops.as_deref())
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            let mut inputs: Vec<&Path> = args.dumps.iter().map(PathBuf::as_path).collect();
+            inputs.extend(args.ignores.ignore_file.iter().map(PathBuf::as_path));
+            let reporting = Reporting::new(&args.output, &inputs)?;
+            let ignore_rules = ignore_rules(&args.ignores)?;
+            for warning in heapgrowth::diff::order_warnings(&args.dumps) {
+                say(format_args!("warning: {warning}"));
+            }
+            Ok((reporting, ignore_rules))
+        });
     let (reporting, ignore_rules) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => {
@@ -373,7 +455,13 @@ fn diff(args: DiffArgs) -> ExitCode {
 
 fn watch(args: WatchArgs) -> ExitCode {
     use heapgrowth::watch::{self, ConfirmationDue, Pace, WatchEvent, WatchOptions};
-    let prepared = Reporting::new(&args.output)
+    let inputs: Vec<&Path> = args
+        .ignores
+        .ignore_file
+        .iter()
+        .map(PathBuf::as_path)
+        .collect();
+    let prepared = Reporting::new(&args.output, &inputs)
         .and_then(|reporting| Ok((reporting, ignore_rules(&args.ignores)?)));
     let (reporting, ignore_rules) = match prepared {
         Ok(prepared) => prepared,
@@ -545,18 +633,25 @@ struct Reporting {
     format: Format,
     depth: StackDepth,
     sink: ReportSink,
-    /// `--html FILE`.
-    html: Option<PathBuf>,
+    /// `--html FILE`, checked.
+    html: Option<heapgrowth::output::OutputFile>,
     /// Set by the first [`Reporting::finish`]: the JVM's exit hook and the end of the run can
     /// both get there (a scenario's thread calling System.exit as the run ends).
     finished: AtomicBool,
 }
 
 impl Reporting {
-    fn new(args: &OutputArgs) -> Result<Reporting, String> {
-        if let Some(path) = &args.html {
-            check_output_path("--html", path)?;
-        }
+    /// Checks `--output` and `--html` against each other and `inputs` (see
+    /// [`heapgrowth::output::check_outputs`]), before any work.
+    fn new(args: &OutputArgs, inputs: &[&Path]) -> Result<Reporting, String> {
+        let mut outputs: Vec<(&str, &Path)> = Vec::new();
+        outputs.extend(args.output.as_deref().map(|path| ("--output", path)));
+        outputs.extend(args.html.as_deref().map(|path| ("--html", path)));
+        let mut checked = heapgrowth::output::check_outputs(&outputs, inputs)
+            .map_err(|e| e.to_string())?
+            .into_iter();
+        let output = args.output.as_ref().and_then(|_| checked.next());
+        let html = args.html.as_ref().and_then(|_| checked.next());
         Ok(Reporting {
             format: args.format,
             depth: if args.full_stacks {
@@ -564,8 +659,8 @@ impl Reporting {
             } else {
                 StackDepth::ToThePlaceToLook
             },
-            sink: ReportSink::new(args.output.as_deref())?,
-            html: args.html.clone(),
+            sink: ReportSink::new(output),
+            html,
             finished: AtomicBool::new(false),
         })
     }
@@ -592,11 +687,12 @@ impl Reporting {
             say(format_args!("{error}"));
             return EXIT_ERROR;
         }
-        if let Some(path) = &self.html {
-            if let Err(error) = report::write_report_file(path, &report::render_html(&reports)) {
+        if let Some(html) = &self.html {
+            let page = report::render_html(&reports);
+            if let Err(error) = report::write_report_file(&html.target, &page) {
                 say(format_args!(
                     "cannot write the HTML report to {}: {error}",
-                    path.display()
+                    escape_line(&html.given.display().to_string())
                 ));
                 return EXIT_ERROR;
             }
@@ -637,14 +733,12 @@ enum Target {
     Stdout(Mutex<std::fs::File>),
     /// There was no stdout (closed file descriptor 1): like a closed pipe.
     NoStdout,
-    File(PathBuf),
+    File(heapgrowth::output::OutputFile),
 }
 
 impl ReportSink {
-    fn new(output: Option<&Path>) -> Result<ReportSink, String> {
-        if let Some(path) = output {
-            check_output_path("--output", path)?;
-        }
+    /// `output` checked by [`heapgrowth::output::check_outputs`].
+    fn new(output: Option<heapgrowth::output::OutputFile>) -> ReportSink {
         // Safety: fcntl and dup2 on the process's standard descriptors; the duplicate is a new
         // descriptor that this process owns from here on, and is close-on-exec. Descriptor 1
         // is pointed at stderr even when it was closed: else the next file the JVM opens would
@@ -652,14 +746,14 @@ impl ReportSink {
         let saved = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 3) };
         unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) };
         let target = match output {
-            Some(path) => Target::File(path.to_path_buf()),
+            Some(output) => Target::File(output),
             // Safety: `saved` is an open descriptor that nothing else owns.
             None if saved >= 0 => {
                 Target::Stdout(Mutex::new(unsafe { std::fs::File::from_raw_fd(saved) }))
             }
             None => Target::NoStdout,
         };
-        Ok(ReportSink { target })
+        ReportSink { target }
     }
 
     /// Writes `text`. A closed pipe (`heapgrowth run ... | head -1`) is not an error: the
@@ -675,30 +769,25 @@ impl ReportSink {
                     Ok(()) => Ok(()),
                 }
             }
-            Target::File(path) => report::write_report_file(path, text)
-                .map_err(|e| format!("cannot write the report to {}: {e}", path.display())),
+            Target::File(output) => report::write_report_file(&output.target, text).map_err(|e| {
+                format!(
+                    "cannot write the report to {}: {e}",
+                    escape_line(&output.given.display().to_string())
+                )
+            }),
         }
     }
 }
 
-/// `--output` and `--html` (`flag`) must name a file in an existing directory; checked before
-/// the JVM starts, so a typo does not cost a whole run.
-fn check_output_path(flag: &str, path: &Path) -> Result<(), String> {
-    if path.is_dir() {
-        return Err(format!("{flag} {} is a directory", path.display()));
-    }
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(format!(
-            "{flag} {}: directory {} does not exist",
-            path.display(),
-            parent.display()
-        ));
-    }
-    Ok(())
+/// What `run` reads that an output must not replace: the jars and other files of its class
+/// path, and the ignore files.
+fn run_inputs(args: &RunArgs) -> Vec<&Path> {
+    args.classpath
+        .iter()
+        .map(Path::new)
+        .filter(|entry| entry.is_file())
+        .chain(args.ignores.ignore_file.iter().map(PathBuf::as_path))
+        .collect()
 }
 
 /// The built-in rules (unless --no-builtin-ignores), then the project's `heapgrowth-ignore.txt` in

@@ -46,7 +46,7 @@ const ERROR_CLASS: &str = "java/lang/IllegalStateException";
 /// The contract between this library and the extension's `NativeEngine` class: bump it whenever
 /// a native method's signature changes, so that a jar and a library that don't match fail with
 /// a message instead of crashing the JVM.
-const JUNIT_API_VERSION: jint = 5;
+const JUNIT_API_VERSION: jint = 6;
 
 /// `NativeEngine.apiVersion()`: `JUNIT_API_VERSION`, checked right after `System.load`.
 #[no_mangle]
@@ -183,6 +183,33 @@ pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_search<'local>(
         string_array(env, &result.into_fields())
     })
     .unwrap_or(std::ptr::null_mut())
+}
+
+/// `NativeEngine.writeReport(path, text)`: writes one of the extension's report files as every
+/// front end writes its reports (`crate::output`): the path checked (not a directory or a
+/// special file, not through another user's symbolic link, in a directory that takes a new
+/// file), then a new temporary file renamed over it. An error is thrown as the
+/// `IllegalStateException` every native method throws, with one line that names the file.
+#[no_mangle]
+pub extern "system" fn Java_dev_heapgrowth_junit_NativeEngine_writeReport<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    path: JString<'local>,
+    text: JString<'local>,
+) {
+    guarded(&mut env, |env| {
+        let path = read_string(env, &path)?.ok_or("writeReport: no path")?;
+        let text = read_string(env, &text)?.unwrap_or_default();
+        let path = PathBuf::from(path);
+        let checked = crate::output::check_outputs(&[("report file", &path)], &[])
+            .map_err(|e| e.to_string())?;
+        crate::output::write_file(&checked[0].target, text.as_bytes()).map_err(|e| {
+            format!(
+                "cannot write the report file {}: {e}",
+                crate::line::escape_line(&path.display().to_string())
+            )
+        })
+    });
 }
 
 /// `NativeEngine.agentStatus(agentPath)`: one line saying which JVMTI capabilities heapgrowth's

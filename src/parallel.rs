@@ -30,9 +30,34 @@ pub(crate) fn yield_to_every_other_thread() {
     }
 }
 
+/// The calling thread's id for the scheduler (Linux's `gettid`; 0 elsewhere).
+pub(crate) fn thread_id() -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        // Safety: gettid has no preconditions and cannot fail.
+        unsafe { libc::gettid() }
+    }
+    #[cfg(not(target_os = "linux"))]
+    0
+}
+
+/// Undoes [`yield_to_every_other_thread`] for the thread `tid` (from [`thread_id`] on that
+/// thread), so that it runs soon even on a busy machine. A `tid` of 0 (not known) or a thread
+/// that has ended changes nothing.
+pub(crate) fn back_to_normal_priority(tid: i32) {
+    #[cfg(target_os = "linux")]
+    if tid > 0 {
+        let param = libc::sched_param { sched_priority: 0 };
+        // Safety: as in `yield_to_every_other_thread`; a stale tid fails with ESRCH, or (if
+        // reused by another of this process's threads) gives it the normal policy it has.
+        let _ = unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param) };
+    }
+}
+
 /// Runs `work` on each of `items` at the same time, the first on this thread and each other
-/// on a scoped thread of its own, and returns the results in the items' order. A worker only
-/// panics on a bug; the panic then surfaces here as it is.
+/// on a scoped thread of its own, and returns the results in the items' order. An item whose
+/// thread cannot be started (a process limit, `ulimit -v`) is worked on by this thread after
+/// the first. A worker only panics on a bug; the panic then surfaces here as it is.
 pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
     let mut items = items.into_iter();
     let Some(first) = items.next() else {
@@ -40,12 +65,31 @@ pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + S
     };
     std::thread::scope(|scope| {
         let work = &work;
-        let handles: Vec<_> = items.map(|item| scope.spawn(move || work(item))).collect();
+        let started: Vec<_> = items
+            .map(|item| {
+                // The item comes back when no thread could be started for it.
+                let item = std::sync::Mutex::new(Some(item));
+                let item = std::sync::Arc::new(item);
+                let theirs = std::sync::Arc::clone(&item);
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        let item = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
+                        work(item.expect("the item is taken once"))
+                    })
+                    .map_err(|_| item)
+            })
+            .collect();
         let mut results = vec![work(first)];
-        results.extend(handles.into_iter().map(|handle| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        results.extend(started.into_iter().map(|started| {
+            match started {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(item) => {
+                    let item = item.lock().unwrap_or_else(|p| p.into_inner()).take();
+                    work(item.expect("no thread took the item"))
+                }
+            }
         }));
         results
     })

@@ -263,6 +263,17 @@ pub fn delete_all_now() {
     drop(delete_all_live());
 }
 
+/// [`delete_all_now`], unless the registry is locked (by the thread that calls this, which
+/// may be in the middle of registering a directory when its allocation fails): for a process
+/// ending at once, where waiting could be for ever.
+pub fn try_delete_all_now() {
+    if let Ok(mut registry) = REGISTRY.try_lock() {
+        for (_, path) in registry.live.drain(..) {
+            let _ = remove_dir_all_retrying(&path);
+        }
+    }
+}
+
 /// Deletes every live [`PrivateTempDir`] and returns the registry lock still held, so no new
 /// directory can appear before the caller exits.
 fn delete_all_live() -> MutexGuard<'static, Registry> {

@@ -654,7 +654,9 @@ pub(super) fn walk_in_order(
     };
     let blocks = DecodeQueue::new();
     std::thread::scope(|scope| {
-        scope.spawn(|| blocks.help(&mut new_decoder()));
+        // Without a helper (no thread to be had: a process limit, `ulimit -v`) this thread
+        // decodes every block itself.
+        let _ = std::thread::Builder::new().spawn_scoped(scope, || blocks.help(&mut new_decoder()));
         // However this thread leaves the walk, panics included, the helper must stop too, or
         // the scope would wait for it forever.
         let _close = CloseOnDrop(&blocks);

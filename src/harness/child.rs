@@ -42,10 +42,18 @@ fn outcome(harness: &Harness, name: &str, result_path: &Path) -> Result<(), Stri
 fn with_page(report: &ScenarioReport, name: &str, message: String) -> String {
     let page = page_path(name);
     let html = render_html(std::slice::from_ref(report));
+    // Checked and written as every front end writes its reports (crate::output).
     let written = page
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| write_report_file(&page, &html));
+        .map_err(|e| e.to_string())
+        .and_then(|()| {
+            crate::output::check_outputs(&[("the HTML report", &page)], &[])
+                .map_err(|e| e.to_string())
+        })
+        .and_then(|checked| {
+            write_report_file(&checked[0].target, &html).map_err(|e| e.to_string())
+        });
     match written {
         Ok(()) => format!(
             "{message}

@@ -17,7 +17,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::thread::Thread;
@@ -34,6 +34,10 @@ use crate::heap::HeapGraph;
 /// How long finishing waits for the follower to hand over what it read: it answers within a
 /// millisecond or two when the machine is idle, as it is once the dump returns.
 const HAND_OVER_WAIT: Duration = Duration::from_millis(500);
+
+/// How long [`DumpFollower::abandon`] waits for the follower to let go of a failed dump: it
+/// looks at `stop` between reads of at most [`READ_AHEAD_STEP`] plus a segment.
+const ABANDON_WAIT: Duration = Duration::from_secs(10);
 
 /// How often the follower looks at the file's length.
 const POLL: Duration = Duration::from_millis(1);
@@ -55,6 +59,9 @@ pub struct DumpFollower {
     stop: Arc<AtomicBool>,
     /// The follower thread, and where it hands over what it read when it stops.
     thread: Option<(Thread, Receiver<Followed>)>,
+    /// The follower thread's id for the scheduler (0 until it has started), to give it its
+    /// priority back when it must let go of the file at once ([`DumpFollower::abandon`]).
+    tid: Arc<AtomicI32>,
 }
 
 impl DumpFollower {
@@ -82,12 +89,15 @@ impl DumpFollower {
         step: u64,
     ) -> DumpFollower {
         let stop = Arc::new(AtomicBool::new(false));
+        let tid = Arc::new(AtomicI32::new(0));
         let thread = {
             let (path, limits, stop) = (path.to_path_buf(), limits.clone(), Arc::clone(&stop));
             let (hand_over, handed_over) = std::sync::mpsc::sync_channel(1);
+            let its_tid = Arc::clone(&tid);
             std::thread::Builder::new()
                 .name("heapgrowth-dump-reader".into())
                 .spawn(move || {
+                    its_tid.store(crate::parallel::thread_id(), Ordering::Release);
                     crate::parallel::yield_to_every_other_thread();
                     let _ = hand_over.send(follow(&path, &limits, expected_objects, step, &stop));
                 })
@@ -100,7 +110,25 @@ impl DumpFollower {
             limits,
             stop,
             thread,
+            tid,
         }
+    }
+
+    /// For a dump that failed (a full disk): stops the thread and waits until it has closed
+    /// the file and unmapped it, so that the space of a file deleted now is freed now, not
+    /// when a thread that runs only on idle cores gets to look at `stop` (on a busy machine,
+    /// after the next scenario had failed for want of that space too). The thread gets its
+    /// normal priority back for that.
+    pub fn abandon(mut self) {
+        self.stop.store(true, Ordering::Release);
+        let Some((thread, handed_over)) = self.thread.take() else {
+            return;
+        };
+        crate::parallel::back_to_normal_priority(self.tid.load(Ordering::Acquire));
+        thread.unpark();
+        // What it read is dropped here: its mapping and file with it. Gone (a panic there is
+        // a bug) closes them too.
+        drop(handed_over.recv_timeout(ABANDON_WAIT));
     }
 
     /// The graph of the dump, which the writer must have finished: what was read ahead,
@@ -384,7 +412,7 @@ impl ReadAhead {
         // whenever their count has grown by a sixteenth (it reads /proc for large dumps).
         let objects = self.scan.objects();
         if objects > self.objects_checked + self.objects_checked / 16 {
-            check_object_count(&self.scan, limits).ok()?;
+            check_object_count(&self.scan, limits, data.len() as u64).ok()?;
             self.objects_checked = objects;
         }
         let expected = self.expected_objects.filter(|_| !self.out_of_order);
@@ -434,7 +462,7 @@ impl ReadAhead {
         let naming_records = self.top.naming_records();
         let top = self.top.finish(data.len() as u64).ok()?;
         let scan = self.scan;
-        check_object_count(&scan, limits).ok()?;
+        check_object_count(&scan, limits, data.len() as u64).ok()?;
         // The classes the columns were built with are the dump's if no class dump or name
         // came after them (resolving them again from the same records gives the same).
         let indexed = self

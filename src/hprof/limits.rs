@@ -95,8 +95,10 @@ pub(crate) struct Available {
     pub source: String,
 }
 
-/// The memory the check compares with, or `None` when it doesn't apply.
-pub(crate) fn available_for(check: &MemoryCheck, needed: u64) -> Option<Available> {
+/// The memory the check compares with, or `None` when it doesn't apply. `mapped` is the size
+/// of the dump's mapping: a memory cgroup counts the pages of it the reader touches (all of
+/// them), so they come off a cgroup's headroom; the address space holds the mapping already.
+pub(crate) fn available_for(check: &MemoryCheck, needed: u64, mapped: u64) -> Option<Available> {
     match check {
         MemoryCheck::Off => None,
         MemoryCheck::Assume(bytes) => Some(Available {
@@ -109,7 +111,7 @@ pub(crate) fn available_for(check: &MemoryCheck, needed: u64) -> Option<Availabl
             {
                 return None;
             }
-            probe_available()
+            probe_available(mapped)
         }
     }
 }
@@ -119,13 +121,48 @@ pub(crate) fn skip_requested(value: Option<std::ffi::OsString>) -> bool {
     value.is_some_and(|value| !value.is_empty() && value != "0")
 }
 
-/// The smallest of what the system and each memory cgroup of this process have available.
-fn probe_available() -> Option<Available> {
+/// The smallest of what the system, each memory cgroup of this process (less the dump's
+/// `mapped` pages) and the address-space limit have available.
+fn probe_available(mapped: u64) -> Option<Available> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let system = meminfo.as_deref().and_then(system_available);
     let self_cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     let cgroups = cgroup_readings(Path::new("/sys/fs/cgroup"), &self_cgroup);
-    smallest_available(system, &cgroups)
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let space = address_space_limit().map(|limit| AddressSpace {
+        limit,
+        in_use: virtual_size(&status).unwrap_or(0),
+    });
+    smallest_available(system, &cgroups, mapped, space)
+}
+
+/// The address-space limit of this process (`ulimit -v`, RLIMIT_AS), if it has one: past it
+/// every allocation fails, whatever memory the machine has.
+fn address_space_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // Safety: getrlimit writes the struct it is given, which lives for the call.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+/// `VmSize` of `/proc/self/status`, in bytes: the address space in use (the dump's mapping
+/// included).
+pub(crate) fn virtual_size(status: &str) -> Option<u64> {
+    let line = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmSize:"))?;
+    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+/// The address-space limit and what of it is in use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AddressSpace {
+    pub limit: u64,
+    pub in_use: u64,
 }
 
 /// `MemAvailable + SwapFree` of `/proc/meminfo`, in bytes (swap counts: it would fit, slowly).
@@ -226,26 +263,44 @@ pub(crate) fn cgroup_readings(root: &Path, self_cgroup: &str) -> Vec<CgroupReadi
     readings
 }
 
-/// The tightest of the system's figure and the cgroups' headroom.
+/// The tightest of the system's figure, the cgroups' headroom less the dump's `mapped` pages,
+/// and the room left under the address-space limit.
 pub(crate) fn smallest_available(
     system: Option<u64>,
     cgroups: &[CgroupReading],
+    mapped: u64,
+    space: Option<AddressSpace>,
 ) -> Option<Available> {
     let mut best = system.map(|bytes| Available {
         bytes,
         source: "MemAvailable + SwapFree in /proc/meminfo".into(),
     });
     for cgroup in cgroups {
-        let bytes = cgroup.headroom();
+        let bytes = cgroup.headroom().saturating_sub(mapped);
         if best.as_ref().map_or(true, |b| bytes < b.bytes) {
             best = Some(Available {
                 bytes,
                 source: format!(
-                    "memory cgroup {}: limit {}, {} in use of which {} page cache",
+                    "memory cgroup {}: limit {}, {} in use of which {} page cache, less the \
+                     dump's {} of mapped pages it will count",
                     cgroup.dir.display(),
                     human_bytes(cgroup.limit),
                     human_bytes(cgroup.usage),
-                    human_bytes(cgroup.reclaimable)
+                    human_bytes(cgroup.reclaimable),
+                    human_bytes(mapped)
+                ),
+            });
+        }
+    }
+    if let Some(space) = space {
+        let bytes = space.limit.saturating_sub(space.in_use);
+        if best.as_ref().map_or(true, |b| bytes < b.bytes) {
+            best = Some(Available {
+                bytes,
+                source: format!(
+                    "the address-space limit (ulimit -v) of {}, {} of it in use",
+                    human_bytes(space.limit),
+                    human_bytes(space.in_use)
                 ),
             });
         }

@@ -61,12 +61,38 @@ pub fn open_with_limits(path: &Path, limits: &ReadLimits) -> Result<HeapGraph, H
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io_error)?;
+    let file = open_regular_file(path).map_err(io_error)?;
     // Safety: the mapping is read-only and private to this graph. Mapped memory can still
     // change if another process writes the file; heap dumps are written once and then only
     // read, and the documented contract is that the file isn't modified while open.
     let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
     read_graph(DumpBytes::Mapped(map), limits)
+}
+
+/// Opens `path` for reading if it is a regular file, without blocking: a FIFO (which would
+/// block the open, then the reads, until a writer comes), a device or a directory is an error
+/// saying what it is. Checked on the open file, so nothing can be swapped in after the check.
+pub fn open_regular_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    let what = if kind.is_file() {
+        return Ok(file);
+    } else if kind.is_dir() {
+        "it is a directory"
+    } else if kind.is_fifo() {
+        "it is a FIFO (named pipe), not a regular file"
+    } else if kind.is_socket() {
+        "it is a socket, not a regular file"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "it is a device, not a regular file"
+    } else {
+        "it is not a regular file"
+    };
+    Err(std::io::Error::other(what))
 }
 
 /// Indexes a heap dump held in memory, within the default [`ReadLimits`].
@@ -100,7 +126,12 @@ fn read_graph_with<W: IdWidth>(
     let data = bytes.as_slice();
     let top = scan::scan_top_level(data, header)?;
     let scan = scan::scan_heap::<W>(data, &top.segments)?;
-    check_object_count(&scan, limits)?;
+    // A dump in memory is counted already; a mapped one's pages come as they are read.
+    let mapped = match bytes {
+        DumpBytes::Owned(_) => 0,
+        _ => data.len() as u64,
+    };
+    check_object_count(&scan, limits, mapped)?;
     let classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size, limits)?;
     let columns = index::index_objects::<W>(data, &scan, &classes)?;
     assemble(bytes, header, &top, scan, classes, columns, limits)
@@ -156,7 +187,9 @@ fn assemble(
 /// memory available can analyse. Runs once the scan has counted the objects and before
 /// anything per object is allocated; costs O(1) (and a read of a few /proc and /sys files
 /// for dumps past [`MEMORY_CHECK_FLOOR`]).
-fn check_object_count(scan: &HeapScan, limits: &ReadLimits) -> Result<(), HprofError> {
+/// `mapped` is the size of the dump's mapping (0 for a dump in memory), which a memory cgroup
+/// counts as the reader touches it.
+fn check_object_count(scan: &HeapScan, limits: &ReadLimits, mapped: u64) -> Result<(), HprofError> {
     let objects = scan.objects();
     if objects > limits.object_limit() {
         return Err(HprofError::TooManyObjects {
@@ -165,7 +198,7 @@ fn check_object_count(scan: &HeapScan, limits: &ReadLimits) -> Result<(), HprofE
         });
     }
     let needed = objects.saturating_mul(PEAK_BYTES_PER_OBJECT);
-    if let Some(available) = limits::available_for(&limits.memory, needed) {
+    if let Some(available) = limits::available_for(&limits.memory, needed, mapped) {
         if needed > available.bytes {
             return Err(HprofError::NotEnoughMemory {
                 objects,

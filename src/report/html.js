@@ -56,10 +56,19 @@
   // other still show each marker); threads and spread as well where the node grows in them.
   var ALWAYS = ["objects", "references", "bytes"];
 
+  // Text from the report with the characters that would change how the page reads shown
+  // visibly (as the text report's src/line.rs does): bidi controls (a name read reversed),
+  // line separators and control characters but line breaks and tabs.
+  var HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+  function visible(text) {
+    return String(text).replace(HIDDEN, function (c) {
+      return "\\u{" + c.charCodeAt(0).toString(16) + "}";
+    });
+  }
   function el(tag, className, text) {
     var node = document.createElement(tag);
     if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
+    if (text !== undefined) node.textContent = visible(text);
     return node;
   }
   function svg(tag, attributes, parent) {
@@ -70,7 +79,7 @@
   }
   function svgText(parent, x, y, text, anchor) {
     var node = svg("text", { x: x, y: y, "text-anchor": anchor || "start" }, parent);
-    node.textContent = text;
+    node.textContent = visible(text);
     return node;
   }
   function shapePath(shape, x, y, r) {
@@ -103,7 +112,7 @@
     var figure = el("figure");
     var root = svg("svg", { "class": "chart" + (options.small ? " small" : ""), viewBox: "0 0 " + width + " " + height, role: "img" });
     var title = svg("title", {}, root);
-    title.textContent = "Chart of " + names.join(", ") + " at each of " + history.length + " snapshots against the loop number";
+    title.textContent = visible("Chart of " + names.join(", ")) + " at each of " + history.length + " snapshots against the loop number";
     figure.appendChild(root);
     if (history.length === 0) return figure;
     var loops = history.map(function (h) { return h.loops; });

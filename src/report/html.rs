@@ -13,7 +13,7 @@
 //! writes them into the body's `data-errors` attribute, and sets `data-rendered="true"` once
 //! the page is drawn: the browser test checks both.
 
-use super::json::to_json_compact;
+use super::json::to_json_compact_for_html;
 #[cfg(doc)]
 use super::to_json;
 use super::ScenarioReport;
@@ -44,18 +44,11 @@ pub fn render_html(reports: &[ScenarioReport]) -> String {
          <script>\n{SCRIPT}</script>\n\
          </body>\n\
          </html>\n",
-        title = escape_html(&title),
+        title = escape_html(&crate::line::escape_line(&title)),
         noscript = "This report is drawn by the script in the page: allow JavaScript, or read \
                     the JSON in the page's source.",
-        data = script_data(&to_json_compact(reports)),
+        data = to_json_compact_for_html(reports),
     )
-}
-
-/// `json` made safe inside a `<script>` element: every `<` becomes `\u003c`, so no string in
-/// the data (a class or thread name, an error message) can close the element (`</script>`) or
-/// open a comment (`<!--`). JSON has `<` only inside strings, where `\u003c` reads the same.
-fn script_data(json: &str) -> String {
-    json.replace('<', "\\u003c")
 }
 
 /// Text for HTML content and attribute values.

@@ -557,13 +557,41 @@ fn growing<'a>(node: &'a GrowingNode, found: Option<&'a Attribution>) -> JsonGro
 
 /// The JSON document for `reports`, pretty-printed.
 pub fn to_json(reports: &[ScenarioReport]) -> String {
-    serde_json::to_string_pretty(&document(reports)).expect("serialising plain data cannot fail")
+    visible(
+        &serde_json::to_string_pretty(&document(reports))
+            .expect("serialising plain data cannot fail"),
+        false,
+    )
 }
 
 /// The same document as [`to_json`] on one line, for the HTML page (a third of the size: the
-/// indentation of the pretty form is most of it).
-pub(super) fn to_json_compact(reports: &[ScenarioReport]) -> String {
-    serde_json::to_string(&document(reports)).expect("serialising plain data cannot fail")
+/// indentation of the pretty form is most of it), with every `<` as `\u003c` too: no string in
+/// the data (a class or thread name, an error message) can close the page's `<script>` element
+/// or open a comment (`<!--`).
+pub(super) fn to_json_compact_for_html(reports: &[ScenarioReport]) -> String {
+    visible(
+        &serde_json::to_string(&document(reports)).expect("serialising plain data cannot fail"),
+        true,
+    )
+}
+
+/// `json` with the characters [`crate::line::escape_line`] escapes in text written as
+/// `\uXXXX` (serde escapes only C0 controls): a report printed to a terminal or opened in an
+/// editor holds no C1 control, bidi control or line separator from a name, and reads as the
+/// same data (DEL too). They occur only inside strings (JSON's own syntax is ASCII), where `\uXXXX`
+/// means the same character; each is in the Basic Multilingual Plane.
+fn visible(json: &str, less_than_too: bool) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        // Below a space only the pretty form's line breaks are left: serde escaped the rest.
+        if (c >= ' ' && crate::line::needs_escape(c)) || (less_than_too && c == '<') {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn document(reports: &[ScenarioReport]) -> Document<'_> {

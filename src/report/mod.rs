@@ -2,12 +2,14 @@
 //! draws the JSON.
 
 pub mod gate;
+mod hostile;
 mod html;
 mod json;
 mod normalized;
 mod text;
 mod verdict;
 
+pub use hostile::{named_dumps, reports_of_named_dumps};
 pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
@@ -315,18 +317,12 @@ pub fn unmatched_rule_warning(rule: &IgnoreRule) -> String {
     )
 }
 
-/// Writes `text` to a temporary file beside `path` and renames it over `path`: a reader (a
-/// browser open on an earlier page, a CI step) never sees half a report, and a failed write
-/// leaves an earlier report as it was. For every front end that writes report files.
+/// Writes `text` to `path` through a temporary file and a rename ([`crate::output::write_file`]):
+/// a reader (a browser open on an earlier page, a CI step) never sees half a report, and a
+/// failed write leaves an earlier report as it was. For every front end that writes report
+/// files; check the path first with [`crate::output::check_outputs`].
 pub fn write_report_file(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".heapgrowth-{}.tmp", std::process::id()));
-    let temporary = path.with_file_name(name);
-    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
+    crate::output::write_file(path, text.as_bytes())
 }
 
 /// Reports the unit tests of several report modules share.

@@ -22,12 +22,16 @@ use super::gate::without_line_numbers;
 use super::ScenarioReport;
 use crate::attribution::Attribution;
 use crate::growth::GrowingNode;
+use crate::line::escape_line;
 
 /// The normalized report of one scenario: one block per growing node, separated by blank
 /// lines; `error: ...` (first line only) for a scenario that failed.
 pub fn render_normalized(report: &ScenarioReport) -> String {
     match &report.result {
-        Err(error) => format!("error: {}\n", error.lines().next().unwrap_or_default()),
+        Err(error) => format!(
+            "error: {}\n",
+            escape_line(error.lines().next().unwrap_or_default())
+        ),
         Ok(_) => report
             .growing()
             .map(|(node, attribution)| {
@@ -48,7 +52,10 @@ pub fn render_normalized(report: &ScenarioReport) -> String {
 /// of its paths and stacks the samples happened to take varies from run to run; the class
 /// does not.
 pub fn normalized_sampled_class(class: &str) -> String {
-    format!("{SAMPLED_CLASS}{class}\n    grows in: samples\n")
+    format!(
+        "{SAMPLED_CLASS}{}\n    grows in: samples\n",
+        escape_line(class)
+    )
 }
 
 /// The block of a common path of JFR survivors spread over the recording (`--jfr`): the step
@@ -116,7 +123,11 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
             d if d < last => "├─",
             _ => "╰→",
         };
-        let _ = writeln!(out, "{prefix}{}", without_line_numbers(&step.to_string()));
+        let _ = writeln!(
+            out,
+            "{prefix}{}",
+            without_line_numbers(&escape_line(&step.to_string()))
+        );
     }
     // The most telling kind of growth only: a leak that grows in objects grows in references
     // too, and which secondary kinds cross the line can vary from run to run.
@@ -131,7 +142,7 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
         let _ = writeln!(
             out,
             "    grows: {}",
-            without_line_numbers(&child.step.to_string())
+            without_line_numbers(&escape_line(&child.step.to_string()))
         );
     }
     match attribution {
@@ -140,20 +151,20 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
         // what the user fixes. Counts and other frames are left out (they depend on the loop
         // count, on callers, and on the version of a library the growth happens in).
         Some(Attribution::Attributed { kind, stacks, .. }) => {
-            let _ = writeln!(out, "    attribution: {}", kind.label());
+            let _ = writeln!(out, "    attribution: {}", escape_line(&kind.label()));
             for stack in stacks {
                 let shown = stack.place_to_look().unwrap_or(0);
                 if let Some(frame) = stack.frames.get(shown) {
                     let _ = writeln!(
                         out,
                         "        at {}",
-                        without_line_numbers(&frame.to_string())
+                        without_line_numbers(&escape_line(&frame.to_string()))
                     );
                 }
             }
         }
         Some(Attribution::NotAttributed { reason }) => {
-            let _ = writeln!(out, "    not attributed: {reason}");
+            let _ = writeln!(out, "    not attributed: {}", escape_line(reason));
         }
     }
     out

@@ -52,9 +52,10 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         Err(error) => {
             let _ = writeln!(
                 out,
-                "{} {}: error: {error}",
+                "{} {}: error: {}",
                 report.subject.title(),
-                escape_line(&report.scenario)
+                escape_line(&report.scenario),
+                escape_line(error)
             );
         }
         Ok(outcome) if report.old_objects.is_some() => {
@@ -119,7 +120,12 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             }
             for ignored in &outcome.ignored {
                 let why = why_ignored(&ignored.pattern, &ignored.reason, &ignored.origin);
-                let _ = writeln!(out, "\nIgnored ({why}): {}", last_step(&ignored.path));
+                let _ = writeln!(
+                    out,
+                    "\nIgnored ({}): {}",
+                    escape_line(&why),
+                    last_step(&ignored.path)
+                );
             }
         }
     }
@@ -127,7 +133,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         let paths: Vec<String> = report
             .kept_dumps
             .iter()
-            .map(|path| path.display().to_string())
+            .map(|path| escape_line(&path.display().to_string()))
             .collect();
         let _ = writeln!(
             out,
@@ -136,7 +142,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         );
     }
     if let Some(why) = &report.dumps_not_kept {
-        let _ = writeln!(out, "\nHeap dumps not kept: {why}");
+        let _ = writeln!(out, "\nHeap dumps not kept: {}", escape_line(why));
     }
     out
 }
@@ -163,8 +169,11 @@ fn render_class_trends(out: &mut String, rows: &[TrendRow]) {
     }
 }
 
+/// The last step of `path`, escaped: steps hold names from the heap.
 fn last_step(path: &[PathStep]) -> String {
-    path.last().map(PathStep::with_source).unwrap_or_default()
+    path.last()
+        .map(|step| escape_line(&step.with_source()))
+        .unwrap_or_default()
 }
 
 fn kinds(kinds: &[GrowthKind]) -> String {
@@ -182,7 +191,11 @@ fn render_node(
     out.push_str("┬───\n");
     let last = node.path.len().saturating_sub(1);
     for (depth, step) in node.path.iter().enumerate() {
-        let line = format!("{} ({} objects)", step.with_source(), step.objects);
+        let line = format!(
+            "{} ({} objects)",
+            escape_line(&step.with_source()),
+            step.objects
+        );
         if depth == last {
             let _ = writeln!(out, "╰→{line}");
         } else if depth == 0 {
@@ -225,7 +238,7 @@ fn render_node(
                 "    {} objects at or below ({} new): {}",
                 child.below,
                 child.new_below,
-                child.step.with_source()
+                escape_line(&child.step.with_source())
             );
         } else if child.new == 0 && child.new_bytes != 0 {
             // Growth in bytes: the same objects got longer.
@@ -235,7 +248,7 @@ fn render_node(
                 child.objects,
                 sign(child.new_bytes),
                 format_bytes(child.new_bytes.unsigned_abs()),
-                child.step.with_source()
+                escape_line(&child.step.with_source())
             );
         } else if show_all || child.new != 0 {
             let _ = writeln!(
@@ -243,7 +256,7 @@ fn render_node(
                 "    {} objects ({} new): {}",
                 child.objects,
                 child.new,
-                child.step.with_source()
+                escape_line(&child.step.with_source())
             );
         } else {
             hidden += 1;
@@ -320,15 +333,15 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
             caveats,
         } => {
             for stack in stacks {
-                let _ = writeln!(out, "\n    {}", stack.headline(kind));
+                let _ = writeln!(out, "\n    {}", escape_line(&stack.headline(kind)));
                 render_stack(out, stack, depth);
             }
             for caveat in caveats {
-                let _ = writeln!(out, "\n    Note: {caveat}");
+                let _ = writeln!(out, "\n    Note: {}", escape_line(caveat));
             }
         }
         Attribution::NotAttributed { reason } => {
-            let _ = writeln!(out, "\n    Not attributed: {reason}");
+            let _ = writeln!(out, "\n    Not attributed: {}", escape_line(reason));
         }
     }
 }
@@ -372,7 +385,11 @@ fn render_stack(out: &mut String, stack: &StackCount, depth: StackDepth) {
         } else {
             ""
         };
-        let _ = writeln!(out, "        at {}{marker}", frames[i]);
+        let _ = writeln!(
+            out,
+            "        at {}{marker}",
+            escape_line(&frames[i].to_string())
+        );
         i += 1;
     }
     let hidden = frames.len() - shown;
@@ -398,11 +415,13 @@ fn code_of(frames: &[StackFrame]) -> String {
             places.push(place);
         }
     }
-    match places.split_last() {
+    let places = match places.split_last() {
         Some((last, [])) => (*last).to_owned(),
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
         None => String::new(),
-    }
+    };
+    // A jar's name comes from the JVM, like the frames'.
+    escape_line(&places)
 }
 
 /// Children listed even when unchanged, if the node has no more than this many.

@@ -8,6 +8,7 @@ mod cleanup;
 mod corpus;
 mod diff;
 mod growth_classes;
+mod hostile;
 mod html;
 mod libraries;
 mod run_jfr;

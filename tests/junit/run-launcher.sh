@@ -3,7 +3,7 @@
 # launcher (no build tool between the JVM and the script), on the packaged extension jar:
 #   files     a baseline or ignore file that is a directory or not UTF-8 fails the test with
 #             exactly one line naming the file and what is wrong; a rewrite leaves such a file
-#             as it was
+#             as it was; so does a report path that is a directory (the engine writes reports)
 #   parallel  under junit.jupiter.execution.parallel (mode concurrent), a leak, a clean test
 #             and a busy neighbour that holds more and more memory: the clean test passes, the
 #             leak fails with its own line marked and nothing of the neighbour's
@@ -82,6 +82,12 @@ files() {
     run_one -Dheapgrowth.ignoreFile="$dir"
     want="ignore file $bad is not UTF-8 at byte 44"
     run_one -Dheapgrowth.ignoreFile="$bad"
+    # The reports are written through the engine's output checks (issue 30): a report path
+    # that is a directory is said in one line naming it.
+    local json=$work/files-heapgrowth/$test.anyTest.json
+    mkdir -p "$json"
+    want="report file $json: it is a directory"
+    run_one -Dheapgrowth.reportDir="$work/files-heapgrowth"
 }
 
 parallel() {

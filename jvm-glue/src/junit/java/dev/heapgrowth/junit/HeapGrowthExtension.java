@@ -168,10 +168,11 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
     private static Path writeReports(String name, String text, String json, String html) throws IOException {
         Path dir = reportDir();
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve(name + ".txt"), text, StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve(name + ".json"), json, StandardCharsets.UTF_8);
+        // Through the engine: checked and written as every front end writes reports.
+        NativeEngine.writeReport(dir.resolve(name + ".txt").toString(), text);
+        NativeEngine.writeReport(dir.resolve(name + ".json").toString(), json);
         Path page = dir.resolve(name + ".html");
-        ReportIndex.writeAtomically(page, html);
+        NativeEngine.writeReport(page.toString(), html);
         ReportIndex.rewrite(dir);
         return page;
     }

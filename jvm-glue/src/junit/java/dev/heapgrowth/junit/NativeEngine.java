@@ -24,7 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
     /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
-    private static final int API_VERSION = 5;
+    private static final int API_VERSION = 6;
     private static final String RESOURCE = "/META-INF/native/linux-x86_64/libheapgrowth.so";
 
     private NativeEngine() {}
@@ -130,6 +130,14 @@ final class NativeEngine {
 
     /** The version of the native interface the loaded library implements. */
     private static native int apiVersion();
+
+    /**
+     * Writes one report file as every front end of heapgrowth writes its reports: the path is
+     * checked (not a directory or a special file, not through a symbolic link another user owns,
+     * in a directory that takes a new file), then a new temporary file is renamed over it.
+     * Throws {@link IllegalStateException} with one line naming the file when it cannot.
+     */
+    static native void writeReport(String path, String text);
 
     /** One line on the JVMTI agent's capabilities in this JVM, or why there is no agent. */
     static native String agentStatus(String agentPath);

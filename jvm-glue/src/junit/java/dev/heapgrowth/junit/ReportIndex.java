@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -90,16 +89,9 @@ final class ReportIndex {
         }
     }
 
-    /** Writes a temporary file beside {@code file} and moves it over {@code file}. */
-    static void writeAtomically(Path file, String text) throws IOException {
-        Path temporary = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + "."
-                + Thread.currentThread().getId() + ".tmp");
-        try {
-            Files.writeString(temporary, text, StandardCharsets.UTF_8);
-            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(temporary);
-        }
+    /** Writes {@code file} through the engine, as every report file is ({@link NativeEngine#writeReport}). */
+    static void writeAtomically(Path file, String text) {
+        NativeEngine.writeReport(file.toString(), text);
     }
 
     /** A file name as a relative URL: every byte but unreserved ASCII percent-encoded. */
