@@ -6,7 +6,12 @@
 //! of input; the recording is stopped in every case.
 //!
 //! Interactive, each press of Enter dumps. At an interval, the recording starts at once and is
-//! first dumped one interval later: a sample counts only once a collection ran after it.
+//! first dumped one interval later: a sample counts only once a collection ran after it. With
+//! `--gc-every`, heapgrowth runs a full collection before a dump when that long has passed
+//! since its last: a JVM that does not collect on its own gives no sample to judge (the report
+//! is then inconclusive, and says how many collections ran).
+
+use std::time::Instant;
 
 use crate::attach::Target;
 use crate::growth::old_objects::{OldObjectConfig, OldObjectSearch};
@@ -43,6 +48,10 @@ pub fn watch_old_objects(
     let mut position = 0u32;
     let mut stopped = None;
     let mut skip_first = options.pace == Pace::Periodic;
+    // When heapgrowth last ran a collection (`--gc-every`).
+    let mut last_collection: Option<Instant> = None;
+    // Why the JVM ended the watch, if it did.
+    let mut ended = None;
     // An error after the recording started ends the watch with a report of it.
     let result: Result<(), String> = loop {
         match ticks.next_tick() {
@@ -53,8 +62,21 @@ pub fn watch_old_objects(
             Tick::Now(_) if std::mem::take(&mut skip_first) => continue,
             Tick::Now(repetitions) => position = position.saturating_add(repetitions.max(1)),
         }
+        if let Some(every) = options.gc_every {
+            if !last_collection.is_some_and(|at: Instant| at.elapsed() < every) {
+                if let Err(error) = session.collect_garbage() {
+                    break Err(error);
+                }
+                last_collection = Some(Instant::now());
+            }
+        }
         let counts = match session.sample() {
             Ok(counts) => counts,
+            // The JVM ended: the samples so far are the report, and say so.
+            Err(error) if !jvm.is_running() => {
+                ended = Some(error);
+                break Ok(());
+            }
             Err(error) => break Err(error),
         };
         let selected = session.selected_rows();
@@ -63,11 +85,17 @@ pub fn watch_old_objects(
             samples: counts.counted(),
             selected: &selected,
         });
-        if !selected.is_empty() {
+        if session.found_growth() {
             break Ok(());
         }
     };
-    let report = session.finish(&name, Subject::Jvm, LoopUnit::Snapshots, position, result);
+    let mut report = session.finish(&name, Subject::Jvm, LoopUnit::Snapshots, position, result);
+    if let Some(error) = ended {
+        report.cut_short = Some(format!(
+            "the JVM ended during the watch: {}",
+            crate::line::escape_line(&error)
+        ));
+    }
     if let Some(reason) = stopped {
         events(WatchEvent::Stopped { reason });
     }

@@ -15,21 +15,17 @@ use heapgrowth::growth::{
 };
 use heapgrowth::jvm::JvmOptions;
 use heapgrowth::line::escape_line;
-use heapgrowth::report::{self, ScenarioReport, StackDepth};
+use heapgrowth::report::{self, ScenarioReport, StackDepth, EXIT_ERROR};
 use heapgrowth::settings;
-
-/// Exit status when nothing grows.
-const EXIT_NO_GROWTH: u8 = 0;
-/// Exit status when something grows.
-const EXIT_GROWTH: u8 = 1;
-/// Exit status on any error.
-const EXIT_ERROR: u8 = 2;
 
 #[derive(Parser)]
 #[command(
     name = "heapgrowth",
     version,
-    about = "Finds JVM memory that grows with every loop of a scenario"
+    about = "Finds JVM memory that grows with every loop of a scenario",
+    after_help = "Exit status: 0 clean (every scenario judged, nothing grows), 1 something \
+                  grows, 2 error, 3 inconclusive (nothing found to grow, but a scenario could \
+                  not be judged: the report says what was not seen)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -81,6 +77,12 @@ struct WatchArgs {
     /// -XX:FlightRecorderOptions:old-object-queue-size=N.
     #[arg(long, conflicts_with = "html")]
     jfr: bool,
+    /// With --jfr: run a full collection (GC.run) in the JVM at this interval at most, before
+    /// a dump of the recording: samples move only at collections, and a JVM that does not
+    /// collect during the watch gives none to judge. Off by default: a full collection stops
+    /// the application.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "jfr")]
+    gc_every: Option<std::time::Duration>,
     #[command(flatten)]
     ignores: IgnoreArgs,
     #[command(flatten)]
@@ -452,7 +454,7 @@ fn diff(args: DiffArgs) -> ExitCode {
 }
 
 fn watch(args: WatchArgs) -> ExitCode {
-    use heapgrowth::watch::{self, Pace, WatchEvent, WatchOptions};
+    use heapgrowth::watch::{self, ConfirmationDue, Pace, WatchEvent, WatchOptions};
     let inputs: Vec<&Path> = args
         .ignores
         .ignore_file
@@ -490,6 +492,7 @@ fn watch(args: WatchArgs) -> ExitCode {
         attach: Default::default(),
         attribution: !args.no_attribution,
         sampling_interval: args.sampling_interval,
+        gc_every: args.gc_every,
     };
     let mut ticks: Box<dyn watch::Ticks> = match args.every {
         Some(interval) => Box::new(watch::EveryInterval::new(interval, args.for_at_most)),
@@ -538,7 +541,17 @@ fn watch(args: WatchArgs) -> ExitCode {
         } => {
             let paths: Vec<String> = candidates
                 .iter()
-                .filter_map(|path| path.last().map(|step| escape_line(&step.with_source())))
+                .filter_map(|(path, due)| {
+                    let step = escape_line(&path.last()?.with_source());
+                    Some(match due {
+                        ConfirmationDue::AtIntervals(first, second) => format!(
+                            "{step} (confirmation dumps due at intervals {first} and {second})"
+                        ),
+                        ConfirmationDue::NextSnapshots => {
+                            format!("{step} (confirmed by the next two snapshots if it grows on)")
+                        }
+                    })
+                })
                 .collect();
             match paths.is_empty() {
                 true => say(format_args!(
@@ -549,6 +562,13 @@ fn watch(args: WatchArgs) -> ExitCode {
                     paths.join("; ")
                 )),
             }
+        }
+        WatchEvent::SamplingStarted { classes } => {
+            let classes: Vec<String> = classes.iter().map(|c| escape_line(c)).collect();
+            say(format_args!(
+                "sampling allocations of {} for attribution",
+                classes.join(", ")
+            ))
         }
         WatchEvent::RecordingStarted {
             name,
@@ -691,11 +711,7 @@ impl Reporting {
             ));
             return EXIT_ERROR;
         }
-        if reports.iter().any(|r| r.has_growth()) {
-            EXIT_GROWTH
-        } else {
-            EXIT_NO_GROWTH
-        }
+        report::exit_status(&reports)
     }
 }
 

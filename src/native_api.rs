@@ -34,7 +34,7 @@ use crate::engine::{self, Driver, Progress, SearchSettings};
 use crate::growth::{GrowingNode, IgnoreRule, RuleOrigin};
 use crate::jvm::{JavaAccess, JavaException, JvmError, LiveAgent, LiveScenario, PathStart};
 use crate::line::escape_line;
-use crate::report::gate::{judge, Baseline, Judgement};
+use crate::report::gate::{judge, Baseline, GateStatus, Judgement};
 use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
 
@@ -732,8 +732,8 @@ impl Drop for DumpInProgress<'_> {
 #[derive(Debug, PartialEq, Eq)]
 struct GateResult {
     /// `clean` (nothing grows, or only accepted paths), `growing` (a path not in the baseline
-    /// grows), `inconclusive` (nothing grew before the time budget ended the search too early
-    /// to judge) or `error`.
+    /// grows), `inconclusive` (nothing new grew, but the search could not judge: the time budget
+    /// ended it too early) or `error`.
     status: &'static str,
     /// The test failure's message: the tree report of the new paths only (or the error).
     message: String,
@@ -773,9 +773,10 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
     let json = to_json(std::slice::from_ref(report));
     let html = render_html(std::slice::from_ref(report));
     let normalized = crate::report::render_normalized(report);
-    if report.result.is_err() {
+    let status = GateStatus::of(report, judgement);
+    if status == GateStatus::Error {
         return GateResult {
-            status: "error",
+            status: status.label(),
             message: full_text.clone(),
             full_text,
             json,
@@ -785,23 +786,23 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
             counts: "0 0 0".into(),
         };
     }
-    // Nothing grew, but the time budget ended the search before it could judge: not clean.
-    if let Some(why) = report.result.as_ref().ok().and_then(|o| o.not_ruled_out()) {
-        if judgement.passes() {
-            return GateResult {
-                status: "inconclusive",
-                message: format!(
-                    "heapgrowth could not judge {}: {why}",
-                    escape_line(&report.scenario)
-                ),
-                full_text,
-                json,
-                normalized,
-                stale: String::new(),
-                html,
-                counts: "0 0 0".into(),
-            };
-        }
+    // Nothing new grew, but the search could not judge: not clean. The extension reports the
+    // test as skipped with this message, and rewrites no baseline from it.
+    if let GateStatus::Inconclusive(why) = &status {
+        return GateResult {
+            status: status.label(),
+            message: format!(
+                "heapgrowth could not judge {}: {}",
+                escape_line(&report.scenario),
+                escape_line(why)
+            ),
+            full_text,
+            json,
+            normalized,
+            stale: String::new(),
+            html,
+            counts: "0 0 0".into(),
+        };
     }
     let mut message = render_scenario(&judgement.new_only(report), StackDepth::default());
     let accepted = judgement.accepted();
@@ -811,11 +812,7 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
         ));
     }
     GateResult {
-        status: if judgement.passes() {
-            "clean"
-        } else {
-            "growing"
-        },
+        status: status.label(),
         message,
         full_text,
         json,
@@ -1101,6 +1098,7 @@ mod tests {
             not_attributed: None,
             class_trends: Vec::new(),
             old_objects: None,
+            cut_short: None,
         }
     }
 
@@ -1154,23 +1152,22 @@ mod tests {
     fn a_search_the_time_budget_cut_before_it_could_judge_is_inconclusive_not_clean() {
         let mut report = report_growing(&[]);
         if let Ok(outcome) = &mut report.result {
-            outcome.stopped_early = Some(crate::growth::ConfirmationCut::TimeBudget);
+            outcome.cut = Some(crate::growth::ConfirmationCut::TimeBudget);
         }
         let result = gated(&report, "");
         assert_eq!(result.status, "inconclusive");
         assert_eq!(
             result.message,
             "heapgrowth could not judge com.example.CartTest.leaks: the time budget ran out after \
-             23 loops in 7 snapshots, before the search could rule growth out (give it a larger \
-             time budget)"
+             7 snapshot(s), before the search could judge"
         );
         assert!(result
             .full_text
-            .contains("\nStopped early: the time budget ran out"));
+            .contains("\nNot judged: the time budget ran out"));
         // A cut search that found growth fails as any other.
         let mut growing = report_growing(&["AUDIT"]);
         if let Ok(outcome) = &mut growing.result {
-            outcome.stopped_early = Some(crate::growth::ConfirmationCut::TimeBudget);
+            outcome.cut = Some(crate::growth::ConfirmationCut::TimeBudget);
         }
         assert_eq!(gated(&growing, "").status, "growing");
     }

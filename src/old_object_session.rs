@@ -8,7 +8,7 @@
 //! directory, reads it with the JDK's `jfr` tool, deletes it, and folds its samples into an
 //! [`OldObjectSearch`]; [`OldObjectSession::finish`] stops the recording and makes the report.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::attach::{
     AttachError, AttachedJvm, OldObjectRecording, QueueSize, RecordingSettings, Target,
@@ -53,6 +53,16 @@ pub struct OldObjectSession {
     timings: Timings,
     /// Stopped in [`OldObjectSession::finish`], else when dropped.
     recording: OldObjectRecording,
+    /// The JVM, to count its collections.
+    jvm: AttachedJvm,
+    /// Its collections when the recording started, if its counters can be read.
+    collections_at_start: Option<u64>,
+    /// Collections from the start to the last dump, as the JVM's counters say.
+    collections: Option<u64>,
+    /// Full collections run for the session ([`OldObjectSession::collected`]): a JVM without
+    /// the performance counters (one embedded through the invocation API has no
+    /// `PerfCounter.print`) ran at least those.
+    forced_collections: u64,
     /// Holds the settings and each dump until it is read; after `recording`, so it is removed
     /// once the recording is stopped.
     _dir: PrivateTempDir,
@@ -64,11 +74,13 @@ impl OldObjectSession {
     /// starts in the JVM.
     pub fn start(
         jvm: &AttachedJvm,
-        search: OldObjectSearch,
+        mut search: OldObjectSearch,
     ) -> Result<OldObjectSession, RecordingError> {
         let tool = JfrTool::for_jvm(jvm.pid())?;
         let queue = QueueSize::of(jvm)?;
         let dir = PrivateTempDir::new("jfr")?;
+        let collections_at_start = jvm.collections();
+        search.recording_started(now_nanos());
         let recording = OldObjectRecording::start(jvm, dir.path(), RecordingSettings::default())?;
         Ok(OldObjectSession {
             tool,
@@ -76,6 +88,10 @@ impl OldObjectSession {
             search,
             timings: Timings::default(),
             recording,
+            jvm: jvm.clone(),
+            collections_at_start,
+            collections: None,
+            forced_collections: 0,
             _dir: dir,
         })
     }
@@ -96,6 +112,9 @@ impl OldObjectSession {
         let started = Instant::now();
         let file = self.recording.dump().map_err(|e| e.to_string())?;
         self.timings.dump.push(elapsed_ms(started));
+        if let (Some(before), Some(now)) = (self.collections_at_start, self.jvm.collections()) {
+            self.collections = Some(now.saturating_sub(before));
+        }
         let started = Instant::now();
         let read = self.tool.read(&file);
         // Read or not, the file goes: it holds the samples' stacks and chains.
@@ -112,6 +131,11 @@ impl OldObjectSession {
         Ok(counts)
     }
 
+    /// How long reading the last dump took (the `jfr` tool).
+    pub fn last_read_time(&self) -> Duration {
+        Duration::from_millis(self.timings.parse.last().copied().unwrap_or(0))
+    }
+
     /// Dumps so far.
     pub fn dumps(&self) -> u32 {
         self.timings.dump.len() as u32
@@ -120,6 +144,35 @@ impl OldObjectSession {
     /// The classes the trend selects now: growth, once there is one.
     pub fn selected_rows(&self) -> Vec<TrendRow> {
         self.search.selected_rows()
+    }
+
+    /// Whether the samples show growth: a class the trend selects, or a common path of
+    /// survivors spread over the recording.
+    pub fn found_growth(&self) -> bool {
+        !self.search.selected_classes().is_empty() || self.search.has_survivors()
+    }
+
+    /// Collections from the recording's start to the last dump, if known: the JVM's count,
+    /// else at least those run for the session.
+    pub fn collections(&self) -> Option<u64> {
+        match self.collections {
+            Some(counted) => Some(counted.max(self.forced_collections)),
+            None => (self.forced_collections > 0).then_some(self.forced_collections),
+        }
+    }
+
+    /// Counts a full collection the caller ran in the JVM (`run --jfr` runs one before each
+    /// dump).
+    pub fn collected(&mut self) {
+        self.forced_collections += 1;
+    }
+
+    /// Runs a full collection in the JVM through the attach listener, so that samples move
+    /// (`watch --jfr --gc-every`).
+    pub fn collect_garbage(&mut self) -> Result<(), String> {
+        self.jvm.collect_garbage().map_err(|e| e.to_string())?;
+        self.collected();
+        Ok(())
     }
 
     /// Stops the recording and reports on `subject` after `loops` (in `unit`); `result` is the
@@ -134,6 +187,7 @@ impl OldObjectSession {
     ) -> ScenarioReport {
         // Stopped before the report is written, so the JVM is free of it; an error (the JVM
         // ended) changes nothing.
+        let collections = self.collections();
         let _ = self.recording.stop();
         let mut report = ScenarioReport {
             subject,
@@ -151,7 +205,9 @@ impl OldObjectSession {
                     unmatched_rules: outcome.unmatched_rules.clone(),
                     ..SearchOutcome::default()
                 });
-                report.old_objects = Some(OldObjectReport::new(outcome, self.queue));
+                let mut samples = OldObjectReport::new(outcome, self.queue);
+                samples.collections = collections;
+                report.old_objects = Some(samples);
             }
         }
         report

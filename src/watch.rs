@@ -29,7 +29,7 @@ use crate::growth::{
     SearchOutcome, TrendRow, DEFAULT_MAX_SNAPSHOTS,
 };
 use crate::line::escape_line;
-use crate::report::{LoopUnit, ScenarioReport, Subject};
+use crate::report::{confirmation_due, LoopUnit, ScenarioReport, Subject};
 use crate::tempdir::PrivateTempDir;
 
 /// Why a watch run with `--no-attribution` names no line, said once in its report.
@@ -67,6 +67,9 @@ pub struct WatchOptions {
     /// Bytes between allocation samples ([`crate::attach::DEFAULT_SAMPLING_INTERVAL`] by
     /// default).
     pub sampling_interval: u32,
+    /// `--jfr`: run a full collection before a dump of the recording when this long has
+    /// passed since the last one heapgrowth ran (`None`: never).
+    pub gc_every: Option<Duration>,
 }
 
 /// One tick of a watch: the user pressed Enter, an interval passed.
@@ -151,9 +154,24 @@ pub enum WatchEvent<'a> {
     Snapshot {
         /// Its interval.
         interval: u32,
-        /// Paths that are candidates now, not yet confirmed.
-        candidates: &'a [Vec<PathStep>],
+        /// Paths that are candidates now, not yet confirmed, each with when its confirmation
+        /// dumps are due.
+        candidates: &'a [(Vec<PathStep>, ConfirmationDue)],
     },
+    /// Allocation sampling (re)started on these classes, for attribution.
+    SamplingStarted {
+        /// The classes sampled.
+        classes: &'a [String],
+    },
+}
+
+/// When a candidate's confirmation dumps are due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfirmationDue {
+    /// A periodic watch: at these two intervals (numbered as the watch's intervals are).
+    AtIntervals(u32, u32),
+    /// An interactive watch: at the next two snapshots.
+    NextSnapshots,
 }
 
 /// Errors that stop a watch before it starts.
@@ -221,8 +239,11 @@ pub fn watch(
         stopped: None,
         agent,
         sampling: None,
+        sampled: Vec::new(),
         no_sampling,
         sampling_interval: options.sampling_interval,
+        candidate_since: Vec::new(),
+        ended: None,
     };
     // The report of the last search that found nothing, for a watch that stops after it.
     let mut last: Option<ScenarioReport> = None;
@@ -237,7 +258,13 @@ pub fn watch(
             Ok(false) => {
                 break last
                     .take()
-                    .unwrap_or_else(|| watched.report_without_dumps(&name))
+                    .unwrap_or_else(|| watched.report_without_dumps(&name, &options.trend))
+            }
+            Err(error) if !watched.jvm.is_running() => {
+                watched.ended = Some(error.to_string());
+                break last
+                    .take()
+                    .unwrap_or_else(|| watched.report_without_dumps(&name, &options.trend));
             }
             Err(error) => break watched.failed(&name, error),
         }
@@ -250,6 +277,14 @@ pub fn watch(
         );
         let grew = report.has_growth();
         if grew || report.result.is_err() || watched.stopped.is_some() {
+            let mut report = report;
+            if let (Some(_), Ok(outcome)) = (&last, &mut report.result) {
+                // An earlier search of this watch was done and found nothing; the one the
+                // watch ended holds no candidate, so that judgement stands.
+                if outcome.unconfirmed.is_empty() {
+                    outcome.cut = None;
+                }
+            }
             break report;
         }
         // Nothing confirmed: back to histograms until a class grows again.
@@ -257,6 +292,14 @@ pub fn watch(
     };
     if let Some(reason) = watched.stopped {
         (watched.events)(WatchEvent::Stopped { reason });
+    }
+    if let Some(error) = &watched.ended {
+        // The report so far stands; growth found before stays growth.
+        report.cut_short = Some(format!(
+            "the JVM ended during the watch, after interval {}: {}",
+            watched.interval,
+            escape_line(error)
+        ));
     }
     let rows = match &report.result {
         Ok(outcome) => trend_rows_for(watched.trend, outcome),
@@ -308,9 +351,16 @@ struct Watched<'a> {
     /// The agent, once extracted; `None` with attribution off.
     agent: Option<AgentLibrary>,
     sampling: Option<AttachedSampling>,
+    /// The classes `sampling` samples.
+    sampled: Vec<String>,
     /// Why there is no sampling, once that is known.
     no_sampling: Option<String>,
     sampling_interval: u32,
+    /// Each candidate path of the current search, with the search's position when it became
+    /// one (its confirmation dumps are at twice and four times that).
+    candidate_since: Vec<(Vec<PathStep>, u32)>,
+    /// The error that ended the watch because the JVM ended; the report so far stands.
+    ended: Option<String>,
 }
 
 impl Watched<'_> {
@@ -345,8 +395,14 @@ impl Watched<'_> {
             histogram.total_bytes,
         );
         let selected = self.trend.selected_rows();
-        if !selected.is_empty() {
-            self.start_sampling(&selected);
+        if !selected.is_empty() && self.sampled.is_empty() {
+            // Until a dump finds a node, the classes that grow in the histograms.
+            let classes: Vec<String> = selected
+                .iter()
+                .take(MAX_SAMPLED_CLASSES)
+                .map(|row| row.class.clone())
+                .collect();
+            self.start_sampling(classes);
         }
         (self.events)(WatchEvent::Histogram {
             interval: self.interval,
@@ -355,25 +411,45 @@ impl Watched<'_> {
         });
     }
 
-    /// Starts allocation sampling, once, on the classes the trend selects first: the growing
-    /// nodes' classes are among them (their objects are what the histograms count), and the
-    /// sampling must run while they grow, before the search has confirmed anything.
-    fn start_sampling(&mut self, selected: &[TrendRow]) {
-        if self.sampling.is_some() || self.no_sampling.is_some() {
+    /// Starts allocation sampling on `classes`, or starts it over on them: first on the
+    /// classes the trend selects (the sampling must run while they grow, before the search has
+    /// confirmed anything), then on the classes of the candidate nodes' growing children once
+    /// a dump finds them (a node's objects need not be of a class that leads the trend: a
+    /// lambda class among strings), while their confirmation dumps are still to come.
+    fn start_sampling(&mut self, classes: Vec<String>) {
+        if self.no_sampling.is_some() || classes.is_empty() {
             return;
         }
         let Some(agent) = &self.agent else { return };
-        let classes: Vec<String> = selected
-            .iter()
-            .take(MAX_SAMPLED_CLASSES)
-            .map(|row| row.class.clone())
-            .collect();
+        if let Some(running) = self.sampling.take() {
+            // Best effort: the agent's watchdog stops it with its directory anyway.
+            let _ = running.stop();
+        }
         match AttachedSampling::start(&self.jvm, agent, &classes, self.sampling_interval) {
-            Ok(sampling) => self.sampling = Some(sampling),
+            Ok(sampling) => {
+                self.sampling = Some(sampling);
+                (self.events)(WatchEvent::SamplingStarted { classes: &classes });
+                self.sampled = classes;
+            }
             Err(error) => {
                 self.no_sampling = Some(format!("allocation sampling did not start: {error}"))
             }
         }
+    }
+
+    /// Samples the candidates' classes if sampling does not watch them all yet: theirs first,
+    /// then the trend's, up to [`MAX_SAMPLED_CLASSES`].
+    fn sample_candidates(&mut self, nodes: &[crate::growth::GrowingNode]) {
+        let mut classes = attached::sampled_classes(nodes);
+        if classes.is_empty() || classes.iter().all(|class| self.sampled.contains(class)) {
+            return;
+        }
+        for class in &self.sampled {
+            if classes.len() < MAX_SAMPLED_CLASSES && !classes.contains(class) {
+                classes.push(class.clone());
+            }
+        }
+        self.start_sampling(classes);
     }
 
     /// Attributes the growing nodes of `report` from the samples, and stops the sampling.
@@ -411,10 +487,19 @@ impl Watched<'_> {
         }
     }
 
-    /// The report of a watch that stopped before any dump: nothing grew in the trend.
-    fn report_without_dumps(&self, name: &str) -> ScenarioReport {
+    /// The report of a watch that stopped before any dump: nothing grew in the trend, which
+    /// says so only once it had the values to select a class that grows.
+    fn report_without_dumps(&self, name: &str, trend: &ClassTrendConfig) -> ScenarioReport {
+        let needed = trend.values_to_select();
+        let cut_short = (self.interval < needed as u32).then(|| {
+            format!(
+                "watching ended after {} class histogram(s): the class trend needs {needed} to                  see a class grow",
+                self.interval
+            )
+        });
         ScenarioReport {
             result: Ok(SearchOutcome::default()),
+            cut_short,
             ..self.failed(name, String::new())
         }
     }
@@ -466,20 +551,54 @@ impl SnapshotSource for Watched<'_> {
             self.position.saturating_add(1)
         };
         while self.position < target {
-            if !self.look(false)? {
-                return Ok(Advance::End(ConfirmationCut::WatchEnded));
+            match self.look(false) {
+                Ok(true) => {}
+                Ok(false) => return Ok(Advance::End(ConfirmationCut::WatchEnded)),
+                // The JVM ended: the search so far is the report, and says so.
+                Err(error) if !self.jvm.is_running() => {
+                    self.ended = Some(error.to_string());
+                    return Ok(Advance::End(ConfirmationCut::WatchEnded));
+                }
+                Err(error) => return Err(error),
             }
         }
         Ok(Advance::Ready)
     }
 
     fn after_snapshot(&mut self, search: &GrowthSearch) {
-        let candidates = search.candidates_so_far();
-        self.confirming = !candidates.is_empty();
+        let nodes = search.candidate_nodes();
+        self.confirming = !nodes.is_empty();
+        let position = self.position();
+        self.candidate_since
+            .retain(|(path, _)| nodes.iter().any(|node| node.path == *path));
+        for node in &nodes {
+            if !self
+                .candidate_since
+                .iter()
+                .any(|(path, _)| *path == node.path)
+            {
+                self.candidate_since.push((node.path.clone(), position));
+            }
+        }
+        let mut candidates: Vec<(Vec<PathStep>, ConfirmationDue)> = self
+            .candidate_since
+            .iter()
+            .map(|(path, since)| {
+                let due = if self.spaced_confirmation {
+                    let (first, second) = confirmation_due(*since);
+                    ConfirmationDue::AtIntervals(self.origin + first, self.origin + second)
+                } else {
+                    ConfirmationDue::NextSnapshots
+                };
+                (path.clone(), due)
+            })
+            .collect();
+        candidates.sort_by(|a, b| a.0.cmp(&b.0));
         (self.events)(WatchEvent::Snapshot {
             interval: self.interval,
             candidates: &candidates,
         });
+        self.sample_candidates(&nodes);
     }
 
     fn not_attributed(&self) -> Option<String> {

@@ -603,6 +603,7 @@ impl Target {
             root: self.root.clone(),
             socket: socket.clone(),
             options,
+            perf_file: perfdata::find_file(&self.tmp, self.ns_pid, process::effective_uid()),
         };
         if socket_is_listening(&socket)? {
             return Ok(attached);
@@ -827,6 +828,8 @@ pub struct AttachedJvm {
     root: PathBuf,
     socket: PathBuf,
     options: AttachOptions,
+    /// The JVM's perf-data file, if it has one (for [`AttachedJvm::collections`]).
+    perf_file: Option<PathBuf>,
 }
 
 impl AttachedJvm {
@@ -971,6 +974,20 @@ impl AttachedJvm {
             &format!("jcmd {name}"),
             [command_line.as_bytes(), b"", b""],
         )
+    }
+
+    /// Garbage collections the JVM has run, all collectors together (the counters
+    /// `sun.gc.collector.N.invocations` of its perf-data file, which `jstat` reads: the
+    /// `PerfCounter.print` of `jcmd` is jcmd's own, not a command the JVM answers); `None` for
+    /// a JVM without the file (`-XX:-UsePerfData`) or one that cannot be read.
+    pub fn collections(&self) -> Option<u64> {
+        let bytes = fs::read(self.perf_file.as_ref()?).ok()?;
+        perfdata::collections(&bytes).ok().flatten()
+    }
+
+    /// Runs a full collection (`GC.run`, as `System.gc()` does).
+    pub fn collect_garbage(&self) -> Result<(), AttachError> {
+        self.jcmd("GC.run").map(drop)
     }
 
     /// Loads the native agent library at the absolute path `library` into the JVM and runs

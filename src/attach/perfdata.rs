@@ -39,6 +39,8 @@ const PROLOGUE_SIZE: usize = 32;
 const ENTRY_HEADER_SIZE: usize = 20;
 /// Entry type code of a byte vector, the only kind strings are stored as.
 const TYPE_BYTE: u8 = b'B';
+/// Entry type code of a long (a counter).
+const TYPE_LONG: u8 = b'J';
 /// Entry units of a string (`PerfData::U_String`).
 const UNITS_STRING: u8 = 5;
 
@@ -151,6 +153,38 @@ impl<'a> PerfBuffer<'a> {
     /// entry. Every offset is checked against the buffer: the JVM writes the file while we read
     /// it, and a damaged file must give an error, not a panic.
     fn string_value(&self, name: &str) -> Result<Option<String>, PerfDataError> {
+        for entry in self.entries()? {
+            if entry.name == name.as_bytes() {
+                if entry.type_code != TYPE_BYTE || entry.units != UNITS_STRING {
+                    return Err(PerfDataError(format!("{name} is not a string entry")));
+                }
+                let data = &entry.data[..entry.vector_length.min(entry.data.len())];
+                return Ok(Some(String::from_utf8_lossy(until_nul(data)).into_owned()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The values of the long counters whose names `keep` keeps.
+    fn long_values(&self, keep: impl Fn(&str) -> bool) -> Result<Vec<i64>, PerfDataError> {
+        Ok(self
+            .entries()?
+            .into_iter()
+            .filter(|entry| entry.type_code == TYPE_LONG && entry.vector_length == 0)
+            .filter(|entry| std::str::from_utf8(entry.name).is_ok_and(&keep))
+            .filter_map(|entry| {
+                let raw: [u8; 8] = entry.data.get(..8)?.try_into().ok()?;
+                Some(if self.big_endian {
+                    i64::from_be_bytes(raw)
+                } else {
+                    i64::from_le_bytes(raw)
+                })
+            })
+            .collect())
+    }
+
+    /// Every entry, in order.
+    fn entries(&self) -> Result<Vec<PerfEntry<'a>>, PerfDataError> {
         let field = |offset| {
             self.u32_at(offset)
                 .map(|v| v as usize)
@@ -159,6 +193,7 @@ impl<'a> PerfBuffer<'a> {
         let used = field(USED_OFFSET)?.min(self.bytes.len());
         let mut entry = field(ENTRY_OFFSET_OFFSET)?;
         let count = field(NUM_ENTRIES_OFFSET)?;
+        let mut entries = Vec::new();
         for _ in 0..count {
             if entry + ENTRY_HEADER_SIZE > used {
                 return Err(PerfDataError(format!(
@@ -182,20 +217,38 @@ impl<'a> PerfBuffer<'a> {
                      data at {data_offset})"
                 )));
             }
-            let body = &self.bytes[entry..entry + length];
-            let entry_name = until_nul(&body[name_offset..]);
-            if entry_name == name.as_bytes() {
-                if type_code != TYPE_BYTE || units != UNITS_STRING {
-                    return Err(PerfDataError(format!("{name} is not a string entry")));
-                }
-                let data = &body[data_offset..];
-                let data = &data[..vector_length.min(data.len())];
-                return Ok(Some(String::from_utf8_lossy(until_nul(data)).into_owned()));
-            }
+            let body: &'a [u8] = &self.bytes[entry..entry + length];
+            entries.push(PerfEntry {
+                name: until_nul(&body[name_offset..]),
+                type_code,
+                units,
+                vector_length,
+                data: &body[data_offset..],
+            });
             entry += length;
         }
-        Ok(None)
+        Ok(entries)
     }
+}
+
+/// One entry of the buffer.
+struct PerfEntry<'a> {
+    name: &'a [u8],
+    type_code: u8,
+    units: u8,
+    /// 0 for a scalar.
+    vector_length: usize,
+    data: &'a [u8],
+}
+
+/// Garbage collections the JVM has run, all collectors together (the counters
+/// `sun.gc.collector.N.invocations` that `jstat` reads); `None` when it has none.
+pub(crate) fn collections(bytes: &[u8]) -> Result<Option<u64>, PerfDataError> {
+    let counts = PerfBuffer::new(bytes)?.long_values(|name| {
+        name.strip_prefix("sun.gc.collector.")
+            .is_some_and(|rest| rest.ends_with(".invocations"))
+    })?;
+    Ok((!counts.is_empty()).then(|| counts.iter().map(|&n| n.max(0) as u64).sum()))
 }
 
 fn until_nul(bytes: &[u8]) -> &[u8] {
@@ -267,6 +320,55 @@ mod tests {
             let off = perf_buffer(big_endian, true, &[(CAPABILITIES_NAME, DISABLED), others]);
             assert_eq!(attach_support(&off), Ok(AttachSupport::Disabled));
         }
+    }
+
+    #[test]
+    fn collections_are_the_sum_of_the_collectors_invocation_counters() {
+        for big_endian in [false, true] {
+            let mut buffer = perf_buffer(big_endian, true, &[("sun.rt.x", "y")]);
+            // Append two long entries by hand after the string one: patch the count and used.
+            let put = |v: u32| {
+                if big_endian {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                }
+            };
+            buffer.truncate(buffer.len() - 64);
+            for (name, value) in [
+                ("sun.gc.collector.0.invocations", 12i64),
+                ("sun.gc.collector.0.time", 999),
+                ("sun.gc.collector.1.invocations", 3),
+            ] {
+                let name_len = (name.len() + 1).next_multiple_of(8);
+                let data_offset = ENTRY_HEADER_SIZE + name_len;
+                let length = data_offset + 8;
+                buffer.extend_from_slice(&put(length as u32));
+                buffer.extend_from_slice(&put(ENTRY_HEADER_SIZE as u32));
+                buffer.extend_from_slice(&put(0));
+                buffer.extend_from_slice(&[TYPE_LONG, 1, 4, 3]);
+                buffer.extend_from_slice(&put(data_offset as u32));
+                let mut name_bytes = name.as_bytes().to_vec();
+                name_bytes.resize(name_len, 0);
+                buffer.extend_from_slice(&name_bytes);
+                buffer.extend_from_slice(&if big_endian {
+                    value.to_be_bytes()
+                } else {
+                    value.to_le_bytes()
+                });
+            }
+            let used = buffer.len() as u32;
+            buffer[USED_OFFSET..USED_OFFSET + 4].copy_from_slice(&put(used));
+            buffer[NUM_ENTRIES_OFFSET..NUM_ENTRIES_OFFSET + 4].copy_from_slice(&put(4));
+            buffer.resize(buffer.len() + 64, 0);
+            assert_eq!(
+                collections(&buffer),
+                Ok(Some(15)),
+                "big endian: {big_endian}"
+            );
+        }
+        let none = perf_buffer(false, true, &[("sun.rt.x", "y")]);
+        assert_eq!(collections(&none), Ok(None));
     }
 
     #[test]

@@ -78,8 +78,8 @@ pub fn attribute(
         .collect();
     if watched.is_empty() {
         return Attribution::not_attributed(format!(
-            "allocation sampling did not watch {} (start it with the node's classes, see \
-             attribution::attached::sampled_classes)",
+            "allocation sampling did not watch {}: a watch samples a node's classes from the \
+             dump at which it becomes a candidate, and sampling could not start on them then",
             classes.join(", ")
         ));
     }

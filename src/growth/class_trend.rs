@@ -144,6 +144,15 @@ impl ClassTrendConfig {
     }
 }
 
+impl ClassTrendConfig {
+    /// Values before a class that grows from the first can be selected: evaluated from the
+    /// `min_values`-th, selected after a streak of `required_streak`. Fewer say nothing either
+    /// way.
+    pub fn values_to_select(&self) -> usize {
+        self.min_values + self.required_streak as usize - 1
+    }
+}
+
 /// A [`ClassTrendConfig`] that cannot work; the message names the setting.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("invalid class-trend setting: {0}")]

@@ -40,6 +40,11 @@ pub const ATTACH_LISTENER_THREAD: &str = "Attach Listener";
 pub const MAX_PATHS_PER_CLASS: usize = 3;
 /// Distinct allocation stacks kept per path, most frequent first.
 pub const MAX_STACKS_PER_PATH: usize = 10;
+/// Dumps before samples without growth read as clean: the sample preset of the class trend
+/// evaluates a class from its fourth value and selects it after a streak of three, so a leak
+/// seen from the first dump is selected at the sixth at the earliest
+/// ([`ClassTrendConfig::values_to_select`]).
+pub const MIN_DUMPS_TO_JUDGE: usize = 6;
 
 /// Settings of an [`OldObjectSearch`].
 #[derive(Clone, Debug)]
@@ -149,6 +154,129 @@ pub struct GrowingClass {
     pub other_paths: (u64, u64),
 }
 
+/// A common path of survivors spread over the whole recording (see
+/// [`OldObjectSearch::has_survivors`]), at the last dump.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurvivingPath {
+    /// The samples below the path: its steps, stacks, ages and threads (`counts` is empty).
+    pub sampled: SampledPath,
+    /// All samples counted at the last dump, of which `sampled.samples` are below the path.
+    pub of_samples: u64,
+    /// The classes of the samples below it, most first.
+    pub classes: Vec<(String, u64)>,
+    /// Its samples in each quarter of the recording by allocation time, oldest first.
+    pub quarters: [u64; SPREAD_BINS],
+    /// The recording's length (to the youngest survivor) when first seen spread.
+    pub first_window: Duration,
+    /// The same when confirmed, at least [`SPREAD_CONFIRMATION_FACTOR`] times as long.
+    pub confirmed_window: Duration,
+}
+
+impl SurvivingPath {
+    /// The step that names where the survivors are held, the same from run to run: the last
+    /// static field on the path, else its last step (the steps below it vary with what the
+    /// samples happened to take).
+    pub fn key_step(&self) -> String {
+        let path = &self.sampled.path;
+        path.iter()
+            .rev()
+            .find(|step| step.kind == StepKind::StaticField)
+            .or(path.last())
+            .map(PathStep::with_source)
+            .unwrap_or_default()
+    }
+
+    /// The share of the last dump's samples below the path, in per cent.
+    pub fn share_percent(&self) -> f64 {
+        100.0 * self.sampled.samples as f64 / self.of_samples.max(1) as f64
+    }
+}
+
+/// Parts of the recording (by allocation time) in each of which a path's survivors must have a
+/// sample to be spread: a leak's survivors fill all four; a bound structure's, only those
+/// within an entry's life.
+pub const SPREAD_BINS: usize = 4;
+/// The least share of a dump's samples a path's spread survivors must have: past a full queue
+/// a leak holds most of it (200 to 250 of 256 on a service leaking 16 KiB a request); the
+/// live part of a clean program's samples is spread over its long-lived structures.
+pub const SPREAD_MIN_SHARE: f64 = 0.25;
+/// The fewest survivors a path needs, as many as the sample trend's least rise
+/// ([`super::class_trend::OLD_OBJECT_MIN_SAMPLE_GROWTH`]): fewer land in every quarter by
+/// chance too readily.
+pub const SPREAD_MIN_SAMPLES: usize = 8;
+/// A path seen spread is confirmed when spread again at a dump whose recording is at least
+/// this many times as long: a structure whose entries live less than three first windows no
+/// longer fills the oldest quarter then (as `run` confirms growth over four times the loops:
+/// a bound reached by half of them is seen to level off).
+pub const SPREAD_CONFIRMATION_FACTOR: f64 = 4.0;
+/// And at least this long: a first window of a second (`run --jfr`'s first dump) would let
+/// entries that live four seconds pass for a leak.
+pub const SPREAD_MIN_CONFIRMED_WINDOW: Duration = Duration::from_secs(10);
+/// A spread path's child that holds this share of its samples is followed: the common path
+/// goes as deep as most of the survivors go together.
+const COMMON_PATH_SHARE: f64 = 0.8;
+
+/// The quarter of `[start, end]` that `time` falls in.
+fn bin(time: i64, start: i64, end: i64) -> usize {
+    let span = (end - start).max(1) as f64;
+    let at = ((time - start) as f64 / span * SPREAD_BINS as f64).floor();
+    (at.max(0.0) as usize).min(SPREAD_BINS - 1)
+}
+
+/// The common paths of `samples` whose survivors are spread over `[start, end]`: for every
+/// path prefix past the root, the samples below it; those with [`SPREAD_MIN_SHARE`] of all
+/// and [`SPREAD_MIN_SAMPLES`] that fill every quarter are spread; of those, the ones no
+/// spread child takes [`COMMON_PATH_SHARE`] of (where the survivors part ways) and no
+/// spread ancestor is chosen before (the top-most such place). A step to a
+/// `java.lang.Class` is never where they part: JFR may reach a class's statics through a
+/// class loader's list of classes.
+fn spread_paths(samples: &[Kept], start: i64, end: i64) -> Vec<Vec<PathStep>> {
+    let mut below: HashMap<&[PathStep], (usize, [u64; SPREAD_BINS])> = HashMap::new();
+    for sample in samples {
+        let quarter = bin(sample.allocated, start, end);
+        for depth in 2..=sample.path.len() {
+            let entry = below.entry(&sample.path[..depth]).or_default();
+            entry.0 += 1;
+            entry.1[quarter] += 1;
+        }
+    }
+    let least = (SPREAD_MIN_SHARE * samples.len() as f64)
+        .ceil()
+        .max(SPREAD_MIN_SAMPLES as f64) as usize;
+    let spread: HashMap<&[PathStep], usize> = below
+        .into_iter()
+        .filter(|(_, (n, quarters))| *n >= least && quarters.iter().all(|&q| q > 0))
+        .map(|(prefix, (n, _))| (prefix, n))
+        .collect();
+    let parts_ways = |prefix: &[PathStep], n: usize| {
+        let is_class = prefix
+            .last()
+            .is_some_and(|step| step.target == "java.lang.Class");
+        !is_class
+            && !spread.iter().any(|(child, &m)| {
+                child.len() == prefix.len() + 1
+                    && child.starts_with(prefix)
+                    && m as f64 >= COMMON_PATH_SHARE * n as f64
+            })
+    };
+    let places: Vec<&[PathStep]> = spread
+        .iter()
+        .filter(|(prefix, &n)| parts_ways(prefix, n))
+        .map(|(prefix, _)| *prefix)
+        .collect();
+    let mut chosen: Vec<Vec<PathStep>> = places
+        .iter()
+        .filter(|prefix| {
+            !places
+                .iter()
+                .any(|other| other.len() < prefix.len() && prefix.starts_with(other))
+        })
+        .map(|prefix| prefix.to_vec())
+        .collect();
+    chosen.sort_by_key(|path| path_text(path));
+    chosen
+}
+
 /// Samples an ignore rule kept out at the last dump.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IgnoredSamples {
@@ -169,6 +297,9 @@ pub struct OldObjectOutcome {
     pub dumps: Vec<DumpCounts>,
     /// The classes selected at the last dump, strongest first.
     pub growing: Vec<GrowingClass>,
+    /// The common paths of survivors spread over the recording, in the order confirmed: growth
+    /// past a full queue, where counts stop rising.
+    pub survivors: Vec<SurvivingPath>,
     /// Ignore rules that matched samples of the last dump.
     pub ignored: Vec<IgnoredSamples>,
     /// The user's rules that matched no sample's path at any dump (most often a misspelled
@@ -181,6 +312,8 @@ pub struct OldObjectOutcome {
 struct Kept {
     class: String,
     path: Vec<PathStep>,
+    /// Allocation time, nanoseconds since the Unix epoch.
+    allocated: i64,
     left_out: u64,
     age: Duration,
     thread: Option<String>,
@@ -202,6 +335,15 @@ pub struct OldObjectSearch {
     latest_ignored: Vec<u64>,
     /// Per rule: whether it matched a sample's path at any dump.
     matched: Vec<bool>,
+    /// When the recording started (nanoseconds since the Unix epoch): samples are allocated
+    /// after it. Until told, the oldest allocation of the first dump.
+    start: Option<i64>,
+    /// Per common path of spread survivors: the window (nanoseconds from `start`) of the dump
+    /// at which it was first seen spread.
+    spread_since: HashMap<Vec<PathStep>, i64>,
+    /// Common paths confirmed: spread again at a dump with a window at least
+    /// [`SPREAD_CONFIRMATION_FACTOR`] times the first; with both windows, in order found.
+    survivors: Vec<(Vec<PathStep>, i64, i64)>,
 }
 
 impl OldObjectSearch {
@@ -215,7 +357,16 @@ impl OldObjectSearch {
             dumps: Vec::new(),
             paths: HashMap::new(),
             latest: Vec::new(),
+            start: None,
+            spread_since: HashMap::new(),
+            survivors: Vec::new(),
         })
+    }
+
+    /// Tells the search when the recording started (nanoseconds since the Unix epoch), the
+    /// start of the window over which survivors must be spread.
+    pub fn recording_started(&mut self, time: i64) {
+        self.start = Some(time);
     }
 
     /// Folds in one dump's samples and returns its counts.
@@ -251,6 +402,7 @@ impl OldObjectSearch {
             kept.push(Kept {
                 class: stable_class_name(&sample.object.class).into_owned(),
                 path,
+                allocated: sample.allocation_time,
                 left_out,
                 age: sample.age,
                 thread: sample.thread.clone(),
@@ -274,7 +426,50 @@ impl OldObjectSearch {
             .observe(per_class.into_iter().map(|(class, n)| (class, n, 0)), 0);
         self.dumps.push(counts);
         self.latest = kept;
+        self.judge_spread();
         counts
+    }
+
+    /// Past a full queue the counts stop rising exactly when a leak dominates it: JFR then
+    /// replaces samples by allocation span, and the survivors of a leak are spread over the
+    /// whole recording. So at each dump, the paths whose survivors are (1) a share of the
+    /// samples, (2) allocated in every quarter of the recording so far, and (3) still so at a
+    /// dump with a window four times as long (and of ten seconds at least), are growth whatever the counts do. A bounded cache
+    /// keeps only what it added lately: its oldest quarter empties once the recording is
+    /// longer than an entry lives (seed 003: let the collector remove what dies, then read
+    /// what remains and where it hangs).
+    fn judge_spread(&mut self) {
+        let Some(start) = self
+            .start
+            .or_else(|| self.latest.iter().map(|s| s.allocated).min())
+        else {
+            return;
+        };
+        self.start = Some(start);
+        // The youngest survivor stands for the last collection: what came after is not
+        // reported yet, so the window ends there.
+        let Some(end) = self.latest.iter().map(|s| s.allocated).max() else {
+            return;
+        };
+        let window = end - start;
+        if window <= 0 {
+            return;
+        }
+        // A dump that misses a path is no reason to start over: the confirming dump's window
+        // is what tells a bound from a leak, and JFR's queue can come back short for a dump.
+        for prefix in spread_paths(&self.latest, start, end) {
+            let first = *self.spread_since.entry(prefix.clone()).or_insert(window);
+            let confirmed = window as f64 >= first as f64 * SPREAD_CONFIRMATION_FACTOR
+                && window >= SPREAD_MIN_CONFIRMED_WINDOW.as_nanos() as i64;
+            if confirmed && !self.survivors.iter().any(|(path, ..)| *path == prefix) {
+                self.survivors.push((prefix, first, window));
+            }
+        }
+    }
+
+    /// Whether a common path of spread survivors has been confirmed.
+    pub fn has_survivors(&self) -> bool {
+        !self.survivors.is_empty()
     }
 
     /// The classes selected now, strongest first.
@@ -315,11 +510,49 @@ impl OldObjectSearch {
             .filter(|(rule, &matched)| !matched && !rule.origin.is_built_in())
             .map(|(rule, _)| rule.clone())
             .collect();
+        let survivors = self
+            .survivors
+            .iter()
+            .map(|(prefix, first, confirmed)| self.surviving_path(prefix, *first, *confirmed))
+            .collect();
         OldObjectOutcome {
             dumps: self.dumps.clone(),
             growing,
+            survivors,
             ignored,
             unmatched_rules,
+        }
+    }
+
+    fn surviving_path(&self, prefix: &[PathStep], first: i64, confirmed: i64) -> SurvivingPath {
+        let below = |s: &Kept| s.path.starts_with(prefix);
+        let counted = self.latest.len() as u64;
+        let mut classes: HashMap<&str, u64> = HashMap::new();
+        let mut quarters = [0u64; SPREAD_BINS];
+        let start = self.start.unwrap_or(0);
+        let end = self
+            .latest
+            .iter()
+            .map(|s| s.allocated)
+            .max()
+            .unwrap_or(start);
+        for sample in self.latest.iter().filter(|s| below(s)) {
+            *classes.entry(&sample.class).or_default() += 1;
+            quarters[bin(sample.allocated, start, end)] += 1;
+        }
+        let mut classes: Vec<(String, u64)> = classes
+            .into_iter()
+            .map(|(class, n)| (class.to_owned(), n))
+            .collect();
+        classes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let sampled = self.sampled_where(prefix, Vec::new(), below);
+        SurvivingPath {
+            of_samples: counted,
+            classes,
+            quarters,
+            first_window: Duration::from_nanos(first.max(0) as u64),
+            confirmed_window: Duration::from_nanos(confirmed.max(0) as u64),
+            sampled,
         }
     }
 
@@ -364,11 +597,17 @@ impl OldObjectSearch {
     }
 
     fn sampled_path(&self, class: &str, path: &[PathStep], counts: Vec<u64>) -> SampledPath {
-        let samples: Vec<&Kept> = self
-            .latest
-            .iter()
-            .filter(|s| s.class == class && s.path == path)
-            .collect();
+        self.sampled_where(path, counts, |s| s.class == class && s.path == path)
+    }
+
+    /// The samples of the last dump that `keep` keeps, as found on `path`.
+    fn sampled_where(
+        &self,
+        path: &[PathStep],
+        counts: Vec<u64>,
+        keep: impl Fn(&Kept) -> bool,
+    ) -> SampledPath {
+        let samples: Vec<&Kept> = self.latest.iter().filter(|s| keep(s)).collect();
         let mut stacks: HashMap<(&[JfrFrame], bool), u64> = HashMap::new();
         let mut threads: HashMap<&str, u64> = HashMap::new();
         for sample in &samples {
@@ -884,6 +1123,102 @@ mod tests {
             }
         );
         assert_eq!(path.threads, [("main".to_owned(), 90)]);
+    }
+
+    /// A dump at second `t` of a recording started at 0 whose queue is full: `leaked`
+    /// payloads allocated evenly over the whole recording, and `cached` entries of a bounded
+    /// cache that keeps each for `cache_life` seconds (allocated evenly within the last
+    /// `cache_life`), none of them rising in number.
+    fn saturated_dump(t: i64, leaked: u64, cached: u64, cache_life: f64) -> SampleDump {
+        let second = 1_000_000_000i64;
+        let at = |fraction: f64| (fraction * t as f64 * second as f64) as i64;
+        let mut samples: Vec<OldObjectSample> = (0..leaked)
+            .map(|i| {
+                let mut sample = leaked_payload().at(30, 1).sample;
+                sample.allocation_time = at((i as f64 + 0.5) / leaked as f64);
+                sample
+            })
+            .collect();
+        samples.extend((0..cached).map(|i| {
+            let mut sample = Chain::of("byte[]")
+                .from(slot(), object("java.lang.Object[]"))
+                .from(field("elementData"), object("java.util.ArrayList"))
+                .from(static_field("RECENT"), class_object("app.Cache"))
+                .at(50, 1)
+                .sample;
+            let life = cache_life.min(t as f64);
+            sample.allocation_time =
+                at(1.0) - (life * second as f64 * (i as f64 + 0.5) / cached as f64) as i64;
+            sample
+        }));
+        dump(t * second, samples)
+    }
+
+    #[test]
+    fn past_a_full_queue_a_leak_is_its_survivors_spread_over_the_recording() {
+        let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+        search.recording_started(0);
+        let mut found = None;
+        for t in 1..=12 {
+            // The queue stays full: the same counts at every dump, so no trend can rise.
+            search.observe(&saturated_dump(t, 200, 56, 3.0));
+            assert!(search.selected_classes().is_empty(), "dump {t}");
+            if found.is_none() && search.has_survivors() {
+                found = Some(t);
+            }
+        }
+        // Spread from the first dump (window 1 s), confirmed at a window four times as long
+        // and of 10 s at least: the youngest survivor ends the window, just before the tenth
+        // second's dump, so at the eleventh.
+        assert_eq!(found, Some(11));
+        let outcome = search.outcome();
+        let [survivors] = &outcome.survivors[..] else {
+            panic!("{:?}", outcome.survivors)
+        };
+        assert_eq!(
+            survivors.key_step(),
+            "STATIC_FIELD Service.SESSIONS -> instance of java.util.ArrayList"
+        );
+        // The common path goes down to the sessions, where payloads and sessions part ways.
+        assert_eq!(
+            path_text(&survivors.sampled.path).last().unwrap(),
+            "INSTANCE_FIELD Service$Session.payload -> instance of byte[]"
+        );
+        assert_eq!(
+            (survivors.sampled.samples, survivors.of_samples),
+            (200, 256)
+        );
+        assert_eq!(survivors.quarters, [50, 50, 50, 50]);
+        assert_eq!(survivors.classes, [("byte[]".to_owned(), 200)]);
+        assert_eq!(survivors.sampled.stacks[0].frames[0].line, Some(30));
+    }
+
+    #[test]
+    fn a_bounded_cache_whose_entries_die_is_never_spread_past_their_life() {
+        let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+        search.recording_started(0);
+        for t in 1..=30 {
+            // Entries live 3 s: over the first three seconds they fill the window as a leak
+            // would, but never at a window four times as long.
+            search.observe(&saturated_dump(t, 0, 200, 3.0));
+        }
+        assert!(!search.has_survivors());
+        assert!(search.outcome().survivors.is_empty());
+        // A few leaked samples among many are not a share to judge.
+        let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+        search.recording_started(0);
+        for t in 1..=30 {
+            search.observe(&saturated_dump(t, 20, 200, 3.0));
+        }
+        assert!(!search.has_survivors());
+    }
+
+    #[test]
+    fn the_fewest_dumps_to_judge_are_those_the_sample_trend_needs() {
+        assert_eq!(
+            MIN_DUMPS_TO_JUDGE,
+            ClassTrendConfig::old_object_samples().values_to_select()
+        );
     }
 
     #[test]

@@ -369,6 +369,9 @@ pub struct GrowthSearch {
     /// match against every rule.
     rule_of_step: FastMap<RuleInput, Option<usize>>,
     done: bool,
+    /// Whether the search wanted another snapshot when it last said what to do: a source that
+    /// ends it then ([`GrowthSearch::stop_after_next_snapshot`]) leaves it undecided.
+    undecided: bool,
 }
 
 /// What [`GrowthSearch::matching_rule`] reads of a step's key: a root group's label, not the
@@ -429,6 +432,7 @@ impl GrowthSearch {
             cut: None,
             looked_longer: Vec::new(),
             done: false,
+            undecided: false,
         }
     }
 
@@ -889,12 +893,23 @@ impl GrowthSearch {
 
     fn next_step(&mut self, loops: u32) -> NextStep {
         let taken = self.loops_at.len() as u32;
+        let recorded = self.looked_longer.len();
+        let wanted = self.wanted_step(loops, taken);
+        // Until the search says it is done, a source that ends it leaves it undecided.
+        self.undecided = wanted != NextStep::Done;
         if self.cut.is_some() || taken >= MAX_SNAPSHOTS_PER_SEARCH {
+            // It does not go on, whatever it wanted.
+            self.looked_longer.truncate(recorded);
             if self.cut.is_none() && self.has_unconfirmed_candidates(loops) {
                 self.cut = Some(ConfirmationCut::SnapshotLimit);
             }
             return NextStep::Done;
         }
+        wanted
+    }
+
+    /// What the search would do next after `taken` snapshots, were it free to go on.
+    fn wanted_step(&mut self, loops: u32, taken: u32) -> NextStep {
         if !self.reportable(&self.current_candidates()).is_empty() {
             if !self.has_unconfirmed_candidates(loops) {
                 return NextStep::Done;
@@ -1007,6 +1022,18 @@ impl GrowthSearch {
             .collect();
         paths.sort();
         paths
+    }
+
+    /// The candidates now as nodes, with the children that grew (a watch samples their
+    /// classes while they are confirmed); empty before the first snapshot.
+    pub fn candidate_nodes(&self) -> Vec<GrowingNode> {
+        if self.loops_at.is_empty() {
+            return Vec::new();
+        }
+        self.reportable(&self.current_candidates())
+            .iter()
+            .map(|&id| self.describe(id))
+            .collect()
     }
 
     /// The result: the nodes that grew through detection and confirmation, those that leveled
@@ -1164,6 +1191,9 @@ impl GrowthSearch {
         SearchOutcome {
             loops,
             snapshots,
+            cut: self
+                .undecided
+                .then(|| self.cut.unwrap_or(ConfirmationCut::SnapshotLimit)),
             snapshot_loops: self.loops_at.clone(),
             looked_longer: Some(looked_longer),
             growing,
@@ -1172,8 +1202,6 @@ impl GrowthSearch {
             awaiting_cleanup,
             ignored,
             unmatched_rules,
-            // The cut is only set when the search wanted loops the budget could not afford.
-            stopped_early: self.cut.filter(|&cut| cut == ConfirmationCut::TimeBudget),
         }
     }
 
@@ -1632,6 +1660,9 @@ pub struct SearchOutcome {
     pub snapshots: u32,
     /// The loops at each snapshot, in order.
     pub snapshot_loops: Vec<u32>,
+    /// Why the search ended while it still wanted snapshots (the time budget, the dumps given
+    /// or the watch ran out first); `None` when it ended because it was done.
+    pub cut: Option<ConfirmationCut>,
     /// Why detection went on past its first three snapshots, at each snapshot it did; `None`
     /// where the snapshots were not the search's to choose (`heapgrowth diff` reads every dump
     /// it is given).
@@ -1652,28 +1683,4 @@ pub struct SearchOutcome {
     /// The user's rules that matched no step of any path (a misspelled class or field, or a
     /// rule for another scenario), in the order given.
     pub unmatched_rules: Vec<IgnoreRule>,
-    /// [`ConfirmationCut::TimeBudget`] when the time budget ended the search before it had the
-    /// snapshots it asked for; `None` when it ran as far as it meant to. Without a growing node
-    /// that is not "clean": growth may have been on its way ([`SearchOutcome::not_ruled_out`]).
-    pub stopped_early: Option<ConfirmationCut>,
-}
-
-impl SearchOutcome {
-    /// Why this outcome cannot be called clean although nothing grows, in words, or `None`:
-    /// the time budget ended the search before it had seen enough (on a slow or loaded
-    /// machine, before detection had its snapshots).
-    pub fn not_ruled_out(&self) -> Option<String> {
-        if !self.growing.is_empty() {
-            return None;
-        }
-        self.stopped_early.map(|cut| {
-            format!(
-                "{} after {} loops in {} snapshots, before the search could rule growth out \
-                 (give it a larger time budget)",
-                cut.reason(),
-                self.loops,
-                self.snapshots
-            )
-        })
-    }
 }

@@ -1741,6 +1741,41 @@ fn a_search_cut_short_by_its_time_budget_says_so() {
     assert_eq!(node.confirmed.to_loop, 134);
 }
 
+#[test]
+fn a_search_ended_while_it_wanted_more_snapshots_is_undecided_and_one_done_is_not() {
+    // Clean: the same list at every snapshot. Done on its own after three.
+    let done = search(|_| static_list_heap(5));
+    assert_eq!((done.snapshots, done.cut), (3, None));
+    // The time budget ends it after the second: it wanted a third.
+    let mut search = GrowthSearch::new(SearchConfig::default());
+    let mut loops = DEFAULT_WARMUP_LOOPS;
+    for _ in 0..2 {
+        match search.add_snapshot(&static_list_heap(5), loops) {
+            NextStep::RunLoops(more) => loops += more,
+            NextStep::Done => panic!("done after fewer than three snapshots"),
+        }
+    }
+    search.stop_after_next_snapshot(ConfirmationCut::TimeBudget);
+    let cut = search.finish();
+    assert_eq!(
+        (cut.snapshots, cut.cut),
+        (2, Some(ConfirmationCut::TimeBudget))
+    );
+    // Cut at the third, after which it would have been done anyway: it decided.
+    let mut search = GrowthSearch::new(SearchConfig::default());
+    let mut loops = DEFAULT_WARMUP_LOOPS;
+    for snapshot in 1..=3 {
+        if snapshot == 3 {
+            search.stop_after_next_snapshot(ConfirmationCut::TimeBudget);
+        }
+        if let NextStep::RunLoops(more) = search.add_snapshot(&static_list_heap(5), loops) {
+            loops += more;
+        }
+    }
+    let decided = search.finish();
+    assert_eq!((decided.snapshots, decided.cut), (3, None));
+}
+
 /// A periodic watch's search over `heap_at`, ended by the watch after the snapshot at
 /// `last_loop`: one loop per interval, no confirmation loops; it dumps at every interval
 /// while nothing is a candidate and at the loops the search asks for while confirming, as

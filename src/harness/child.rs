@@ -77,6 +77,13 @@ fn judged(report: &ScenarioReport, harness: &Harness, name: &str) -> Result<(), 
     if let Err(error) = &report.result {
         return Err(format!("scenario {name} could not be run: {error}"));
     }
+    if let Some(crate::report::Verdict::Inconclusive(reason)) = report.verdict() {
+        println!(
+            "\nfull report:\n{}",
+            render_scenario(report, StackDepth::default()).trim_end()
+        );
+        return Err(format!("heapgrowth could not judge {name}: {reason}"));
+    }
     let snapshot = harness.snapshot_file(name);
     // The gate decides, as the JUnit baseline does: a comment line that moves the growing code,
     // or an attribution found another way, leaves an accepted snapshot passing.

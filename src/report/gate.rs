@@ -8,7 +8,9 @@
 //! neither is how the node was attributed: a baseline written without the agent ("not
 //! attributed") accepts the same node attributed with it, and the other way round.
 
-use super::normalized::{from_the_instance, normalized_node, normalized_sampled_class};
+use super::normalized::{
+    from_the_instance, normalized_node, normalized_sampled_class, normalized_survivors,
+};
 use super::ScenarioReport;
 
 /// Accepted growth: the blocks of a snapshot or baseline file (see [`Baseline::parse`]).
@@ -107,8 +109,8 @@ impl Baseline {
 /// A report judged against a [`Baseline`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Judgement {
-    /// For each growing node of the report, then each class whose JFR samples grew, in order:
-    /// whether the baseline lacks it.
+    /// For each growing node of the report, then each class whose JFR samples grew, then each
+    /// common path of JFR survivors, in order: whether the baseline lacks it.
     pub new: Vec<bool>,
     /// Accepted blocks (as written) that no longer grow.
     pub stale: Vec<String>,
@@ -151,8 +153,60 @@ impl Judgement {
             samples.outcome.growing.retain(|_| *keep.next().unwrap());
             let mut keep = kept.iter();
             samples.stacks.retain(|_| *keep.next().unwrap_or(&true));
+            let classes = kept.len().min(new_classes.len());
+            let mut keep = new_classes[classes..].iter();
+            let kept: Vec<bool> = samples
+                .outcome
+                .survivors
+                .iter()
+                .map(|_| *keep.next().unwrap_or(&true))
+                .collect();
+            let mut keep = kept.iter();
+            samples.outcome.survivors.retain(|_| *keep.next().unwrap());
+            let mut keep = kept.iter();
+            samples
+                .survivor_stacks
+                .retain(|_| *keep.next().unwrap_or(&true));
         }
         new_only
+    }
+}
+
+/// What a gated test comes to, for every front end that gates (the JUnit extension, the cargo
+/// harness): the report's [`crate::report::Verdict`] with accepted growth taken out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateStatus {
+    /// The scenario could not be run.
+    Error,
+    /// Growth the baseline does not accept.
+    Growing,
+    /// Nothing new grows, but the search could not judge: never a pass, as a gate that passes
+    /// on what it did not see would pass every leak it missed. The cargo harness fails the
+    /// test with the reason; JUnit reports it skipped with the reason.
+    Inconclusive(String),
+    /// Judged, and nothing new grows.
+    Clean,
+}
+
+impl GateStatus {
+    /// Of `report` judged as `judgement`.
+    pub fn of(report: &ScenarioReport, judgement: &Judgement) -> GateStatus {
+        match report.verdict() {
+            None => GateStatus::Error,
+            Some(_) if !judgement.passes() => GateStatus::Growing,
+            Some(crate::report::Verdict::Inconclusive(reason)) => GateStatus::Inconclusive(reason),
+            Some(_) => GateStatus::Clean,
+        }
+    }
+
+    /// As the JUnit extension reads it: `error`, `growing`, `inconclusive`, `clean`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            GateStatus::Error => "error",
+            GateStatus::Growing => "growing",
+            GateStatus::Inconclusive(_) => "inconclusive",
+            GateStatus::Clean => "clean",
+        }
     }
 }
 
@@ -167,6 +221,11 @@ pub fn judge(report: &ScenarioReport, baseline: &Baseline) -> Judgement {
             report
                 .sampled_classes()
                 .map(|class| key(&normalized_sampled_class(class))),
+        )
+        .chain(
+            report
+                .survivor_paths()
+                .map(|step| key(&normalized_survivors(&step))),
         )
         .collect();
     // Accepted blocks are keyed here, with the scenario known: a block written when paths

@@ -408,9 +408,10 @@
     return details;
   }
 
-  // "not ruled out": nothing grew, but the time budget ended the search before it could judge.
+  // The report's own verdict (src/report/verdict.rs): growing, clean, inconclusive (nothing
+  // was found to grow, but the search could not judge: verdict_reason says why) or error.
   function verdictOf(s) {
-    return s.error !== undefined ? "error" : s.growing.length ? "growing" : s.stopped_early ? "not ruled out" : "clean";
+    return s.verdict || (s.error !== undefined ? "error" : s.growing.length ? "growing" : "clean");
   }
 
   function scenario(s, index) {
@@ -429,11 +430,12 @@
       section.appendChild(el("pre", "mono", s.error));
     } else {
       line.appendChild(document.createTextNode(
-        (s.growing.length ? plural(s.growing.length, "growing node", "growing nodes") : "no growing objects") +
+        (s.growing.length ? plural(s.growing.length, "growing node", "growing nodes")
+          : verdict === "inconclusive" ? "not judged, nothing found to grow" : "no growing objects") +
         (s.loop_unit ? " over " + s.snapshots + " " + s.loop_unit
           : " after " + s.loops + " loops in " + s.snapshots + " snapshots")));
       section.appendChild(line);
-      if (s.stopped_early) section.appendChild(el("p", "", "Stopped early: " + s.stopped_early));
+      if (s.verdict_reason) section.appendChild(el("p", "", "Not judged: " + s.verdict_reason));
       if (s.not_attributed) section.appendChild(el("p", "", "Not attributed: " + s.not_attributed));
     }
     section.appendChild(timings(s.timings_ms, s.snapshots));
@@ -472,12 +474,12 @@
     var main = document.getElementById("report");
     main.textContent = "";
     main.appendChild(el("h1", "", "heapgrowth report"));
-    var counts = { growing: 0, clean: 0, error: 0, "not ruled out": 0 };
+    var counts = { growing: 0, clean: 0, error: 0, inconclusive: 0 };
     data.scenarios.forEach(function (s) { counts[verdictOf(s)]++; });
     var summary = [];
-    ["growing", "error", "not ruled out", "clean"].forEach(function (v) { if (counts[v]) summary.push(counts[v] + " " + v); });
+    ["growing", "error", "inconclusive", "clean"].forEach(function (v) { if (counts[v]) summary.push(counts[v] + " " + v); });
     main.appendChild(el("p", "summary", plural(data.scenarios.length, "scenario", "scenarios") + ": " + summary.join(", ")));
-    var worst = counts.error ? "ERROR" : counts.growing ? "GROWING" : counts["not ruled out"] ? "NOT RULED OUT" : "CLEAN";
+    var worst = counts.error ? "ERROR" : counts.growing ? "GROWING" : counts.inconclusive ? "INCONCLUSIVE" : "CLEAN";
     document.title = worst + " · " + document.title;
     data.scenarios.forEach(function (s, i) { main.appendChild(scenario(s, i)); });
   }

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{LoopUnit, OldObjectReport, ScenarioReport, Subject};
+use super::{LoopUnit, OldObjectReport, ScenarioReport, Subject, Verdict};
 use crate::attribution::{Attribution, Origin, StackCount};
 use crate::growth::{GrowingNode, GrowthKind, PathStep, SnapshotValues, StepKind, TrendRow};
 
@@ -14,6 +14,11 @@ struct Document<'a> {
 #[derive(Serialize)]
 struct JsonScenario<'a> {
     scenario: &'a str,
+    /// `growing`, `clean`, `inconclusive` (see [`crate::report::Verdict`]), or `error`.
+    verdict: &'static str,
+    /// Why an inconclusive verdict is one; omitted for the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict_reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
     loops: u32,
@@ -26,10 +31,6 @@ struct JsonScenario<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     looked_longer: Option<Vec<JsonLookedLonger<'a>>>,
     growing: Vec<JsonGrowing<'a>>,
-    /// Why nothing growing does not mean clean (the time budget ended the search before it
-    /// could rule growth out); omitted otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stopped_early: Option<String>,
     /// `heapgrowth watch`: candidates watching ended on before a confirmation snapshot;
     /// omitted when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -72,10 +73,16 @@ struct JsonOldObjects<'a> {
     /// [`crate::report::OldObjectReport::stopped_early`]; omitted when it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped_early: Option<&'a str>,
+    /// Samples judged over all dumps (heapgrowth's own and ignored ones left out).
+    samples_judged: u64,
+    /// Garbage collections from the recording's start to its last dump; null when unknown.
+    collections: Option<u64>,
     queue_size: u32,
     queue_size_set_at_start: bool,
     dumps: Vec<JsonSampleDump>,
     growing: Vec<JsonGrowingClass<'a>>,
+    /// Common paths of survivors spread over the recording (growth past a full queue).
+    survivors: Vec<JsonSurvivors<'a>>,
     ignored: Vec<JsonIgnoredSamples<'a>>,
 }
 
@@ -97,6 +104,24 @@ struct JsonGrowingClass<'a> {
     paths: Vec<JsonSampledPath<'a>>,
     other_paths: u64,
     other_paths_samples: u64,
+}
+
+#[derive(Serialize)]
+struct JsonSurvivors<'a> {
+    /// The step a gate keys it by (the last static field on the path, else its last step).
+    held_at: String,
+    path: Vec<JsonStep<'a>>,
+    samples: u64,
+    of_samples: u64,
+    share_percent: f64,
+    classes: Vec<JsonThreadSamples<'a>>,
+    /// Its samples per quarter of the recording by allocation time, oldest first.
+    quarters: &'a [u64],
+    first_window_ms: u128,
+    confirmed_window_ms: u128,
+    ages_ms: JsonAges,
+    threads: Vec<JsonThreadSamples<'a>>,
+    stacks: Vec<JsonStack>,
 }
 
 #[derive(Serialize)]
@@ -359,12 +384,14 @@ fn json_stack(s: &StackCount, headline: String) -> JsonStack {
     }
 }
 
-fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
+fn old_objects<'a>(report: &'a OldObjectReport) -> JsonOldObjects<'a> {
     let outcome = &report.outcome;
     let millis = |d: std::time::Duration| d.as_millis();
     JsonOldObjects {
         sampling: report.sampling_limits(),
         stopped_early: report.stopped_early.as_deref(),
+        samples_judged: report.samples_judged(),
+        collections: report.collections,
         queue_size: report.queue.samples,
         queue_size_set_at_start: report.queue.set_at_start,
         dumps: outcome
@@ -419,6 +446,46 @@ fn old_objects(report: &OldObjectReport) -> JsonOldObjects<'_> {
                     .collect(),
                 other_paths: class.other_paths.0,
                 other_paths_samples: class.other_paths.1,
+            })
+            .collect(),
+        survivors: outcome
+            .survivors
+            .iter()
+            .enumerate()
+            .map(|(i, survivors)| {
+                let sampled = &survivors.sampled;
+                let named = |list: &'a [(String, u64)]| {
+                    list.iter()
+                        .map(|(name, samples)| JsonThreadSamples {
+                            name,
+                            samples: *samples,
+                        })
+                        .collect()
+                };
+                JsonSurvivors {
+                    held_at: survivors.key_step(),
+                    path: path(&sampled.path),
+                    samples: sampled.samples,
+                    of_samples: survivors.of_samples,
+                    share_percent: (survivors.share_percent() * 10.0).round() / 10.0,
+                    classes: named(&survivors.classes),
+                    quarters: &survivors.quarters,
+                    first_window_ms: millis(survivors.first_window),
+                    confirmed_window_ms: millis(survivors.confirmed_window),
+                    ages_ms: JsonAges {
+                        youngest: millis(sampled.ages.youngest),
+                        median: millis(sampled.ages.median),
+                        oldest: millis(sampled.ages.oldest),
+                    },
+                    threads: named(&sampled.threads),
+                    stacks: report
+                        .survivor_stacks
+                        .get(i)
+                        .map_or(&[][..], Vec::as_slice)
+                        .iter()
+                        .map(|s| json_stack(s, format!("{} sample(s) allocated at", s.count)))
+                        .collect(),
+                }
             })
             .collect(),
         ignored: outcome
@@ -574,9 +641,12 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     .map(|path| path.display().to_string())
                     .collect()
             };
+            let verdict = report.verdict();
             match &report.result {
                 Ok(outcome) => JsonScenario {
                     scenario: &report.scenario,
+                    verdict: verdict.as_ref().map_or("error", Verdict::label),
+                    verdict_reason: verdict.as_ref().and_then(Verdict::reason).map(Into::into),
                     error: None,
                     loops: outcome.loops,
                     snapshots: outcome.snapshots,
@@ -593,7 +663,6 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                             })
                             .collect()
                     }),
-                    stopped_early: outcome.not_ruled_out(),
                     growing: report
                         .growing()
                         .map(|(node, found)| growing(node, found))
@@ -657,13 +726,14 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                 },
                 Err(error) => JsonScenario {
                     scenario: &report.scenario,
+                    verdict: "error",
+                    verdict_reason: None,
                     error: Some(error),
                     loops: 0,
                     snapshots: 0,
                     snapshot_loops: &[],
                     looked_longer: None,
                     growing: Vec::new(),
-                    stopped_early: None,
                     unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),
                     awaiting_cleanup: Vec::new(),

@@ -7,12 +7,16 @@ mod html;
 mod json;
 mod normalized;
 mod text;
+mod verdict;
 
 pub use hostile::{named_dumps, reports_of_named_dumps};
 pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text, StackDepth};
+pub use verdict::{
+    confirmation_due, exit_status, Verdict, EXIT_CLEAN, EXIT_ERROR, EXIT_GROWING, EXIT_INCONCLUSIVE,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -67,6 +71,10 @@ pub struct ScenarioReport {
     /// What `heapgrowth watch --jfr` found in JFR old-object samples instead of heap dumps;
     /// `None` elsewhere. `result` then holds no growing nodes, only the dumps' count.
     pub old_objects: Option<OldObjectReport>,
+    /// Why the search ended before it could judge, as its front end knows it (the JVM of a
+    /// watch ended, the watch stopped before the class trend could judge); `None` otherwise. A
+    /// report without growth and with this is inconclusive ([`Verdict`]).
+    pub cut_short: Option<String>,
 }
 
 /// The JFR old-object samples of `heapgrowth watch --jfr`: the growing classes with their
@@ -78,11 +86,17 @@ pub struct OldObjectReport {
     /// The allocation stacks of each growing class's paths as recorded stacks, most frequent
     /// first: `stacks[c][p]` for `outcome.growing[c].paths[p]`.
     pub stacks: Vec<Vec<Vec<StackCount>>>,
+    /// The allocation stacks of each common path of spread survivors, as `stacks`:
+    /// `survivor_stacks[s]` for `outcome.survivors[s]`.
+    pub survivor_stacks: Vec<Vec<StackCount>>,
     /// The JVM's old-object queue.
     pub queue: QueueSize,
     /// Why sampling ended before it could decide (the time budget ran out with nothing
     /// selected, before the most dumps a search takes): a clean report then rules nothing out.
     pub stopped_early: Option<String>,
+    /// Garbage collections the JVM ran from the recording's start to its last dump (samples
+    /// move only at collections); `None` where the JVM's counters could not be read.
+    pub collections: Option<u64>,
 }
 
 impl OldObjectReport {
@@ -100,12 +114,24 @@ impl OldObjectReport {
                     .collect()
             })
             .collect();
+        let survivor_stacks = outcome
+            .survivors
+            .iter()
+            .map(|path| crate::attribution::old_objects::sample_stacks(&path.sampled.stacks))
+            .collect();
         OldObjectReport {
             outcome,
             stacks,
+            survivor_stacks,
             queue,
             stopped_early: None,
+            collections: None,
         }
+    }
+
+    /// Samples judged over all dumps: heapgrowth's own and ignored ones left out.
+    pub fn samples_judged(&self) -> u64 {
+        self.outcome.dumps.iter().map(|dump| dump.counted()).sum()
     }
 
     /// What sampling cannot tell, said in every report of samples.
@@ -208,6 +234,7 @@ impl ScenarioReport {
             not_attributed: None,
             class_trends: Vec::new(),
             old_objects: None,
+            cut_short: None,
         }
     }
 
@@ -219,6 +246,16 @@ impl ScenarioReport {
             .filter(|_| self.result.is_ok())
             .flat_map(|samples| &samples.outcome.growing)
             .map(|class| class.trend.class.as_str())
+    }
+
+    /// The common paths of JFR survivors spread over the recording (`--jfr`), each as the
+    /// step a gate keys it by ([`crate::growth::old_objects::SurvivingPath::key_step`]).
+    pub fn survivor_paths(&self) -> impl Iterator<Item = String> + '_ {
+        self.old_objects
+            .iter()
+            .filter(|_| self.result.is_ok())
+            .flat_map(|samples| &samples.outcome.survivors)
+            .map(|path| path.key_step())
     }
 
     /// The growing nodes, each with its attribution.
@@ -237,10 +274,9 @@ impl ScenarioReport {
     pub fn has_growth(&self) -> bool {
         self.result.as_ref().is_ok_and(|outcome| {
             !outcome.growing.is_empty()
-                || self
-                    .old_objects
-                    .as_ref()
-                    .is_some_and(|samples| !samples.outcome.growing.is_empty())
+                || self.old_objects.as_ref().is_some_and(|samples| {
+                    !samples.outcome.growing.is_empty() || !samples.outcome.survivors.is_empty()
+                })
         })
     }
 }

@@ -38,6 +38,11 @@ pub fn render_normalized(report: &ScenarioReport) -> String {
                 from_the_instance(&normalized_node(node, attribution), &report.scenario)
             })
             .chain(report.sampled_classes().map(normalized_sampled_class))
+            .chain(
+                report
+                    .survivor_paths()
+                    .map(|step| normalized_survivors(&step)),
+            )
             .collect::<Vec<_>>()
             .join("\n"),
     }
@@ -52,6 +57,15 @@ pub fn normalized_sampled_class(class: &str) -> String {
         escape_line(class)
     )
 }
+
+/// The block of a common path of JFR survivors spread over the recording (`--jfr`): the step
+/// that holds them ([`crate::growth::old_objects::SurvivingPath::key_step`]).
+pub fn normalized_survivors(step: &str) -> String {
+    format!("{SURVIVORS}{step}\n    grows in: survivors\n")
+}
+
+/// How the block of JFR survivors starts.
+const SURVIVORS: &str = "JFR old-object survivors held at ";
 
 /// How the block of a sampled class starts.
 const SAMPLED_CLASS: &str = "JFR old-object samples of ";

@@ -15,9 +15,9 @@
 
 use std::fmt::Write;
 
-use super::{LoopUnit, OldObjectReport, ScenarioReport};
+use super::{LoopUnit, OldObjectReport, ScenarioReport, Verdict};
 use crate::attribution::{Attribution, Origin, StackCount, StackFrame, TEXT_FRAMES};
-use crate::growth::old_objects::SampledPath;
+use crate::growth::old_objects::{SampledPath, SurvivingPath};
 use crate::growth::{
     render_sample_trend_rows, render_trend_rows, GrowingNode, GrowthKind, PathStep, RuleOrigin,
     TrendRow,
@@ -63,10 +63,12 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             render_old_objects(&mut out, report, outcome.snapshots, samples, depth);
         }
         Ok(outcome) => {
-            let summary = match outcome.growing.len() {
-                0 => "no growing objects".to_owned(),
-                1 => "1 growing node".to_owned(),
-                n => format!("{n} growing nodes"),
+            let verdict = report.verdict();
+            let summary = match (outcome.growing.len(), verdict.as_ref()) {
+                (0, Some(Verdict::Inconclusive(_))) => "inconclusive".to_owned(),
+                (0, _) => "no growing objects".to_owned(),
+                (1, _) => "1 growing node".to_owned(),
+                (n, _) => format!("{n} growing nodes"),
             };
             let unit = report.loop_unit;
             let title = report.subject.title();
@@ -86,9 +88,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                     unit.plural()
                 ),
             };
-            if let Some(why) = outcome.not_ruled_out() {
-                let _ = writeln!(out, "Stopped early: {why}");
-            }
+            render_verdict_reason(&mut out, verdict.as_ref());
             if let Some(why) = &report.not_attributed {
                 let _ = writeln!(out, "Not attributed: {}", escape_line(why));
             }
@@ -153,6 +153,13 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
         let _ = writeln!(out, "\nHeap dumps not kept: {}", escape_line(why));
     }
     out
+}
+
+/// The line under the headline of an inconclusive report: what the search did not see.
+fn render_verdict_reason(out: &mut String, verdict: Option<&Verdict>) {
+    if let Some(reason) = verdict.and_then(Verdict::reason) {
+        let _ = writeln!(out, "Not judged: {}", escape_line(reason));
+    }
 }
 
 /// The class-trend table of a watch: the classes whose live counts rose between class
@@ -442,10 +449,22 @@ fn render_old_objects(
     depth: StackDepth,
 ) {
     let outcome = &samples.outcome;
-    let summary = match outcome.growing.len() {
-        0 => "no growing class".to_owned(),
-        1 => "1 growing class".to_owned(),
-        n => format!("{n} growing classes"),
+    let verdict = report.verdict();
+    let mut found = Vec::new();
+    match outcome.growing.len() {
+        0 => {}
+        1 => found.push("1 growing class".to_owned()),
+        n => found.push(format!("{n} growing classes")),
+    }
+    match outcome.survivors.len() {
+        0 => {}
+        1 => found.push("1 path of survivors spread over the recording".to_owned()),
+        n => found.push(format!("{n} paths of survivors spread over the recording")),
+    }
+    let summary = match verdict.as_ref() {
+        _ if !found.is_empty() => found.join(" and "),
+        Some(Verdict::Inconclusive(_)) => "inconclusive".to_owned(),
+        _ => "no growing class".to_owned(),
     };
     let _ = writeln!(
         out,
@@ -453,9 +472,8 @@ fn render_old_objects(
         report.subject.title(),
         escape_line(&report.scenario)
     );
-    if let Some(why) = &samples.stopped_early {
-        let _ = writeln!(out, "Stopped early: {}", escape_line(why));
-    }
+    // A sampling the time budget stopped early is inconclusive: this says why.
+    render_verdict_reason(out, verdict.as_ref());
     let _ = writeln!(out, "Sampling: {}", samples.sampling_limits());
     let counted: Vec<String> = outcome
         .dumps
@@ -465,6 +483,16 @@ fn render_old_objects(
     // The attach listener's handle area keeps the strings of heapgrowth's requests alive, one
     // more per dump: how many the last dump held, not their sum.
     let own = outcome.dumps.last().map_or(0, |dump| dump.own);
+    let _ = writeln!(
+        out,
+        "Judged: {} sample(s) over {} dump(s), {}",
+        samples.samples_judged(),
+        outcome.dumps.len(),
+        match samples.collections {
+            Some(n) => format!("{n} garbage collection(s) during the recording"),
+            None => "garbage collections during the recording unknown".to_owned(),
+        }
+    );
     let _ = writeln!(
         out,
         "Samples counted at each dump: {}{}",
@@ -509,6 +537,14 @@ fn render_old_objects(
             );
         }
     }
+    for (s, survivors) in outcome.survivors.iter().enumerate() {
+        let stacks = samples
+            .survivor_stacks
+            .get(s)
+            .map_or(&[][..], Vec::as_slice);
+        out.push('\n');
+        render_survivors(out, survivors, stacks, depth);
+    }
     for ignored in &outcome.ignored {
         let why = why_ignored(&ignored.pattern, &ignored.reason, &ignored.origin);
         let _ = writeln!(
@@ -538,6 +574,59 @@ fn render_sampled_path(
     stacks: &[StackCount],
     depth: StackDepth,
 ) {
+    let counts: Vec<String> = path.counts.iter().map(u64::to_string).collect();
+    let here = format!(
+        "Samples of {} here: {} at the last dump ({} at each dump)",
+        escape_line(class),
+        path.samples,
+        counts.join(", ")
+    );
+    render_samples_at(out, class, path, &[here], stacks, depth);
+}
+
+/// A common path of survivors spread over the recording, as a tree with what it holds.
+fn render_survivors(
+    out: &mut String,
+    survivors: &SurvivingPath,
+    stacks: &[StackCount],
+    depth: StackDepth,
+) {
+    let quarters: Vec<String> = survivors.quarters.iter().map(u64::to_string).collect();
+    let classes: Vec<String> = survivors
+        .classes
+        .iter()
+        .map(|(class, n)| format!("{} ({n})", escape_line(class)))
+        .collect();
+    let lines = [
+        format!(
+            "Survivors here: {} of the {} samples at the last dump ({:.0} %), allocated over \
+             the whole recording ({} in each quarter of it, oldest first); spread when it was \
+             {} long, and still at {}",
+            survivors.sampled.samples,
+            survivors.of_samples,
+            survivors.share_percent(),
+            quarters.join(", "),
+            seconds(survivors.first_window),
+            seconds(survivors.confirmed_window)
+        ),
+        format!("Classes: {}", classes.join(", ")),
+    ];
+    let class = survivors
+        .classes
+        .first()
+        .map_or("objects", |(class, _)| class.as_str());
+    render_samples_at(out, class, &survivors.sampled, &lines, stacks, depth);
+}
+
+/// The tree of `path`, then `lines`, ages, threads and allocation stacks of its samples.
+fn render_samples_at(
+    out: &mut String,
+    class: &str,
+    path: &SampledPath,
+    lines: &[String],
+    stacks: &[StackCount],
+    depth: StackDepth,
+) {
     out.push_str("┬───\n");
     let class = escape_line(class);
     if path.path.is_empty() {
@@ -557,13 +646,9 @@ fn render_sampled_path(
             let _ = writeln!(out, "├─{line}\n│");
         }
     }
-    let counts: Vec<String> = path.counts.iter().map(u64::to_string).collect();
-    let _ = writeln!(
-        out,
-        "    Samples of {class} here: {} at the last dump ({} at each dump)",
-        path.samples,
-        counts.join(", ")
-    );
+    for line in lines {
+        let _ = writeln!(out, "    {line}");
+    }
     let _ = writeln!(
         out,
         "    Ages at the last dump: {} to {}, median {}",

@@ -316,15 +316,19 @@ fn a_run_the_time_budget_cut_before_it_could_judge_says_so_instead_of_clean() {
         &["corpus.leaks.SlowLoopLeak"],
         &[&args[..], &["--format", "json"]].concat(),
     );
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "inconclusive is exit status 3"
+    );
     let document = json(&output);
     let scenario = &document["scenarios"][0];
     assert_eq!(scenario["growing"], serde_json::json!([]), "{scenario}");
-    let why = scenario["stopped_early"].as_str().unwrap_or_default();
+    assert_eq!(scenario["verdict"], "inconclusive", "{scenario}");
+    let why = scenario["verdict_reason"].as_str().unwrap_or_default();
     assert!(
         why.starts_with("the time budget ran out after ")
-            && why.ends_with(
-                ", before the search could rule growth out (give it a larger time budget)"
-            ),
+            && why.ends_with(", before the search could judge"),
         "{scenario}"
     );
     let text = heapgrowth(&["corpus.leaks.SlowLoopLeak"], &args);
@@ -332,16 +336,17 @@ fn a_run_the_time_budget_cut_before_it_could_judge_says_so_instead_of_clean() {
     assert!(
         text.lines()
             .nth(1)
-            .is_some_and(|line| line.starts_with("Stopped early: the time budget ran out after ")),
+            .is_some_and(|line| line.starts_with("Not judged: the time budget ran out after ")),
         "{text}"
     );
-    // A run that had its time says nothing of the kind.
+    // A run that had its time is clean, and says nothing of the kind.
     let clean = json(&heapgrowth(
         &["corpus.clean.ModuloKeyMap"],
         &["--no-attribution", "--format", "json"],
     ));
+    assert_eq!(clean["scenarios"][0]["verdict"], "clean", "{clean}");
     assert!(
-        clean["scenarios"][0].get("stopped_early").is_none(),
+        clean["scenarios"][0].get("verdict_reason").is_none(),
         "{clean}"
     );
 }

@@ -421,7 +421,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             awaiting_cleanup: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),
-            stopped_early: None,
+            cut: None,
         }),
         attributions,
         timings: Timings {
@@ -437,6 +437,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         not_attributed: None,
         class_trends: Vec::new(),
         old_objects: None,
+        cut_short: None,
     }
 }
 

@@ -29,6 +29,29 @@ pub fn corpus_classes() -> &'static Path {
     })
 }
 
+/// The bundled example (`examples/cart`, as `scripts/run-example.sh` compiles it), compiled
+/// once per process.
+pub fn example_classes() -> &'static Path {
+    static CLASSES: OnceLock<PathBuf> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cart/src");
+        let classes = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("example-classes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&classes);
+        std::fs::create_dir_all(&classes).unwrap();
+        let mut files = Vec::new();
+        collect_java_files(&sources, &mut files);
+        let status = Command::new(javac())
+            .args(["--release", "17", "-nowarn", "-d"])
+            .arg(&classes)
+            .args(&files)
+            .status()
+            .expect("javac runs");
+        assert!(status.success(), "the example compiles");
+        classes
+    })
+}
+
 fn javac() -> PathBuf {
     match std::env::var_os("JAVA_HOME") {
         Some(home) => Path::new(&home).join("bin/javac"),

@@ -231,7 +231,7 @@ skip() {
         -Dheapgrowth.reportDir="$reports/heapgrowth" -- --select-class com.example.skip.TooShortBudgetTest
     check "$reports" "keepsEverythingSlowly=skipped:heapgrowth could not judge com.example.skip.TooShortBudgetTest.keepsEverythingSlowly: the time budget ran out after " \
         || { cat "$work/skip.log" >&2; fail "skip: a search cut before it could judge"; }
-    grep -q "^Stopped early: the time budget ran out after " "$reports/heapgrowth/com.example.skip.TooShortBudgetTest.keepsEverythingSlowly.txt" \
+    grep -q "^Not judged: the time budget ran out after " "$reports/heapgrowth/com.example.skip.TooShortBudgetTest.keepsEverythingSlowly.txt" \
         || fail "skip: the report does not say the search stopped early"
 }
 

@@ -134,8 +134,10 @@ public final class HeapGrowthExtension implements InvocationInterceptor {
             throw new IllegalStateException("heapgrowth could not run " + name + ": " + message + seePage);
         }
         if (status.equals("inconclusive")) {
-            // Nothing grew before the time budget ended the search, too early to judge: not a
-            // pass (that would say "clean"), and no baseline rewrite from it.
+            // Nothing new grew, but the search could not judge (the time budget ended it too
+            // early): not a pass, which would say "clean", and no baseline rewrite from it. JUnit's
+            // third outcome, skipped with the reason, says what was not seen without failing a
+            // build over a busy machine.
             throw new TestAbortedException(message + " (@HeapGrowthTest(timeBudgetSeconds = ...) or"
                     + " heapgrowth.timeBudget)" + seePage);
         }

@@ -143,9 +143,10 @@ final class NativeEngine {
      * seconds, a negative one meaning the engine's default; {@code ignoreRules} the test's own
      * rules and {@code ignoreFile} a file of more (or null). Returns {@code [status, message,
      * fullText, json, normalized, stale, html, counts]} with status {@code clean}, {@code growing},
-     * {@code inconclusive} (the time budget ended the search before it could judge) or
-     * {@code error}, and counts {@code "NEW ACCEPTED STALE"}: growing nodes the baseline
-     * lacks, growing nodes it accepts, and its blocks that no longer grow. {@code baseline} is this test's accepted blocks or null; {@code agentPath}
+     * {@code inconclusive} (nothing new grows, but the search could not judge; the message says
+     * why) or {@code error}, and counts {@code "NEW ACCEPTED STALE"}: growing nodes the baseline
+     * lacks, growing nodes it accepts, and its blocks that no longer grow. {@code baseline} is
+     * this test's accepted blocks or null; {@code agentPath}
      * the {@code -agentpath:} library or null; {@code keepDumpsDir} where to keep the last two
      * heap dumps when the test fails ({@code heapgrowth.keepDumps=failed}), or null.
      */

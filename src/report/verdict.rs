@@ -1,0 +1,266 @@
+//! The verdict of a report, the one every front end gives: growing, clean, or inconclusive with
+//! the reason. A tool that once says "clean" where it saw nothing is switched off, so "clean"
+//! is said only when the search saw enough to judge: snapshots until the search was done on
+//! its own, JFR samples judged over collections. Everything else that found no growth is
+//! inconclusive and says what was not seen.
+//!
+//! The command line turns verdicts into exit statuses ([`exit_status`]): 0 clean, 1 growing,
+//! 2 error, 3 inconclusive. The JSON report writes `verdict` (and `verdict_reason`) for every
+//! scenario; the text report's headline says it. A gate never passes an inconclusive test
+//! ([`crate::report::gate::GateStatus`]): the cargo harness fails it with the reason (cargo's
+//! tests have no third outcome), the JUnit extension reports it skipped with the reason.
+
+use super::ScenarioReport;
+use crate::growth::old_objects::MIN_DUMPS_TO_JUDGE;
+
+/// Exit status of a run whose every scenario was judged clean.
+pub const EXIT_CLEAN: u8 = 0;
+/// Exit status of a run in which something grows.
+pub const EXIT_GROWING: u8 = 1;
+/// Exit status of a run that failed (bad input, a scenario that could not run, a JVM that
+/// could not be started or attached to).
+pub const EXIT_ERROR: u8 = 2;
+/// Exit status of a run that found no growth but could not judge at least one scenario.
+pub const EXIT_INCONCLUSIVE: u8 = 3;
+
+/// What a report concludes about growth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Something grows (confirmed nodes, or JFR samples that show a leak).
+    Growing,
+    /// The search saw enough to judge, and nothing grows.
+    Clean,
+    /// Nothing was found to grow, but the search did not see enough to say it is clean: the
+    /// reason says what it did not see.
+    Inconclusive(String),
+}
+
+impl Verdict {
+    /// As the JSON report writes it: `growing`, `clean`, `inconclusive`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Growing => "growing",
+            Verdict::Clean => "clean",
+            Verdict::Inconclusive(_) => "inconclusive",
+        }
+    }
+
+    /// Why an inconclusive verdict is one; `None` for the others.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Verdict::Inconclusive(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    /// The command line's exit status for this verdict alone.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            Verdict::Growing => EXIT_GROWING,
+            Verdict::Clean => EXIT_CLEAN,
+            Verdict::Inconclusive(_) => EXIT_INCONCLUSIVE,
+        }
+    }
+}
+
+impl ScenarioReport {
+    /// The verdict; `None` for a scenario that failed (its error is the answer).
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.result.as_ref().ok()?;
+        Some(if self.has_growth() {
+            Verdict::Growing
+        } else {
+            match self.inconclusive_reason() {
+                Some(reason) => Verdict::Inconclusive(reason),
+                None => Verdict::Clean,
+            }
+        })
+    }
+
+    /// Why this report, which found no growth, could not judge; `None` when it saw enough.
+    fn inconclusive_reason(&self) -> Option<String> {
+        if let Some(why) = &self.cut_short {
+            return Some(why.clone());
+        }
+        let outcome = self.result.as_ref().ok()?;
+        let unit = self.loop_unit;
+        if let Some(node) = outcome.unconfirmed.first() {
+            let more = match outcome.unconfirmed.len() {
+                1 => String::new(),
+                n => format!(" (and {} more candidate(s))", n - 1),
+            };
+            let step = node
+                .path
+                .last()
+                .map(|step| step.with_source())
+                .unwrap_or_default();
+            let (first, second) = confirmation_due(node.confirmed.from_loop);
+            return Some(format!(
+                "watching ended at {unit} {} before the candidate {step} was confirmed{more}: \
+                 its confirmation snapshots were due at {unit} {first} and {second}",
+                node.confirmed.to_loop,
+                unit = unit.singular(),
+            ));
+        }
+        if let Some(samples) = &self.old_objects {
+            if let Some(why) = &samples.stopped_early {
+                return Some(why.clone());
+            }
+            let dumps = samples.outcome.dumps.len();
+            let judged: u64 = samples.outcome.dumps.iter().map(|d| d.counted()).sum();
+            if judged == 0 {
+                return Some(format!(
+                    "no old-object sample was judged over {dumps} JFR dump(s): JFR reports a \
+                     sample only once a garbage collection ran after its allocation, and only \
+                     while its object lives"
+                ));
+            }
+            if samples.collections == Some(0) {
+                return Some(
+                    "no garbage collection ran during the recording: old-object samples move \
+                     only at collections (watch with --gc-every, or longer)"
+                        .to_owned(),
+                );
+            }
+            if dumps < MIN_DUMPS_TO_JUDGE {
+                return Some(format!(
+                    "only {dumps} JFR dump(s) were read: the samples' trend is judged from \
+                     {MIN_DUMPS_TO_JUDGE}"
+                ));
+            }
+        }
+        if let Some(cut) = outcome.cut {
+            return Some(format!(
+                "{} after {} snapshot(s), before the search could judge",
+                cut.reason(),
+                outcome.snapshots
+            ));
+        }
+        None
+    }
+}
+
+/// Where the two confirmation snapshots of a candidate found at `position` of a watch fall:
+/// twice and four times as far from the search's start (as `run` confirms over loops four
+/// times apart, a watch has no confirmation loops to reach, so each is twice the last).
+pub fn confirmation_due(position: u32) -> (u32, u32) {
+    let position = position.max(1);
+    (position.saturating_mul(2), position.saturating_mul(4))
+}
+
+/// The exit status of a run with `reports`: an error wins, then growth, then an inconclusive
+/// scenario; clean only when every scenario is.
+pub fn exit_status(reports: &[ScenarioReport]) -> u8 {
+    let verdicts: Vec<Option<Verdict>> = reports.iter().map(ScenarioReport::verdict).collect();
+    if verdicts.iter().any(Option::is_none) {
+        EXIT_ERROR
+    } else if verdicts.contains(&Some(Verdict::Growing)) {
+        EXIT_GROWING
+    } else if verdicts
+        .iter()
+        .any(|v| matches!(v, Some(Verdict::Inconclusive(_))))
+    {
+        EXIT_INCONCLUSIVE
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::growth::{ConfirmationCut, SearchOutcome};
+    use crate::report::test_reports::old_object_samples;
+
+    fn finished(outcome: SearchOutcome) -> ScenarioReport {
+        ScenarioReport {
+            result: Ok(outcome),
+            ..ScenarioReport::failed("corpus.Clean", String::new())
+        }
+    }
+
+    #[test]
+    fn a_search_done_on_its_own_without_growth_is_clean() {
+        let report = finished(SearchOutcome {
+            snapshots: 3,
+            ..SearchOutcome::default()
+        });
+        assert_eq!(report.verdict(), Some(Verdict::Clean));
+        assert_eq!(exit_status(&[report]), EXIT_CLEAN);
+    }
+
+    #[test]
+    fn a_search_cut_before_it_could_judge_is_inconclusive_with_the_reason() {
+        let report = finished(SearchOutcome {
+            snapshots: 2,
+            cut: Some(ConfirmationCut::TimeBudget),
+            ..SearchOutcome::default()
+        });
+        let verdict = report.verdict().unwrap();
+        assert_eq!(verdict.label(), "inconclusive");
+        assert_eq!(
+            verdict.reason(),
+            Some("the time budget ran out after 2 snapshot(s), before the search could judge")
+        );
+        assert_eq!(exit_status(&[report]), EXIT_INCONCLUSIVE);
+    }
+
+    #[test]
+    fn a_report_cut_short_says_why_and_growth_wins_over_it() {
+        let mut report = finished(SearchOutcome::default());
+        report.cut_short = Some("the JVM ended after interval 4".into());
+        assert_eq!(
+            report.verdict(),
+            Some(Verdict::Inconclusive(
+                "the JVM ended after interval 4".into()
+            ))
+        );
+        // Growth found before the JVM ended is growth.
+        let growing = old_object_samples();
+        assert!(growing.has_growth());
+        let mut cut = growing.clone();
+        cut.cut_short = Some("the JVM ended".into());
+        assert_eq!(cut.verdict(), Some(Verdict::Growing));
+        // One error, one growing, one inconclusive: the error wins; without it, growth.
+        let failed = ScenarioReport::failed("x", "boom".into());
+        assert_eq!(
+            exit_status(&[report.clone(), cut.clone(), failed]),
+            EXIT_ERROR
+        );
+        assert_eq!(exit_status(&[report, cut]), EXIT_GROWING);
+    }
+
+    #[test]
+    fn jfr_samples_without_a_judged_sample_or_a_collection_are_inconclusive() {
+        let mut report = old_object_samples();
+        let samples = report.old_objects.as_mut().unwrap();
+        samples.outcome.growing.clear();
+        samples.collections = Some(12);
+        assert_eq!(report.verdict(), Some(Verdict::Clean));
+
+        let samples = report.old_objects.as_mut().unwrap();
+        samples.collections = Some(0);
+        let why = report.verdict().unwrap().reason().unwrap().to_owned();
+        assert!(why.starts_with("no garbage collection ran"), "{why}");
+
+        let samples = report.old_objects.as_mut().unwrap();
+        for dump in &mut samples.outcome.dumps {
+            *dump = crate::growth::old_objects::DumpCounts {
+                time: dump.time,
+                ..Default::default()
+            };
+        }
+        let why = report.verdict().unwrap().reason().unwrap().to_owned();
+        assert!(
+            why.starts_with("no old-object sample was judged over 7"),
+            "{why}"
+        );
+
+        let samples = report.old_objects.as_mut().unwrap();
+        samples.outcome.dumps.truncate(2);
+        samples.outcome.dumps[0].samples = 5;
+        samples.collections = None;
+        let why = report.verdict().unwrap().reason().unwrap().to_owned();
+        assert!(why.starts_with("only 2 JFR dump(s) were read"), "{why}");
+    }
+}
