@@ -8,48 +8,35 @@ use std::sync::OnceLock;
 /// The corpus classes, compiled once for this test binary.
 pub fn corpus_classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
-    CLASSES.get_or_init(|| {
-        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/src");
-        // One directory per process: test binaries running at the same time must not delete
-        // each other's classes.
-        let classes = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("corpus-classes-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&classes);
-        std::fs::create_dir_all(&classes).unwrap();
-        let mut files = Vec::new();
-        collect_java_files(&sources, &mut files);
-        let status = Command::new(javac())
-            .args(["--release", "17", "-nowarn", "-d"])
-            .arg(&classes)
-            .args(&files)
-            .status()
-            .expect("javac runs");
-        assert!(status.success(), "the corpus compiles");
-        classes
-    })
+    CLASSES.get_or_init(|| compile_once("tests/corpus/src", "corpus-classes"))
 }
 
 /// The bundled example (`examples/cart`, as `scripts/run-example.sh` compiles it), compiled
 /// once per process.
 pub fn example_classes() -> &'static Path {
     static CLASSES: OnceLock<PathBuf> = OnceLock::new();
-    CLASSES.get_or_init(|| {
-        let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cart/src");
-        let classes = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("example-classes-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&classes);
-        std::fs::create_dir_all(&classes).unwrap();
-        let mut files = Vec::new();
-        collect_java_files(&sources, &mut files);
-        let status = Command::new(javac())
-            .args(["--release", "17", "-nowarn", "-d"])
-            .arg(&classes)
-            .args(&files)
-            .status()
-            .expect("javac runs");
-        assert!(status.success(), "the example compiles");
-        classes
-    })
+    CLASSES.get_or_init(|| compile_once("examples/cart/src", "example-classes"))
+}
+
+/// Compiles the Java sources under `sources` (relative to the checkout) into a directory named
+/// after `name` and this process: test binaries running at the same time must not delete each
+/// other's classes.
+fn compile_once(sources: &str, name: &str) -> PathBuf {
+    let sources = Path::new(env!("CARGO_MANIFEST_DIR")).join(sources);
+    let classes =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&classes);
+    std::fs::create_dir_all(&classes).unwrap();
+    let mut files = Vec::new();
+    collect_java_files(&sources, &mut files);
+    let status = Command::new(javac())
+        .args(["--release", "17", "-nowarn", "-d"])
+        .arg(&classes)
+        .args(&files)
+        .status()
+        .expect("javac runs");
+    assert!(status.success(), "{} compiles", sources.display());
+    classes
 }
 
 fn javac() -> PathBuf {
