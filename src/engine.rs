@@ -753,6 +753,9 @@ pub enum Snapshot {
     },
     /// A heap dump that already exists (the user's file): read, never deleted.
     Existing(PathBuf),
+    /// No snapshot will come (the watched JVM ended while dumping): the search ends with the
+    /// snapshots it has, and the report says why.
+    None(ConfirmationCut),
 }
 
 /// What a [`SnapshotSource`] can do after a snapshot.
@@ -880,6 +883,12 @@ fn search_snapshots(
                 (new_dump, Some(follower))
             }
             Ok(Snapshot::Existing(path)) => (path, None),
+            Ok(Snapshot::None(cut)) => {
+                let _ = std::fs::remove_file(&new_dump);
+                follower.abandon();
+                search.stop_after_next_snapshot(cut);
+                break;
+            }
             Err(error) => {
                 // A dump that failed half way (a full disk) holds secrets too, and its space is
                 // what the next dump needs: deleted, and let go of by the follower, at once.

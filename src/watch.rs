@@ -276,7 +276,7 @@ pub fn watch(
             &Progress::new(false),
         );
         let grew = report.has_growth();
-        if grew || report.result.is_err() || watched.stopped.is_some() {
+        if grew || report.result.is_err() || watched.stopped.is_some() || watched.ended.is_some() {
             let mut report = report;
             if let (Some(_), Ok(outcome)) = (&last, &mut report.result) {
                 // An earlier search of this watch was done and found nothing; the one the
@@ -532,7 +532,15 @@ impl SnapshotSource for Watched<'_> {
 
     fn take_snapshot(&mut self, new_dump: &Path) -> Result<Snapshot, ScenarioError> {
         let started = Instant::now();
-        self.jvm.dump_heap(new_dump, true)?;
+        match self.jvm.dump_heap(new_dump, true) {
+            Ok(_) => {}
+            // The JVM ended mid-dump: the search so far is the report, and says so.
+            Err(error) if !self.jvm.is_running() => {
+                self.ended = Some(error.to_string());
+                return Ok(Snapshot::None(ConfirmationCut::WatchEnded));
+            }
+            Err(error) => return Err(error.into()),
+        }
         Ok(Snapshot::Written {
             dump_ms: elapsed_ms(started),
         })

@@ -497,6 +497,65 @@ fn a_jvm_that_exits_mid_watch_keeps_the_report_so_far_and_is_inconclusive() {
     drop(service);
 }
 
+// The JVM can also end while it writes a dump (CI run of 2026-12-05: "ended during dumpheap",
+// exit 2 and no report). Killed as soon as a dump file appears, it must leave the same report.
+#[test]
+fn a_jvm_killed_while_it_writes_a_dump_keeps_the_report_so_far() {
+    let mut service = Service::start("killed-in-dump", &[], &["clean"], None);
+    let tmp = fresh_tmp("killed-in-dump");
+    let child = watch_command(
+        &tmp,
+        service.pid(),
+        &["--every", "300ms", "--for", "60s", "--dump-every-interval"],
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("heapgrowth runs");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline, "no dump written within 30 s");
+        if files_under(&tmp)
+            .iter()
+            .any(|f| f.extension().is_some_and(|e| e == "hprof"))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Safety: kill has no memory preconditions; the pid is our own child's.
+    unsafe { libc::kill(service.pid() as i32, libc::SIGKILL) };
+    let output = child.wait_with_output().unwrap();
+    assert!(!service.alive());
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{log}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains(": inconclusive"), "{text}");
+    assert!(
+        text.contains("Not judged: the JVM ended during the watch, after interval "),
+        "{text}"
+    );
+    assert_eq!(entries(&tmp), Vec::<String>::new(), "left in $TMPDIR");
+}
+
+/// Every file below `dir`, at any depth (directories that vanish meanwhile are skipped).
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(kind) if kind.is_dir() => pending.push(path),
+                Ok(_) => found.push(path),
+                Err(_) => {}
+            }
+        }
+    }
+    found
+}
+
 // Issue 29: with --for shorter than confirmation, a leak read "no growing objects", exit 0.
 #[test]
 fn a_watch_shorter_than_confirmation_is_inconclusive_and_names_its_candidate() {
