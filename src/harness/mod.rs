@@ -53,6 +53,8 @@ const DEFAULT_SNAPSHOT_DIR: &str = "snapshots";
 #[must_use = "a Harness does nothing until run_from_args is called"]
 pub struct Harness {
     classpath: Vec<PathBuf>,
+    /// Directories of `.java` files compiled before the tests (see [`Harness::java_sources`]).
+    java_sources: Vec<PathBuf>,
     packages: Vec<String>,
     classes: Vec<String>,
     ignored: Vec<String>,
@@ -85,6 +87,7 @@ impl Harness {
     pub fn new() -> Harness {
         Harness {
             classpath: Vec::new(),
+            java_sources: Vec::new(),
             packages: Vec::new(),
             classes: Vec::new(),
             ignored: Vec::new(),
@@ -107,6 +110,17 @@ impl Harness {
     pub fn classpath(mut self, entries: impl AsRef<std::ffi::OsStr>) -> Harness {
         self.classpath
             .extend(std::env::split_paths(entries.as_ref()).filter(|p| !p.as_os_str().is_empty()));
+        self
+    }
+
+    /// Compiles every `.java` file under `dir` (relative to `CARGO_MANIFEST_DIR`, searched at
+    /// any depth) with the JDK's `javac` when the tests start, into
+    /// `target/heapgrowth/java-classes/` (`$CARGO_TARGET_DIR/heapgrowth/` when set), which goes
+    /// on the class path. Compiled from scratch at each run, so a deleted scenario does not
+    /// linger as a test; the other [`Harness::classpath`] entries are javac's class path. A
+    /// compile error fails the run with javac's messages. No `build.rs` is needed.
+    pub fn java_sources(mut self, dir: impl Into<PathBuf>) -> Harness {
+        self.java_sources.push(dir.into());
         self
     }
 
@@ -279,6 +293,12 @@ impl Harness {
                 })];
             }
         };
+        if let Err(error) = self.compile_java_sources() {
+            return vec![Trial::test(
+                "heapgrowth::harness::java_sources",
+                move || Err(Failed::from(error.clone())),
+            )];
+        }
         let mut names: Vec<String> = Vec::new();
         let mut trials = Vec::new();
         let classpath = self.resolved_classpath();
@@ -321,8 +341,82 @@ impl Harness {
             .map(|(_, scenario)| scenario)
     }
 
+    /// The class path: the entries given, then the classes compiled from
+    /// [`Harness::java_sources`] (the parent process compiles them before any trial starts).
     fn resolved_classpath(&self) -> Vec<PathBuf> {
-        self.classpath.iter().map(|path| in_crate(path)).collect()
+        let mut classpath: Vec<PathBuf> =
+            self.classpath.iter().map(|path| in_crate(path)).collect();
+        if !self.java_sources.is_empty() {
+            classpath.push(compiled_classes_dir());
+        }
+        classpath
+    }
+
+    /// Compiles [`Harness::java_sources`] into [`compiled_classes_dir`], from scratch: into a
+    /// new directory first, so that a failed compile leaves no half-written classes behind.
+    fn compile_java_sources(&self) -> Result<(), String> {
+        if self.java_sources.is_empty() {
+            return Ok(());
+        }
+        let mut files = Vec::new();
+        for dir in &self.java_sources {
+            let dir = in_crate(dir);
+            java_files_under(&dir, &mut files)
+                .map_err(|e| format!("java_sources({}): {e}", dir.display()))?;
+        }
+        if files.is_empty() {
+            return Err(format!(
+                "java_sources: no .java file under {}",
+                display_paths(
+                    &self
+                        .java_sources
+                        .iter()
+                        .map(|d| in_crate(d))
+                        .collect::<Vec<_>>()
+                )
+            ));
+        }
+        files.sort();
+        let jdk = crate::jvm::find_jdk(self.java_home.as_deref()).map_err(|e| e.to_string())?;
+        let javac = jdk.home.join("bin/javac");
+        if !javac.is_file() {
+            return Err(format!(
+                "java_sources: {} has no bin/javac (a JRE, not a JDK); set JAVA_HOME or Harness::java_home to a JDK",
+                jdk.home.display()
+            ));
+        }
+        let classes = compiled_classes_dir();
+        let fresh = classes.with_extension(format!("new-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&fresh);
+        std::fs::create_dir_all(&fresh)
+            .map_err(|e| format!("java_sources: cannot create {}: {e}", fresh.display()))?;
+        let mut command = std::process::Command::new(&javac);
+        command.arg("-d").arg(&fresh);
+        let classpath: Vec<PathBuf> = self.classpath.iter().map(|path| in_crate(path)).collect();
+        if !classpath.is_empty() {
+            let joined = std::env::join_paths(&classpath).map_err(|e| e.to_string())?;
+            command.arg("-classpath").arg(joined);
+        }
+        let output = command
+            .args(&files)
+            .output()
+            .map_err(|e| format!("java_sources: cannot run {}: {e}", javac.display()))?;
+        if !output.status.success() {
+            let _ = std::fs::remove_dir_all(&fresh);
+            return Err(format!(
+                "java_sources: javac failed ({}):\n{}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let _ = std::fs::remove_dir_all(&classes);
+        std::fs::rename(&fresh, &classes).map_err(|e| {
+            format!(
+                "java_sources: cannot move the classes to {}: {e}",
+                classes.display()
+            )
+        })
     }
 
     /// The snapshot file of scenario `name`.
@@ -339,8 +433,6 @@ fn failing_trial(package: &str, message: String) -> Trial {
     })
 }
 
-/// The user crate's directory: `CARGO_MANIFEST_DIR` as cargo and nextest set it when they run a
-/// test binary, else the current directory.
 /// Overrides [`Harness::keep_dumps`] for one run: `failed` or `never`.
 pub const KEEP_DUMPS_ENV: &str = "HEAPGROWTH_KEEP_DUMPS";
 
@@ -352,6 +444,27 @@ fn heapgrowth_dir() -> PathBuf {
         .join("heapgrowth")
 }
 
+/// Where [`Harness::java_sources`] are compiled to.
+fn compiled_classes_dir() -> PathBuf {
+    heapgrowth_dir().join("java-classes")
+}
+
+/// Appends every `.java` file under `dir`, at any depth.
+fn java_files_under(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            java_files_under(&path, files)?;
+        } else if path.extension().is_some_and(|e| e == "java") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The user crate's directory: `CARGO_MANIFEST_DIR` as cargo and nextest set it when they run a
+/// test binary, else the current directory.
 fn crate_dir() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)

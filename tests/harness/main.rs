@@ -10,6 +10,7 @@
 mod j4rs;
 mod support;
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -68,6 +69,14 @@ fn main() {
         (
             "a_leak_sampled_by_jfr_fails_with_its_class",
             a_leak_sampled_by_jfr_fails_with_its_class,
+        ),
+        (
+            "java_sources_are_compiled_from_scratch_at_each_run",
+            java_sources_are_compiled_from_scratch_at_each_run,
+        ),
+        (
+            "java_sources_that_do_not_compile_fail_with_javac_messages",
+            java_sources_that_do_not_compile_fail_with_javac_messages,
         ),
         ("missing_class_fails_clearly", missing_class_fails_clearly),
         (
@@ -154,6 +163,88 @@ fn list_applies_filters_exact_skip_and_ignored() -> Result<(), Failed> {
     run.expect_status(0)?;
     run.expect_stdout_contains("test fixtures.Unfinished ... ok")?;
     run.expect_stdout_contains("1 passed; 0 failed; 0 ignored")
+}
+
+/// A fixture with no class path of its own, its sources in `sources/` and its compiled classes
+/// under its own target directory.
+fn sources_fixture(
+    files: &[(&str, &str)],
+) -> Result<(Fixture, PathBuf, Vec<(String, String)>), Failed> {
+    let fixture = Fixture::new()?
+        .with_classpath(PathBuf::new())
+        .with_package("sources");
+    let sources = fixture.dir().join("sources");
+    for (name, text) in files {
+        std::fs::create_dir_all(&sources).map_err(|e| e.to_string())?;
+        std::fs::write(sources.join(name), text).map_err(|e| e.to_string())?;
+    }
+    let env = vec![
+        (
+            support::SOURCES_ENV.to_owned(),
+            sources.display().to_string(),
+        ),
+        (
+            "CARGO_TARGET_DIR".to_owned(),
+            fixture.dir().join("target").display().to_string(),
+        ),
+    ];
+    Ok((fixture, sources, env))
+}
+
+fn borrowed(env: &[(String, String)]) -> Vec<(&str, &str)> {
+    env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+}
+
+// Harness::java_sources: no build.rs; the trials (child processes) find the compiled classes,
+// and a scenario whose source is deleted is gone at the next run.
+fn java_sources_are_compiled_from_scratch_at_each_run() -> Result<(), Failed> {
+    let (fixture, sources, env) = sources_fixture(&[
+        (
+            "Quiet.java",
+            "package sources; public class Quiet implements Runnable { public void run() {} }",
+        ),
+        (
+            "Gone.java",
+            "package sources; public class Gone implements Runnable { public void run() {} }",
+        ),
+    ])?;
+    let env = borrowed(&env);
+    let list = fixture.run(&["--list", "--format", "terse", "sources."], &env)?;
+    list.expect_status(0)?;
+    check(
+        list.stdout == "sources.Gone: test\nsources.Quiet: test\n",
+        || format!("listed:\n{}", list.stdout),
+    )?;
+    fixture.write_snapshot("sources.Quiet", "")?;
+    let run = fixture.run(&["--exact", "sources.Quiet"], &env)?;
+    run.expect_status(0)?;
+    run.expect_stdout_contains("test sources.Quiet ... ok")?;
+    std::fs::remove_file(sources.join("Gone.java")).map_err(|e| e.to_string())?;
+    let list = fixture.run(&["--list", "--format", "terse", "sources."], &env)?;
+    list.expect_status(0)?;
+    check(list.stdout == "sources.Quiet: test\n", || {
+        format!("listed after Gone.java was deleted:\n{}", list.stdout)
+    })
+}
+
+fn java_sources_that_do_not_compile_fail_with_javac_messages() -> Result<(), Failed> {
+    let (fixture, _, env) = sources_fixture(&[(
+        "Broken.java",
+        "package sources; public class Broken implements Runnable { public void run() { undefined(); } }",
+    )])?;
+    let run = fixture.run(&[], &borrowed(&env))?;
+    run.expect_status(101)?;
+    run.expect_stdout_contains("test heapgrowth::harness::java_sources ... FAILED")?;
+    run.expect_stdout_contains("javac failed")?;
+    run.expect_stdout_contains("cannot find symbol")?;
+    // Nothing half-compiled is left to run.
+    check(
+        !fixture
+            .dir()
+            .join("target/heapgrowth/java-classes")
+            .exists(),
+        || "java-classes exists after a failed compile".into(),
+    )
 }
 
 fn package_without_scenarios_fails() -> Result<(), Failed> {

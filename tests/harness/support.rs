@@ -21,6 +21,8 @@ const SNAPSHOTS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_SNAPSHOTS";
 pub const RUST_SCENARIOS_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_RUST";
 /// An ignore rule for [`Harness::ignore_growth`], when set.
 pub const IGNORE_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_IGNORE";
+/// A directory of Java sources for [`Harness::java_sources`], when set.
+pub const SOURCES_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_SOURCES";
 /// Set when the fixture harness should sample JFR old objects instead of dumping the heap.
 pub const JFR_ENV: &str = "HEAPGROWTH_TEST_FIXTURE_JFR";
 
@@ -43,6 +45,10 @@ pub fn fixture_harness() -> ! {
             jfr: std::env::var_os(JFR_ENV).is_some(),
             ..SearchSettings::default()
         });
+    let harness = match std::env::var_os(SOURCES_ENV) {
+        Some(dir) => harness.java_sources(dir),
+        None => harness,
+    };
     let harness = match std::env::var(IGNORE_ENV) {
         Ok(rule) => harness.ignore_growth(&rule),
         Err(_) => harness,

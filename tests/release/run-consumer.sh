@@ -11,7 +11,7 @@
 #   4. Gradle 4.4.1: the README's settings.gradle and docs/junit.md's Gradle 4.4.1 build.gradle,
 #      a private GRADLE_USER_HOME; the same verdicts; the README's build.gradle (today's Gradle,
 #      which cannot run here) differs from it only in how JUnit 5 is run;
-#   5. cargo: the README's Cargo.toml lines, build.rs and tests/leaks.rs compile as written, the
+#   5. cargo: the README's Cargo.toml lines and tests/leaks.rs compile as written, the
 #      first run asks for the snapshot, an accepted one records the growing path.
 # Every xml, groovy, toml, rust and java block of the README must carry a snippet= tag
 # (tests/release/snippets.py), so none goes untested.
@@ -147,7 +147,7 @@ missing = [line for line in today if line and not line.startswith("//") and line
 sys.exit(f"lines not in the 4.4.1 build.gradle: {missing}" if missing else 0)
 PY
 
-echo "run-consumer: 5. cargo: the README's Cargo.toml lines, build.rs and tests/leaks.rs (at ${SECONDS} s)"
+echo "run-consumer: 5. cargo: the README's Cargo.toml lines and tests/leaks.rs (at ${SECONDS} s)"
 crate=$work/cargo
 mkdir -p "$crate/src" "$crate/java"
 cp -r "$snippets/cargo/." "$crate/"
@@ -156,7 +156,7 @@ cp -r "$snippets/cargo/." "$crate/"
     cat "$snippets/cargo/Cargo.toml"
 } >"$crate/Cargo.toml"
 : >"$crate/src/lib.rs"
-cp "$work/cli/java/Leak.java" "$crate/java/" # the README's build.rs compiles "Leak.java above"
+cp "$work/cli/java/Leak.java" "$crate/java/" # the README's java_sources("java") compiles "Leak.java above"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 (cd "$crate" && INSTA_UPDATE=no cargo test --test leaks >"$work/cargo.log" 2>&1) \
     && { cat "$work/cargo.log"; fail "the first cargo test passed with no snapshot"; }

@@ -3,7 +3,7 @@
 
 fn main() {
     heapgrowth::harness::Harness::new()
-        .classpath(concat!(env!("OUT_DIR"), "/classes")) // directories and jars
+        .java_sources("java/src") // compiled with javac when the tests start
         .scenarios_in("com.example.leaks") // every Runnable in that package
         .run_from_args() // parses libtest's command line, exits
 }
