@@ -165,11 +165,12 @@ fn list_applies_filters_exact_skip_and_ignored() -> Result<(), Failed> {
     run.expect_stdout_contains("1 passed; 0 failed; 0 ignored")
 }
 
+/// Environment variables of a fixture run.
+type Env = Vec<(String, String)>;
+
 /// A fixture with no class path of its own, its sources in `sources/` and its compiled classes
 /// under its own target directory.
-fn sources_fixture(
-    files: &[(&str, &str)],
-) -> Result<(Fixture, PathBuf, Vec<(String, String)>), Failed> {
+fn sources_fixture(files: &[(&str, &str)]) -> Result<(Fixture, PathBuf, Env), Failed> {
     let fixture = Fixture::new()?
         .with_classpath(PathBuf::new())
         .with_package("sources");
