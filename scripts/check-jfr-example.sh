@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-5}
 budget=${BUDGET:-60}
-busy=${BUSY_SH:-/work/shared/tools/busy.sh}
+busy=scripts/busy.sh
 classes=target/example-classes
 rm -rf "$classes"
 mkdir -p "$classes"
