@@ -144,6 +144,16 @@ impl ChildProcess {
     }
 
     fn spawn(mut command: Command, dir: PrivateTempDir) -> ChildProcess {
+        // A suite started in the background of a shell script (`nohup ... &`) inherits SIGQUIT
+        // ignored, and exec keeps it ignored: `sleep` would then survive the SIGQUIT the tests
+        // send to show what a stray one does. The children get the default disposition.
+        // Safety: signal is async-signal-safe, the only call between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
