@@ -193,18 +193,57 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// Checks a watch of the leaking service: exit status 1, the growing class `byte[]` on the
-/// path through `JfrService.SESSIONS` to the sessions' payloads, allocated in `Session`'s
+/// Checks a watch of the leaking service: exit status 1, the leak found on the path through
+/// `JfrService.SESSIONS` to the sessions' payloads (`byte[]`), allocated in `Session`'s
 /// constructor (the line to look at) called from `main`'s `add` line; no heap dump.
+///
+/// Since issue 29 the leak is found one of two ways, and both name the same path and line:
+/// the count of `byte[]` samples rising at a path (a growing class), or, when that count does
+/// not rise fast enough (a busy machine slows the service: 3 to 46 samples over six dumps in
+/// one run beside two CPU-bound processes), survivors allocated over the whole recording that
+/// hold most of the queue.
 fn assert_finds_the_leak(output: &Output) {
     let log = stderr(output);
     assert_eq!(output.status.code(), Some(1), "{log}");
     let report = json(output);
     let samples = &report["scenarios"][0]["old_objects"];
     let growing = samples["growing"].as_array().unwrap();
-    assert_eq!(growing.len(), 1, "{samples:#}\n{log}");
-    assert_eq!(growing[0]["class"], "byte[]");
-    let path = &growing[0]["paths"][0];
+    let survivors = samples["survivors"].as_array().unwrap();
+    let path = match (growing.as_slice(), survivors.as_slice()) {
+        ([class], _) => {
+            assert_eq!(class["class"], "byte[]", "{samples:#}");
+            let path = &class["paths"][0];
+            // The samples back it: more at the last dump than at the first of the trend.
+            let counts = path["counts"].as_array().unwrap();
+            assert!(
+                counts.last().unwrap().as_u64() > counts[0].as_u64(),
+                "{counts:?}"
+            );
+            path
+        }
+        ([], [survivor]) => {
+            assert!(
+                survivor["classes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|class| class["name"] == "byte[]"),
+                "{samples:#}"
+            );
+            // Allocated in every quarter of the recording and still alive: not a burst.
+            let quarters = survivor["quarters"].as_array().unwrap();
+            assert!(
+                quarters.iter().all(|count| count.as_u64() > Some(0)),
+                "{quarters:?}"
+            );
+            assert!(
+                survivor["share_percent"].as_f64().unwrap() >= 50.0,
+                "{samples:#}"
+            );
+            survivor
+        }
+        _ => panic!("one growing class or one group of survivors: {samples:#}\n{log}"),
+    };
     let steps = sampled_path_steps(path);
     assert_eq!(
         steps,
@@ -231,14 +270,11 @@ fn assert_finds_the_leak(output: &Output) {
             line_of("SESSIONS.add(new Session(n));")
         )
     );
-    // The samples back it: more at the last dump than at the first of the trend, all alive for
-    // a while.
-    let counts = path["counts"].as_array().unwrap();
+    // Alive for a while.
     assert!(
-        counts.last().unwrap().as_u64() > counts[0].as_u64(),
-        "{counts:?}"
+        path["ages_ms"]["oldest"].as_u64().unwrap() > 0,
+        "{samples:#}"
     );
-    assert!(path["ages_ms"]["oldest"].as_u64().unwrap() > 0);
     assert!(samples["sampling"]
         .as_str()
         .unwrap()
