@@ -194,6 +194,76 @@ public class KernelView implements Runnable {
 }"#,
     ),
     (
+        "TimerThreads.java",
+        r#"package t;
+import java.lang.reflect.Method;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+/**
+ * The settler waits out the period of a thread that drains a queue on its own tick (as Netty's
+ * wheel timer does with cancelled timeouts) and of a scheduled executor that drops cancelled
+ * tasks when they are due, before a dump; a thread asleep for an hour is waited for once, at
+ * most the bound, and never again. Throws what it finds wrong.
+ */
+public class TimerThreads implements Runnable {
+    static final long TICK_MS = 100;
+    public void run() {
+        try { check(); } catch (Exception e) { throw new IllegalStateException(e); }
+    }
+    static void check() throws Exception {
+        Class<?> settlerClass = Class.forName("dev.heapgrowth.settle.Settler");
+        Object settler = settlerClass.getConstructor().newInstance();
+        Method settle = settlerClass.getMethod("settle");
+        ConcurrentLinkedQueue<Object> cancelled = new ConcurrentLinkedQueue<>();
+        Thread wheel = new Thread(() -> {
+            try {
+                while (true) { Thread.sleep(TICK_MS); cancelled.clear(); }
+            } catch (InterruptedException stop) { }
+        }, "heapgrowth-test-wheel");
+        CountDownLatch never = new CountDownLatch(1);
+        Thread sleeper = new Thread(() -> {
+            try { never.await(1, TimeUnit.HOURS); } catch (InterruptedException stop) { }
+        }, "heapgrowth-test-sleeper");
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "heapgrowth-test-scheduler");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.prestartCoreThread();
+        for (Thread thread : new Thread[] {wheel, sleeper}) { thread.setDaemon(true); thread.start(); }
+        try {
+            for (int round = 1; round <= 3; round++) {
+                for (int i = 0; i < 100; i++) {
+                    cancelled.add(new Object());
+                    scheduler.schedule(() -> { }, TICK_MS, TimeUnit.MILLISECONDS).cancel(false);
+                }
+                long started = System.nanoTime();
+                settle.invoke(settler);
+                long tookMs = (System.nanoTime() - started) / 1_000_000;
+                if (!cancelled.isEmpty()) {
+                    throw new AssertionError("round " + round + ": " + cancelled.size() + " left for the wheel's next tick");
+                }
+                if (!scheduler.getQueue().isEmpty()) {
+                    throw new AssertionError("round " + round + ": " + scheduler.getQueue().size() + " cancelled tasks not yet due");
+                }
+                // The sleeper costs the first settle the bound (1.5 s), once.
+                if (round > 1 && tookMs > 1_000) {
+                    throw new AssertionError("round " + round + " took " + tookMs + " ms: the sleeper waited for again");
+                }
+            }
+        } finally {
+            wheel.interrupt();
+            never.countDown();
+            scheduler.shutdownNow();
+            wheel.join();
+            sleeper.join();
+        }
+    }
+}"#,
+    ),
+    (
         "UnloadMe.java",
         r#"package t;
 public class UnloadMe implements Runnable {
@@ -551,6 +621,13 @@ fn closed_scenario_and_its_classes_are_garbage() {
 #[test]
 fn the_settler_sees_a_spinning_thread_ready_to_run_and_a_parked_one_not() {
     open("t.KernelView").unwrap().run_loops(1).unwrap();
+}
+
+/// The settler waits out the tick of a library's timer thread before a dump (issue 35): what
+/// the thread drains on its tick is gone when `settle` returns, on a busy machine too.
+#[test]
+fn the_settler_waits_out_a_timer_threads_tick() {
+    open("t.TimerThreads").unwrap().run_loops(1).unwrap();
 }
 
 #[test]

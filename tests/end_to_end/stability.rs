@@ -166,3 +166,24 @@ fn a_guava_cache_bounded_never_grows() {
         "nothing grows",
     );
 }
+
+// Issue 35: structures a library's own timer thread drains on its tick, dumped after its
+// tick (the settler waits out the periods of the scenario's timed-waiting threads).
+
+#[test]
+fn a_wheel_timers_cancelled_timeouts_never_grow() {
+    same_ten_times(
+        library_classpath(),
+        "corpus.libs.NettyWheelTimerCancelled",
+        "nothing grows",
+    );
+}
+
+#[test]
+fn cancelled_tasks_a_scheduled_executor_drops_when_due_never_grow() {
+    same_ten_times(
+        corpus(),
+        "corpus.clean.ScheduledCancelledDueSoon",
+        "nothing grows",
+    );
+}
