@@ -32,6 +32,13 @@ use crate::tempdir::PrivateTempDir;
 /// and the report says so.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(60);
 
+/// How long a search waits before it retakes a snapshot to check a candidate whose growth is a
+/// few new children ([`NextStep::Retake`]): the settler's bound for the tick of a timer
+/// thread (`Settler.PERIOD_BOUND_MILLIS`). A structure such a thread empties on its tick, and
+/// that a snapshot caught before the tick because the settle was cut short at that bound, has
+/// been emptied by then.
+pub const RETAKE_AFTER: Duration = Duration::from_millis(1_500);
+
 /// Numbers the heap dumps of this process.
 static NEXT_DUMP: AtomicU64 = AtomicU64::new(1);
 
@@ -208,8 +215,10 @@ pub trait Driver {
     /// Loops run so far.
     fn loops_run(&self) -> u32;
     /// Waits, up to a bound, for work the loops handed to other threads to finish (the common
-    /// `ForkJoinPool`, threads the scenario started), so a dump doesn't catch it half done.
-    fn settle(&mut self) -> Result<(), JvmError>;
+    /// `ForkJoinPool`, threads the scenario started, the tick of its timer threads), so a dump
+    /// doesn't catch it half done. Whether it finished within its bounds: `false` when it was
+    /// cut short (the report says so).
+    fn settle(&mut self) -> Result<bool, JvmError>;
     /// Runs a full collection and waits for the cleanup it starts (the engine runs one a fixed
     /// number of loops before every dump).
     fn collect_garbage(&mut self) -> Result<(), JvmError>;
@@ -248,7 +257,7 @@ impl Driver for JavaScenario<'_> {
     fn loops_run(&self) -> u32 {
         self.scenario.loops_run()
     }
-    fn settle(&mut self) -> Result<(), JvmError> {
+    fn settle(&mut self) -> Result<bool, JvmError> {
         self.scenario.settle()
     }
     fn collect_garbage(&mut self) -> Result<(), JvmError> {
@@ -431,6 +440,7 @@ pub fn search(
     let mut timings = Timings::default();
     let mut attributions = Vec::new();
     let mut kept = VecDeque::new();
+    let mut settling_cut_short = Vec::new();
     let result = warm_up(driver, name, settings, progress)
         .and_then(|budget| {
             let mut source = LoopedScenario {
@@ -440,6 +450,7 @@ pub fn search(
                 budget,
                 snapshot_started: Instant::now(),
                 progress,
+                settling_cut_short: &mut settling_cut_short,
             };
             search_snapshots(
                 &mut source,
@@ -460,6 +471,7 @@ pub fn search(
         attributions,
         timings,
         kept_dumps: kept.into(),
+        settling_cut_short,
         ..ScenarioReport::failed(name, String::new())
     }
 }
@@ -706,6 +718,13 @@ pub trait SnapshotSource {
     fn not_attributed(&self) -> Option<String> {
         None
     }
+    /// Gets ready to take the snapshot a search asks for before confirming candidates
+    /// ([`NextStep::Retake`]): the same position again, after [`RETAKE_AFTER`]. `false` when
+    /// it cannot (a source that runs no loops, no time left); the candidates are then
+    /// confirmed as they stand.
+    fn prepare_retake(&mut self) -> Result<bool, ScenarioError> {
+        Ok(false)
+    }
     /// Whether the source's dumps are of the JVM in this process, not of another JVM or files:
     /// a search of such a source expects its first dump to hold about as many objects as the
     /// last dump of that JVM any search read.
@@ -796,6 +815,8 @@ struct LoopedScenario<'a> {
     /// the room left for the next.
     snapshot_started: Instant,
     progress: &'a Progress,
+    /// The loops at which a snapshot's settling was cut short, for the report.
+    settling_cut_short: &'a mut Vec<u32>,
 }
 
 impl SnapshotSource for LoopedScenario<'_> {
@@ -816,7 +837,10 @@ impl SnapshotSource for LoopedScenario<'_> {
         self.snapshot_started = Instant::now();
         self.progress
             .show(format_args!("{name}: loop {loops}: settling"));
-        self.driver.settle()?;
+        // A retake's settle is at the loops of the snapshot before: listed once.
+        if !self.driver.settle()? && self.settling_cut_short.last() != Some(&loops) {
+            self.settling_cut_short.push(loops);
+        }
         self.progress
             .show(format_args!("{name}: loop {loops}: dumping"));
         let started = Instant::now();
@@ -829,6 +853,20 @@ impl SnapshotSource for LoopedScenario<'_> {
     fn dumps_this_process(&self) -> bool {
         // Every driver's JVM is the one in this process (JNI allows one).
         true
+    }
+
+    fn prepare_retake(&mut self) -> Result<bool, ScenarioError> {
+        self.budget.took_snapshot(self.snapshot_started.elapsed());
+        if !self.budget.affords(RETAKE_AFTER) {
+            return Ok(false);
+        }
+        let (name, loops) = (self.name, self.driver.loops_run());
+        self.progress.show(format_args!(
+            "{name}: loop {loops}: waiting {} ms to take the snapshot again",
+            RETAKE_AFTER.as_millis()
+        ));
+        std::thread::sleep(RETAKE_AFTER);
+        Ok(true)
     }
 
     fn advance(&mut self, requested: u32) -> Result<Advance, ScenarioError> {
@@ -867,6 +905,9 @@ fn search_snapshots(
     let unit = source.unit().singular();
     let mut object_count =
         ObjectCountHint::new(source.dumps_this_process().then_some(&OWN_JVM_DUMP_OBJECTS));
+    // Whether this snapshot is the retake of the one before (NextStep::Retake): never kept, as
+    // a kept dump stands for the loops of a snapshot (`diff --loops`).
+    let mut retaking = false;
     for snapshot in 1.. {
         let position = source.position();
         // Unique in the process: a file a failed dump could not remove does not stop the next.
@@ -909,7 +950,12 @@ fn search_snapshots(
         // The dump holds every secret in the heap: delete it as soon as it has been read.
         let done = |path: PathBuf, kept: &mut VecDeque<PathBuf>| {
             if written {
-                done_with(path, kept_dumps_limit(settings), kept);
+                let limit = if retaking {
+                    0
+                } else {
+                    kept_dumps_limit(settings)
+                };
+                done_with(path, limit, kept);
             }
         };
         let next = match graph {
@@ -936,7 +982,17 @@ fn search_snapshots(
                 });
             }
         };
+        let next = match next {
+            NextStep::Retake if !source.prepare_retake()? => {
+                search.skip_retake();
+                NextStep::Done
+            }
+            next => next,
+        };
+        retaking = next == NextStep::Retake;
         match next {
+            // The same position again, after the wait.
+            NextStep::Retake => {}
             NextStep::RunLoops(requested) => match source.advance(requested)? {
                 Advance::Ready => {}
                 Advance::Last(cut) => search.stop_after_next_snapshot(cut),
@@ -1121,6 +1177,11 @@ impl Budget {
 
     fn took_snapshot(&mut self, took: Duration) {
         self.snapshot_time = took;
+    }
+
+    /// Whether waiting `wait` and then one more snapshot fit before the deadline.
+    fn affords(&self, wait: Duration) -> bool {
+        self.deadline.saturating_duration_since(Instant::now()) >= wait + self.snapshot_time * 2
     }
 
     /// How many of `requested` loops fit before the deadline with one more snapshot after
