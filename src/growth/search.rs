@@ -112,9 +112,10 @@ const SYSTEM_CLASS_ROOTS: &str = "StickyClass";
 /// that a library's own thread empties on its tick (a timer's queue of cancelled tasks, a
 /// cache's expired entries) holds only what the loops since that tick added, so no more
 /// children than the last gap's loops at one a loop; a leak that keeps a child a loop holds
-/// those of every gap before too (twice the last gap's loops, or more) and is confirmed as
-/// before, without the retake's dump and wait. One a loop: the drained structures of the
-/// corpus (Netty's wheel timer, a scheduled executor, Caffeine) keep one child a loop.
+/// those of every gap before too (as many as all the loops run: with the default
+/// confirmation loops, twice the last gap's) and is confirmed as before, without the
+/// retake's dump and wait. One a loop: the drained structures of the corpus (Netty's wheel
+/// timer, a scheduled executor, Caffeine's expiring cache) gain one child a loop.
 pub const FEW_CHILDREN_PER_LOOP: f64 = 1.0;
 /// Snapshots of one search, whatever else says: a guard, far above what the rules need.
 pub const MAX_SNAPSHOTS_PER_SEARCH: u32 = 16;
