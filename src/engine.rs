@@ -1252,6 +1252,103 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::heap::FieldType;
+    use crate::hprof::builder::{HeapBuilder, Value};
+
+    /// A scenario without a JVM: its heap is a static `Queue.pending` array of `items(loops,
+    /// loops at the dump before)` items, written as a heap dump; its first settle is cut short.
+    struct SyntheticQueue<F: Fn(u32, u32) -> u32> {
+        items: F,
+        loops: u32,
+        loops_at_last_dump: u32,
+        settles: u32,
+    }
+
+    impl<F: Fn(u32, u32) -> u32> Driver for SyntheticQueue<F> {
+        fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+            self.loops += count;
+            Ok(())
+        }
+        fn loops_run(&self) -> u32 {
+            self.loops
+        }
+        fn settle(&mut self) -> Result<bool, JvmError> {
+            self.settles += 1;
+            Ok(self.settles > 1)
+        }
+        fn collect_garbage(&mut self) -> Result<(), JvmError> {
+            Ok(())
+        }
+        fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
+            let items = (self.items)(self.loops, self.loops_at_last_dump);
+            self.loops_at_last_dump = self.loops;
+            let mut h = HeapBuilder::new();
+            let object = h.class_named("java.lang.Object");
+            let item = h.class("com.example.Item", Some(object), &[]);
+            let elements: Vec<_> = (0..items).map(|_| Some(h.instance(item, &[]))).collect();
+            let array = h.object_array("java.lang.Object[]", &elements);
+            let queue = h.class("com.example.Queue", Some(object), &[]);
+            h.static_field(queue, "pending", FieldType::Object);
+            h.set_static(queue, "pending", Value::Ref(array));
+            std::fs::write(path, h.write()).map_err(|e| JvmError::Jni(e.to_string()))
+        }
+    }
+
+    /// The report of `search` over a [`SyntheticQueue`] of `items`, every dump kept.
+    fn search_queue(items: impl Fn(u32, u32) -> u32) -> ScenarioReport {
+        let dumps = PrivateTempDir::new("test").unwrap();
+        let mut queue = SyntheticQueue {
+            items,
+            loops: 0,
+            loops_at_last_dump: 0,
+            settles: 0,
+        };
+        let settings = SearchSettings {
+            keep_all_dumps: true,
+            ..SearchSettings::default()
+        };
+        // The kept dumps go with the private directory.
+        search(
+            &mut queue,
+            "com.example.Queue",
+            &settings,
+            dumps.path(),
+            &Progress::new(false),
+        )
+    }
+
+    #[test]
+    fn a_queue_drained_on_a_tick_the_settles_missed_is_gone_when_retaken_and_clean() {
+        // Each dump holds the loops since the dump before, as a timer's queue caught before its
+        // tick at every snapshot does; the retake (no loops since) finds it empty.
+        let report = search_queue(|loops, before| loops - before);
+        let outcome = report.result.as_ref().unwrap();
+        assert!(outcome.growing.is_empty(), "{:?}", outcome.growing);
+        assert_eq!(outcome.gone_on_retake.len(), 1);
+        assert_eq!(
+            outcome.gone_on_retake[0].path.last().unwrap().to_string(),
+            "STATIC_FIELD Queue.pending -> instance of java.lang.Object[]"
+        );
+        assert_eq!(report.verdict(), Some(crate::report::Verdict::Clean));
+        // One dump more than the snapshots: the retake, never kept (a kept dump stands for the
+        // loops of a snapshot, for `diff --loops`).
+        assert_eq!(report.timings.dump.len() as u32, outcome.snapshots + 1);
+        assert_eq!(report.kept_dumps.len() as u32, outcome.snapshots);
+        // The first settle was cut short, before the snapshot after the 3 warm-up loops.
+        assert_eq!(report.settling_cut_short, [3]);
+    }
+
+    #[test]
+    fn a_slow_leak_holds_when_retaken_and_a_leak_of_an_item_a_loop_is_not_retaken() {
+        let slow = search_queue(|loops, _| loops / 10);
+        let outcome = slow.result.as_ref().unwrap();
+        assert_eq!(outcome.growing.len(), 1, "{:?}", outcome.gone_on_retake);
+        assert_eq!(slow.timings.dump.len() as u32, outcome.snapshots + 1);
+        let leak = search_queue(|loops, _| loops);
+        let outcome = leak.result.as_ref().unwrap();
+        assert_eq!(outcome.growing.len(), 1);
+        assert_eq!(leak.timings.dump.len() as u32, outcome.snapshots);
+    }
 
     #[test]
     fn a_search_of_this_process_jvm_expects_the_last_count_any_search_read() {
