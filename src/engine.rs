@@ -32,6 +32,13 @@ use crate::tempdir::PrivateTempDir;
 /// and the report says so.
 pub const DEFAULT_TIME_BUDGET: Duration = Duration::from_secs(60);
 
+/// How long a search waits before it retakes a snapshot to check a candidate whose growth is a
+/// few new children ([`NextStep::Retake`]): the settler's bound for the tick of a timer
+/// thread (`Settler.PERIOD_BOUND_MILLIS`). A structure such a thread empties on its tick, and
+/// that a snapshot caught before the tick because the settle was cut short at that bound, has
+/// been emptied by then.
+pub const RETAKE_AFTER: Duration = Duration::from_millis(1_500);
+
 /// Numbers the heap dumps of this process.
 static NEXT_DUMP: AtomicU64 = AtomicU64::new(1);
 
@@ -208,8 +215,10 @@ pub trait Driver {
     /// Loops run so far.
     fn loops_run(&self) -> u32;
     /// Waits, up to a bound, for work the loops handed to other threads to finish (the common
-    /// `ForkJoinPool`, threads the scenario started), so a dump doesn't catch it half done.
-    fn settle(&mut self) -> Result<(), JvmError>;
+    /// `ForkJoinPool`, threads the scenario started, the tick of its timer threads), so a dump
+    /// doesn't catch it half done. Whether it finished within its bounds: `false` when it was
+    /// cut short (the report says so).
+    fn settle(&mut self) -> Result<bool, JvmError>;
     /// Runs a full collection and waits for the cleanup it starts (the engine runs one a fixed
     /// number of loops before every dump).
     fn collect_garbage(&mut self) -> Result<(), JvmError>;
@@ -248,7 +257,7 @@ impl Driver for JavaScenario<'_> {
     fn loops_run(&self) -> u32 {
         self.scenario.loops_run()
     }
-    fn settle(&mut self) -> Result<(), JvmError> {
+    fn settle(&mut self) -> Result<bool, JvmError> {
         self.scenario.settle()
     }
     fn collect_garbage(&mut self) -> Result<(), JvmError> {
@@ -431,6 +440,7 @@ pub fn search(
     let mut timings = Timings::default();
     let mut attributions = Vec::new();
     let mut kept = VecDeque::new();
+    let mut settling_cut_short = Vec::new();
     let result = warm_up(driver, name, settings, progress)
         .and_then(|budget| {
             let mut source = LoopedScenario {
@@ -440,6 +450,7 @@ pub fn search(
                 budget,
                 snapshot_started: Instant::now(),
                 progress,
+                settling_cut_short: &mut settling_cut_short,
             };
             search_snapshots(
                 &mut source,
@@ -460,6 +471,7 @@ pub fn search(
         attributions,
         timings,
         kept_dumps: kept.into(),
+        settling_cut_short,
         ..ScenarioReport::failed(name, String::new())
     }
 }
@@ -706,6 +718,13 @@ pub trait SnapshotSource {
     fn not_attributed(&self) -> Option<String> {
         None
     }
+    /// Gets ready to take the snapshot a search asks for before confirming candidates
+    /// ([`NextStep::Retake`]): the same position again, after [`RETAKE_AFTER`]. `false` when
+    /// it cannot (a source that runs no loops, no time left); the candidates are then
+    /// confirmed as they stand.
+    fn prepare_retake(&mut self) -> Result<bool, ScenarioError> {
+        Ok(false)
+    }
     /// Whether the source's dumps are of the JVM in this process, not of another JVM or files:
     /// a search of such a source expects its first dump to hold about as many objects as the
     /// last dump of that JVM any search read.
@@ -796,6 +815,8 @@ struct LoopedScenario<'a> {
     /// the room left for the next.
     snapshot_started: Instant,
     progress: &'a Progress,
+    /// The loops at which a snapshot's settling was cut short, for the report.
+    settling_cut_short: &'a mut Vec<u32>,
 }
 
 impl SnapshotSource for LoopedScenario<'_> {
@@ -816,7 +837,10 @@ impl SnapshotSource for LoopedScenario<'_> {
         self.snapshot_started = Instant::now();
         self.progress
             .show(format_args!("{name}: loop {loops}: settling"));
-        self.driver.settle()?;
+        // A retake's settle is at the loops of the snapshot before: listed once.
+        if !self.driver.settle()? && self.settling_cut_short.last() != Some(&loops) {
+            self.settling_cut_short.push(loops);
+        }
         self.progress
             .show(format_args!("{name}: loop {loops}: dumping"));
         let started = Instant::now();
@@ -829,6 +853,20 @@ impl SnapshotSource for LoopedScenario<'_> {
     fn dumps_this_process(&self) -> bool {
         // Every driver's JVM is the one in this process (JNI allows one).
         true
+    }
+
+    fn prepare_retake(&mut self) -> Result<bool, ScenarioError> {
+        self.budget.took_snapshot(self.snapshot_started.elapsed());
+        if !self.budget.affords(RETAKE_AFTER) {
+            return Ok(false);
+        }
+        let (name, loops) = (self.name, self.driver.loops_run());
+        self.progress.show(format_args!(
+            "{name}: loop {loops}: waiting {} ms to take the snapshot again",
+            RETAKE_AFTER.as_millis()
+        ));
+        std::thread::sleep(RETAKE_AFTER);
+        Ok(true)
     }
 
     fn advance(&mut self, requested: u32) -> Result<Advance, ScenarioError> {
@@ -867,6 +905,9 @@ fn search_snapshots(
     let unit = source.unit().singular();
     let mut object_count =
         ObjectCountHint::new(source.dumps_this_process().then_some(&OWN_JVM_DUMP_OBJECTS));
+    // Whether this snapshot is the retake of the one before (NextStep::Retake): never kept, as
+    // a kept dump stands for the loops of a snapshot (`diff --loops`).
+    let mut retaking = false;
     for snapshot in 1.. {
         let position = source.position();
         // Unique in the process: a file a failed dump could not remove does not stop the next.
@@ -909,7 +950,12 @@ fn search_snapshots(
         // The dump holds every secret in the heap: delete it as soon as it has been read.
         let done = |path: PathBuf, kept: &mut VecDeque<PathBuf>| {
             if written {
-                done_with(path, kept_dumps_limit(settings), kept);
+                let limit = if retaking {
+                    0
+                } else {
+                    kept_dumps_limit(settings)
+                };
+                done_with(path, limit, kept);
             }
         };
         let next = match graph {
@@ -936,7 +982,17 @@ fn search_snapshots(
                 });
             }
         };
+        let next = match next {
+            NextStep::Retake if !source.prepare_retake()? => {
+                search.skip_retake();
+                NextStep::Done
+            }
+            next => next,
+        };
+        retaking = next == NextStep::Retake;
         match next {
+            // The same position again, after the wait.
+            NextStep::Retake => {}
             NextStep::RunLoops(requested) => match source.advance(requested)? {
                 Advance::Ready => {}
                 Advance::Last(cut) => search.stop_after_next_snapshot(cut),
@@ -1123,6 +1179,11 @@ impl Budget {
         self.snapshot_time = took;
     }
 
+    /// Whether waiting `wait` and then one more snapshot fit before the deadline.
+    fn affords(&self, wait: Duration) -> bool {
+        self.deadline.saturating_duration_since(Instant::now()) >= wait + self.snapshot_time * 2
+    }
+
     /// How many of `requested` loops fit before the deadline with one more snapshot after
     /// them, at the average loop time so far.
     fn affordable_loops(&self, requested: u32) -> u32 {
@@ -1191,6 +1252,103 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::heap::FieldType;
+    use crate::hprof::builder::{HeapBuilder, Value};
+
+    /// A scenario without a JVM: its heap is a static `Queue.pending` array of `items(loops,
+    /// loops at the dump before)` items, written as a heap dump; its first settle is cut short.
+    struct SyntheticQueue<F: Fn(u32, u32) -> u32> {
+        items: F,
+        loops: u32,
+        loops_at_last_dump: u32,
+        settles: u32,
+    }
+
+    impl<F: Fn(u32, u32) -> u32> Driver for SyntheticQueue<F> {
+        fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+            self.loops += count;
+            Ok(())
+        }
+        fn loops_run(&self) -> u32 {
+            self.loops
+        }
+        fn settle(&mut self) -> Result<bool, JvmError> {
+            self.settles += 1;
+            Ok(self.settles > 1)
+        }
+        fn collect_garbage(&mut self) -> Result<(), JvmError> {
+            Ok(())
+        }
+        fn dump_heap(&mut self, path: &Path) -> Result<(), JvmError> {
+            let items = (self.items)(self.loops, self.loops_at_last_dump);
+            self.loops_at_last_dump = self.loops;
+            let mut h = HeapBuilder::new();
+            let object = h.class_named("java.lang.Object");
+            let item = h.class("com.example.Item", Some(object), &[]);
+            let elements: Vec<_> = (0..items).map(|_| Some(h.instance(item, &[]))).collect();
+            let array = h.object_array("java.lang.Object[]", &elements);
+            let queue = h.class("com.example.Queue", Some(object), &[]);
+            h.static_field(queue, "pending", FieldType::Object);
+            h.set_static(queue, "pending", Value::Ref(array));
+            std::fs::write(path, h.write()).map_err(|e| JvmError::Jni(e.to_string()))
+        }
+    }
+
+    /// The report of `search` over a [`SyntheticQueue`] of `items`, every dump kept.
+    fn search_queue(items: impl Fn(u32, u32) -> u32) -> ScenarioReport {
+        let dumps = PrivateTempDir::new("test").unwrap();
+        let mut queue = SyntheticQueue {
+            items,
+            loops: 0,
+            loops_at_last_dump: 0,
+            settles: 0,
+        };
+        let settings = SearchSettings {
+            keep_all_dumps: true,
+            ..SearchSettings::default()
+        };
+        // The kept dumps go with the private directory.
+        search(
+            &mut queue,
+            "com.example.Queue",
+            &settings,
+            dumps.path(),
+            &Progress::new(false),
+        )
+    }
+
+    #[test]
+    fn a_queue_drained_on_a_tick_the_settles_missed_is_gone_when_retaken_and_clean() {
+        // Each dump holds the loops since the dump before, as a timer's queue caught before its
+        // tick at every snapshot does; the retake (no loops since) finds it empty.
+        let report = search_queue(|loops, before| loops - before);
+        let outcome = report.result.as_ref().unwrap();
+        assert!(outcome.growing.is_empty(), "{:?}", outcome.growing);
+        assert_eq!(outcome.gone_on_retake.len(), 1);
+        assert_eq!(
+            outcome.gone_on_retake[0].path.last().unwrap().to_string(),
+            "STATIC_FIELD Queue.pending -> instance of java.lang.Object[]"
+        );
+        assert_eq!(report.verdict(), Some(crate::report::Verdict::Clean));
+        // One dump more than the snapshots: the retake, never kept (a kept dump stands for the
+        // loops of a snapshot, for `diff --loops`).
+        assert_eq!(report.timings.dump.len() as u32, outcome.snapshots + 1);
+        assert_eq!(report.kept_dumps.len() as u32, outcome.snapshots);
+        // The first settle was cut short, before the snapshot after the 3 warm-up loops.
+        assert_eq!(report.settling_cut_short, [3]);
+    }
+
+    #[test]
+    fn a_slow_leak_holds_when_retaken_and_a_leak_of_an_item_a_loop_is_not_retaken() {
+        let slow = search_queue(|loops, _| loops / 10);
+        let outcome = slow.result.as_ref().unwrap();
+        assert_eq!(outcome.growing.len(), 1, "{:?}", outcome.gone_on_retake);
+        assert_eq!(slow.timings.dump.len() as u32, outcome.snapshots + 1);
+        let leak = search_queue(|loops, _| loops);
+        let outcome = leak.result.as_ref().unwrap();
+        assert_eq!(outcome.growing.len(), 1);
+        assert_eq!(leak.timings.dump.len() as u32, outcome.snapshots);
+    }
 
     #[test]
     fn a_search_of_this_process_jvm_expects_the_last_count_any_search_read() {

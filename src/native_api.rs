@@ -398,7 +398,7 @@ impl LiveScenario for JavaTestMethod<'_, '_> {
     }
 
     fn settle(&mut self) -> Result<(), JvmError> {
-        Driver::settle(self)
+        Driver::settle(self).map(|_settled| ())
     }
 
     fn collect_garbage(&mut self) -> Result<(), JvmError> {
@@ -444,6 +444,7 @@ impl JavaTestMethod<'_, '_> {
                         )
                     }
                     jni::objects::JValueGen::Int(value) => CallResult::Int(value),
+                    jni::objects::JValueGen::Bool(value) => CallResult::Int(i32::from(value)),
                     _ => CallResult::Int(0),
                 })
             },
@@ -501,13 +502,14 @@ impl Driver for JavaTestMethod<'_, '_> {
         self.loops_run
     }
 
-    fn settle(&mut self) -> Result<(), JvmError> {
+    fn settle(&mut self) -> Result<bool, JvmError> {
         // `boolean settle()`: whether it settled in time; a dump is taken either way.
         match self.call("settle", "()Z", &[])? {
             CallResult::Threw(text) => Err(JvmError::Jni(format!(
                 "the extension's settle callback threw {text}"
             ))),
-            _ => Ok(()),
+            CallResult::Int(settled) => Ok(settled != 0),
+            CallResult::Strings(_) => Err(JvmError::Jni("settle returned no boolean".into())),
         }
     }
 
@@ -1099,6 +1101,7 @@ mod tests {
             class_trends: Vec::new(),
             old_objects: None,
             cut_short: None,
+            settling_cut_short: Vec::new(),
         }
     }
 

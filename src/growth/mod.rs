@@ -25,12 +25,12 @@ pub use names::{NameId, Names};
 pub use retained::{retained_sizes, Retained};
 pub use roots::root_kind_name;
 pub use search::{
-    AwaitingCleanup, ChildGrowth, Confirmation, ConfirmationCut, GrowingNode, GrowthKind,
-    GrowthSearch, IgnoredPath, LeveledOff, LookLongerReason, LookedLonger, NextStep, NodeValues,
-    PathStep, RetainedGrowth, SearchConfig, SearchOutcome, SnapshotValues,
+    AwaitingCleanup, ChildGrowth, Confirmation, ConfirmationCut, GoneOnRetake, GrowingNode,
+    GrowthKind, GrowthSearch, IgnoredPath, LeveledOff, LookLongerReason, LookedLonger, NextStep,
+    NodeValues, PathStep, RetainedGrowth, SearchConfig, SearchOutcome, SnapshotValues,
     AMBIGUOUS_EXTRA_SNAPSHOTS, CONFIRMATION_LOOP_FACTOR, CONFIRMATION_SNAPSHOTS,
     DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
-    MAX_SNAPSHOTS_PER_SEARCH, MIN_CONFIRMATION_GROWTH, REQUIRED_RECORDS,
+    FEW_CHILDREN_PER_LOOP, MAX_SNAPSHOTS_PER_SEARCH, MIN_CONFIRMATION_GROWTH, REQUIRED_RECORDS,
 };
 pub use tree::{
     build as build_tree, simple_name, NodeId, NodeKey, ObjectNodes, PathTree, StepKind, TreeNode,

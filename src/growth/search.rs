@@ -107,6 +107,16 @@ const CONSTANT_POOL_FIELD: &str = "<resolved_references>";
 /// longer; growth on any path below it (a JDK class's static cache of the program's objects)
 /// still is.
 const SYSTEM_CLASS_ROOTS: &str = "StickyClass";
+/// Children per loop of the last gap that a candidate may hold at most for its growth to be
+/// "few and new", and retaken before it is confirmed (see [`NextStep::Retake`]): a structure
+/// that a library's own thread empties on its tick (a timer's queue of cancelled tasks, a
+/// cache's expired entries) holds only what the loops since that tick added, so no more
+/// children than the last gap's loops at one a loop; a leak that keeps a child a loop holds
+/// those of every gap before too (as many as all the loops run: with the default
+/// confirmation loops, twice the last gap's) and is confirmed as before, without the
+/// retake's dump and wait. One a loop: the drained structures of the corpus (Netty's wheel
+/// timer, a scheduled executor, Caffeine's expiring cache) gain one child a loop.
+pub const FEW_CHILDREN_PER_LOOP: f64 = 1.0;
 /// Snapshots of one search, whatever else says: a guard, far above what the rules need.
 pub const MAX_SNAPSHOTS_PER_SEARCH: u32 = 16;
 
@@ -146,8 +156,25 @@ impl SearchConfig {
 pub enum NextStep {
     /// Run this many more loops, then take a snapshot.
     RunLoops(u32),
+    /// Take one more snapshot without running loops, after waiting out the settling bound
+    /// (the settler's wait for a timer thread's tick), and pass it to
+    /// [`GrowthSearch::add_snapshot`] with the same loops: candidates whose growth is a few new
+    /// children are confirmed only if it holds there. A source that cannot take one (heap dumps
+    /// given) calls [`GrowthSearch::skip_retake`] instead, and they are confirmed as before.
+    Retake,
     /// The search is over; call [`GrowthSearch::finish`].
     Done,
+}
+
+/// Where a search is with the retake before confirmation ([`NextStep::Retake`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Retake {
+    /// None asked for yet.
+    NotAsked,
+    /// Asked for, to check these candidates.
+    Pending(Vec<SeriesId>),
+    /// Taken, or skipped by the source.
+    Over,
 }
 
 /// What grew about a node.
@@ -372,6 +399,10 @@ pub struct GrowthSearch {
     /// Whether the search wanted another snapshot when it last said what to do: a source that
     /// ends it then ([`GrowthSearch::stop_after_next_snapshot`]) leaves it undecided.
     undecided: bool,
+    retake: Retake,
+    /// Candidates whose growth a retaken snapshot did not find, with their children's objects
+    /// there.
+    gone_on_retake: Vec<(SeriesId, u64)>,
 }
 
 /// What [`GrowthSearch::matching_rule`] reads of a step's key: a root group's label, not the
@@ -433,6 +464,8 @@ impl GrowthSearch {
             looked_longer: Vec::new(),
             done: false,
             undecided: false,
+            retake: Retake::NotAsked,
+            gone_on_retake: Vec::new(),
         }
     }
 
@@ -442,9 +475,107 @@ impl GrowthSearch {
         self.cut = Some(cut);
     }
 
+    /// Tells the search that the retake it asked for ([`NextStep::Retake`]) cannot be taken
+    /// (its source has no more snapshots to give, or no time left): its candidates are
+    /// confirmed as they stand.
+    pub fn skip_retake(&mut self) {
+        self.retake = Retake::Over;
+    }
+
+    /// The candidates to report whose growth is a few new children: they grew in
+    /// [`GrowthKind::Objects`], and hold no more children than [`FEW_CHILDREN_PER_LOOP`] a loop
+    /// of the last gap.
+    fn few_and_new(&self) -> Vec<SeriesId> {
+        let Some(last) = self.loops_at.len().checked_sub(1) else {
+            return Vec::new();
+        };
+        let gap = last.checked_sub(1).map_or(self.loops_at[last], |before| {
+            self.loops_at[last] - self.loops_at[before]
+        });
+        self.reportable(&self.current_candidates())
+            .into_iter()
+            .filter(|&id| {
+                let series = &self.series[id as usize];
+                series.candidate_kinds.contains(&GrowthKind::Objects)
+                    && series.values_at(last as u32).children_objects as f64
+                        <= FEW_CHILDREN_PER_LOOP * f64::from(gap)
+            })
+            .collect()
+    }
+
+    /// Judges the retaken snapshot `graph`: a candidate of `due` whose children's objects there
+    /// are no higher than before its last record has lost its growth, and is not confirmed
+    /// (nor are candidates below it, part of what was emptied).
+    fn check_retake(&mut self, graph: &HeapGraph, due: &[SeriesId]) {
+        let (tree, _) = build_watching(graph, &mut self.names, &[]);
+        let last = self.loops_at.len() as u32 - 1;
+        let mut gone = Vec::new();
+        for &id in due {
+            let retaken = tree
+                .find(&self.keys_to(id))
+                .map_or(0, |node| self.children_objects_in(&tree, id, node));
+            let before_last_record = (0..last)
+                .map(|snapshot| {
+                    self.series[id as usize]
+                        .values_at(snapshot)
+                        .children_objects
+                })
+                .max()
+                .unwrap_or(0);
+            if retaken <= before_last_record {
+                gone.push((id, retaken));
+            }
+        }
+        for &(id, _) in &gone {
+            for candidate in self.current_candidates() {
+                if candidate == id || self.is_below(candidate, id) {
+                    set_candidacy(&mut self.series[candidate as usize], Vec::new(), last);
+                }
+            }
+        }
+        self.gone_on_retake.extend(gone);
+    }
+
+    /// The objects of the children of `node` in `tree` (series `id`'s node), as
+    /// [`NodeValues::children_objects`] counts them: children that an ignore rule covers
+    /// left out.
+    fn children_objects_in(&mut self, tree: &PathTree, id: SeriesId, node: NodeId) -> u64 {
+        let mut objects = 0;
+        for &child in &tree.node(node).children {
+            let key = tree.node(child).key;
+            let ignored = match self.by_parent_and_key.get(&(id, key)) {
+                Some(&series) => self.series[series as usize].ignored_by.is_some(),
+                None => self.matching_rule(key).is_some(),
+            };
+            if !ignored {
+                objects += tree.node(child).objects;
+            }
+        }
+        objects
+    }
+
+    /// Whether series `id` is below series `ancestor`.
+    fn is_below(&self, id: SeriesId, ancestor: SeriesId) -> bool {
+        let mut current = self.series[id as usize].parent;
+        while let Some(parent) = current {
+            if parent == ancestor {
+                return true;
+            }
+            current = self.series[parent as usize].parent;
+        }
+        false
+    }
+
     /// Analyses a snapshot taken after `loops` loops in total (warm-up included) and says what
     /// to do next.
     pub fn add_snapshot(&mut self, graph: &HeapGraph, loops: u32) -> NextStep {
+        if let Retake::Pending(due) = &self.retake {
+            let due = due.clone();
+            self.check_retake(graph, &due);
+            self.retake = Retake::Over;
+            self.done = true;
+            return NextStep::Done;
+        }
         let snapshot = self.loops_at.len() as u32;
         // The walk watches the paths that can be candidates to report at this snapshot, so
         // that their retained sizes need no second walk of the heap.
@@ -896,9 +1027,12 @@ impl GrowthSearch {
         let recorded = self.looked_longer.len();
         let wanted = self.wanted_step(loops, taken);
         // Until the search says it is done, a source that ends it leaves it undecided.
-        self.undecided = wanted != NextStep::Done;
+        self.undecided = !matches!(wanted, NextStep::Done | NextStep::Retake);
         if self.cut.is_some() || taken >= MAX_SNAPSHOTS_PER_SEARCH {
-            // It does not go on, whatever it wanted.
+            // It does not go on, whatever it wanted: no retake either.
+            if wanted == NextStep::Retake {
+                self.skip_retake();
+            }
             self.looked_longer.truncate(recorded);
             if self.cut.is_none() && self.has_unconfirmed_candidates(loops) {
                 self.cut = Some(ConfirmationCut::SnapshotLimit);
@@ -912,6 +1046,13 @@ impl GrowthSearch {
     fn wanted_step(&mut self, loops: u32, taken: u32) -> NextStep {
         if !self.reportable(&self.current_candidates()).is_empty() {
             if !self.has_unconfirmed_candidates(loops) {
+                if self.retake == Retake::NotAsked {
+                    let due = self.few_and_new();
+                    if !due.is_empty() {
+                        self.retake = Retake::Pending(due);
+                        return NextStep::Retake;
+                    }
+                }
                 return NextStep::Done;
             }
             // Four times the loops, but no further past the confirmation loops than twice.
@@ -1066,10 +1207,16 @@ impl GrowthSearch {
             }
             false
         };
+        // What a retake found gone is listed as such, not as leveled off.
+        let gone_or_below = |id: SeriesId| {
+            self.gone_on_retake
+                .iter()
+                .any(|&(gone, _)| gone == id || self.is_below(id, gone))
+        };
         let were_candidates: Vec<SeriesId> = (0..self.series.len() as SeriesId)
             .filter(|&id| {
                 let series = &self.series[id as usize];
-                series.last_candidate.is_some() && !series.is_candidate()
+                series.last_candidate.is_some() && !series.is_candidate() && !gone_or_below(id)
             })
             .collect();
         let mut leveled_off: Vec<LeveledOff> = self
@@ -1188,6 +1335,18 @@ impl GrowthSearch {
             })
             .collect();
 
+        let mut gone_on_retake: Vec<GoneOnRetake> = self
+            .gone_on_retake
+            .iter()
+            .map(|&(id, retaken_children_objects)| GoneOnRetake {
+                path: self.resolve_path(id),
+                kinds: self.series[id as usize].candidate_kinds.clone(),
+                history: self.history(id),
+                retaken_children_objects,
+            })
+            .collect();
+        gone_on_retake.sort_by(|a, b| a.path.cmp(&b.path));
+
         SearchOutcome {
             loops,
             snapshots,
@@ -1199,6 +1358,7 @@ impl GrowthSearch {
             growing,
             unconfirmed,
             leveled_off,
+            gone_on_retake,
             awaiting_cleanup,
             ignored,
             unmatched_rules,
@@ -1565,6 +1725,21 @@ pub struct LeveledOff {
     pub history: Vec<SnapshotValues>,
 }
 
+/// A candidate whose growth a snapshot retaken after the settling bound did not find
+/// ([`NextStep::Retake`]): a structure that a background thread empties on its own tick,
+/// caught before that tick at every snapshot. Not confirmed, not growth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoneOnRetake {
+    /// From the root group down to the node.
+    pub path: Vec<PathStep>,
+    /// What had grown.
+    pub kinds: Vec<GrowthKind>,
+    /// Its measures at every snapshot (the retake not included).
+    pub history: Vec<SnapshotValues>,
+    /// The objects of its children in the retaken snapshot.
+    pub retaken_children_objects: u64,
+}
+
 /// A path whose children held more objects awaiting cleanup at each of the last snapshots
 /// ([`PathTree::awaiting_cleanup`](super::PathTree::awaiting_cleanup)): entries of a
 /// `WeakHashMap`, a weak interner or a `ThreadLocalMap` whose referents the collector cleared,
@@ -1675,6 +1850,9 @@ pub struct SearchOutcome {
     pub unconfirmed: Vec<GrowingNode>,
     /// Paths that grew for a while but leveled off, sorted by path.
     pub leveled_off: Vec<LeveledOff>,
+    /// Candidates whose growth was gone from the snapshot retaken before confirming them,
+    /// sorted by path: not growth.
+    pub gone_on_retake: Vec<GoneOnRetake>,
     /// Paths under which references the collector cleared kept piling up, sorted by path:
     /// garbage waiting for its owner's cleanup, not growth.
     pub awaiting_cleanup: Vec<AwaitingCleanup>,

@@ -20,6 +20,8 @@ fn search_with_rules(
     loop {
         match search.add_snapshot(&heap_after(loops), loops) {
             NextStep::RunLoops(more) => loops += more,
+            // The same heap again: growth that holds.
+            NextStep::Retake => {}
             NextStep::Done => return search.finish(),
         }
     }
@@ -1728,6 +1730,7 @@ fn a_search_cut_short_by_its_time_budget_says_so() {
                 loops += 10;
             }
             NextStep::RunLoops(more) => loops += more,
+            NextStep::Retake => {}
             NextStep::Done => break,
         }
     }
@@ -1752,7 +1755,7 @@ fn a_search_ended_while_it_wanted_more_snapshots_is_undecided_and_one_done_is_no
     for _ in 0..2 {
         match search.add_snapshot(&static_list_heap(5), loops) {
             NextStep::RunLoops(more) => loops += more,
-            NextStep::Done => panic!("done after fewer than three snapshots"),
+            NextStep::Retake | NextStep::Done => panic!("done after fewer than three snapshots"),
         }
     }
     search.stop_after_next_snapshot(ConfirmationCut::TimeBudget);
@@ -1800,6 +1803,11 @@ fn watch_search(heap_at: impl Fn(u32) -> HeapGraph, last_loop: u32) -> SearchOut
                     return search.finish();
                 }
                 loops += more;
+            }
+            // A watch cannot take a snapshot again at the same loop.
+            NextStep::Retake => {
+                search.skip_retake();
+                return search.finish();
             }
             NextStep::Done => return search.finish(),
         }
@@ -1948,4 +1956,110 @@ fn retained_sizes_from_a_watching_walk_are_those_of_a_second_walk() {
     assert_watched_retained_sizes_match_a_second_walk(&list_also_held_by_a_cleared_reference_heap(
         3,
     ));
+}
+
+/// A search over `heap_after(loops, loops_before)` (`loops_before`: the loops at the snapshot
+/// before), whose retakes ([`NextStep::Retake`]) see `retaken(loops)`; the outcome and the
+/// loops at which it asked for one.
+fn search_with_retakes(
+    heap_after: impl Fn(u32, u32) -> HeapGraph,
+    retaken: impl Fn(u32) -> HeapGraph,
+) -> (SearchOutcome, Vec<u32>) {
+    let mut search = GrowthSearch::new(SearchConfig::default());
+    let (mut loops, mut before) = (DEFAULT_WARMUP_LOOPS, 0);
+    let mut retakes = Vec::new();
+    let mut next = search.add_snapshot(&heap_after(loops, before), loops);
+    loop {
+        next = match next {
+            NextStep::RunLoops(more) => {
+                before = loops;
+                loops += more;
+                search.add_snapshot(&heap_after(loops, before), loops)
+            }
+            NextStep::Retake => {
+                retakes.push(loops);
+                search.add_snapshot(&retaken(loops), loops)
+            }
+            NextStep::Done => return (search.finish(), retakes),
+        };
+    }
+}
+
+/// A list that a timer thread empties on its tick, caught before the tick at every snapshot:
+/// it holds the items of the loops since the snapshot before, all of them new.
+fn drained_list_heap(loops: u32, before: u32) -> HeapGraph {
+    static_list_heap(loops - before)
+}
+
+#[test]
+fn growth_of_a_few_new_children_that_is_gone_when_retaken_is_not_confirmed() {
+    // What a busy machine showed (issue 35): each burst of loops twice as long as the one
+    // before looks like growth through detection and confirmation; the list is empty after
+    // the tick.
+    let (outcome, retakes) = search_with_retakes(drained_list_heap, |_| static_list_heap(0));
+    assert_eq!(retakes, [1000], "one retake, before confirming");
+    assert!(outcome.growing.is_empty(), "{:?}", reported(&outcome));
+    assert!(outcome.leveled_off.is_empty(), "{:?}", outcome.leveled_off);
+    assert_eq!(outcome.gone_on_retake.len(), 1);
+    let gone = &outcome.gone_on_retake[0];
+    assert_eq!(
+        gone.path.last().unwrap().to_string(),
+        "STATIC_FIELD Cart.items -> instance of java.util.ArrayList"
+    );
+    assert_eq!(gone.kinds, [GrowthKind::Objects, GrowthKind::References]);
+    assert_eq!(gone.retaken_children_objects, 0);
+    // The retake is no snapshot of the history: the loops are those of the last one.
+    assert_eq!(outcome.snapshot_loops, [3, 7, 15, 31, 124, 496, 1000]);
+    assert_eq!(outcome.cut, None);
+}
+
+#[test]
+fn growth_of_a_few_new_children_that_holds_when_retaken_is_confirmed() {
+    // The same list, still full when retaken.
+    let (outcome, retakes) =
+        search_with_retakes(drained_list_heap, |loops| static_list_heap(loops - 496));
+    assert_eq!(retakes, [1000]);
+    assert_eq!(
+        reported(&outcome),
+        ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"]
+    );
+    assert!(outcome.gone_on_retake.is_empty());
+    // A slow leak (an item every tenth loop) holds few children too, and holds them.
+    let (outcome, retakes) = search_with_retakes(
+        |loops, _| static_list_heap(loops / 10),
+        |loops| static_list_heap(loops / 10),
+    );
+    assert_eq!(retakes.len(), 1);
+    assert_eq!(reported(&outcome).len(), 1, "{:?}", reported(&outcome));
+}
+
+#[test]
+fn growth_of_more_children_than_the_last_gaps_loops_is_confirmed_without_a_retake() {
+    // An item a loop since the start: 1000 children after a last gap of 504 loops.
+    let (outcome, retakes) =
+        search_with_retakes(|loops, _| static_list_heap(loops), |_| panic!("no retake"));
+    assert!(retakes.is_empty());
+    assert_eq!(reported(&outcome).len(), 1);
+}
+
+#[test]
+fn a_source_that_cannot_retake_confirms_as_before() {
+    let mut search = GrowthSearch::new(SearchConfig::default());
+    let (mut loops, mut before) = (DEFAULT_WARMUP_LOOPS, 0);
+    loop {
+        match search.add_snapshot(&drained_list_heap(loops, before), loops) {
+            NextStep::RunLoops(more) => {
+                before = loops;
+                loops += more;
+            }
+            NextStep::Retake => {
+                search.skip_retake();
+                break;
+            }
+            NextStep::Done => panic!("a retake is asked for first"),
+        }
+    }
+    let outcome = search.finish();
+    assert_eq!(reported(&outcome).len(), 1);
+    assert!(outcome.gone_on_retake.is_empty());
 }

@@ -149,7 +149,7 @@ impl Driver for RustScenario<'_> {
         self.loops_run
     }
 
-    fn settle(&mut self) -> Result<(), JvmError> {
+    fn settle(&mut self) -> Result<bool, JvmError> {
         self.settler.settle()
     }
 

@@ -495,7 +495,7 @@ impl LiveScenario for Scenario {
     }
 
     fn settle(&mut self) -> Result<(), JvmError> {
-        Scenario::settle(self)
+        Scenario::settle(self).map(|_settled| ())
     }
 
     fn collect_garbage(&mut self) -> Result<(), JvmError> {

@@ -456,14 +456,14 @@ impl Scenario {
     }
 
     /// Waits, up to two seconds, for work the loops handed to other threads (the common
-    /// `ForkJoinPool`, threads started since the scenario opened) to be idle.
-    pub fn settle(&mut self) -> Result<(), JvmError> {
+    /// `ForkJoinPool`, threads started since the scenario opened) to be idle, and out the tick
+    /// of its timer threads (up to 1.5 s). Whether it settled within those bounds.
+    pub fn settle(&mut self) -> Result<bool, JvmError> {
         let Some(host) = &self.host else {
             return Err(JvmError::Jni("scenario already closed".into()));
         };
         self.runtime
             .with_env(|env, glue| glue.settle(env, host.as_obj()))
-            .map(|_settled| ())
     }
 
     /// Runs a full collection and waits for the cleanup it starts (cleared references handed
@@ -486,11 +486,11 @@ pub struct Settler {
 
 impl Settler {
     /// Waits, up to two seconds, for the common `ForkJoinPool` and the threads started since
-    /// this settler was made to be idle.
-    pub fn settle(&self) -> Result<(), JvmError> {
+    /// this settler was made to be idle, and out the tick of their timer threads (up to 1.5 s).
+    /// Whether it settled within those bounds.
+    pub fn settle(&self) -> Result<bool, JvmError> {
         self.runtime
             .with_env(|env, glue| glue.settle(env, self.settler.as_obj()))
-            .map(|_settled| ())
     }
 
     /// Runs a full collection and waits for the cleanup it starts.

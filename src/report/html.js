@@ -394,7 +394,7 @@
     details.appendChild(el("summary", "", "Timings (ms)"));
     var table = el("table");
     var head = el("tr");
-    ["phase", "total", "each (one per snapshot; attribution one per growing node)"].forEach(function (h) { head.appendChild(el("th", "", h)); });
+    ["phase", "total", "each (one per snapshot and retake; attribution one per growing node)"].forEach(function (h) { head.appendChild(el("th", "", h)); });
     table.appendChild(head);
     ["dump", "parse", "analysis", "attribution"].forEach(function (phase) {
       var values = t[phase] || [];
@@ -437,6 +437,12 @@
       section.appendChild(line);
       if (s.verdict_reason) section.appendChild(el("p", "", "Not judged: " + s.verdict_reason));
       if (s.not_attributed) section.appendChild(el("p", "", "Not attributed: " + s.not_attributed));
+      if (s.settling_cut_short) {
+        // As the text report's line (src/report/text.rs, render_settling_cut_short).
+        section.appendChild(el("p", "", "Settling cut short before the snapshot at " + unit + " " + s.settling_cut_short[0] +
+          (s.settling_cut_short.length > 1 ? " and " + (s.settling_cut_short.length - 1) + " more" : "") +
+          ": the scenario's threads were still busy after 2 s, or a timer thread of its did not wake and sleep again within 1.5 s; such a snapshot may hold work still in progress"));
+      }
     }
     section.appendChild(timings(s.timings_ms, s.snapshots));
     // Largest retained increase first; the JSON keeps the text report's order.
@@ -452,6 +458,18 @@
           item.growth.join(", ") + " up to that snapshot, then no more; not a leak): " + lastStep(item.path), item));
       });
       section.appendChild(leveled);
+    }
+    if (s.gone_on_retake) {
+      var gone = el("section", "gone-on-retake");
+      gone.appendChild(el("h3", "", "Gone when retaken (not growth)"));
+      s.gone_on_retake.forEach(function (item) {
+        var last = item.history[item.history.length - 1];
+        gone.appendChild(otherPath("gone-on-retake", "Gone when retaken (grew in " + item.growth.join(", ") + " to " +
+          last.children_objects + " children objects by " + unit + " " + last.loops +
+          "; the snapshot taken again after the settler's bound for a timer's tick had " + item.retaken_children_objects +
+          ": a structure a background thread empties on its own tick; not growth): " + lastStep(item.path), item));
+      });
+      section.appendChild(gone);
     }
     if (s.ignored.length) {
       var ignored = el("section", "ignored");

@@ -36,12 +36,20 @@ struct JsonScenario<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     unconfirmed: Vec<JsonUnconfirmed<'a>>,
     leveled_off: Vec<JsonLeveledOff<'a>>,
+    /// Candidates whose growth a snapshot retaken after the settling bound did not find (not
+    /// growth); omitted when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    gone_on_retake: Vec<JsonGoneOnRetake<'a>>,
     /// Paths under which references the GC cleared kept piling up (not growth); omitted when
     /// none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     awaiting_cleanup: Vec<JsonAwaitingCleanup<'a>>,
     ignored: Vec<JsonIgnored<'a>>,
     timings_ms: JsonTimings<'a>,
+    /// The loops at which the settling before a snapshot was cut short by its bounds; omitted
+    /// when none was.
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    settling_cut_short: &'a [u32],
     /// Heap dumps kept on request; omitted when none were.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     kept_dumps: Vec<String>,
@@ -166,6 +174,16 @@ struct JsonLeveledOff<'a> {
     growth: Vec<&'static str>,
     last_growth_loop: u32,
     history: Vec<JsonValues>,
+}
+
+/// A candidate whose growth the retaken snapshot did not find.
+#[derive(Serialize)]
+struct JsonGoneOnRetake<'a> {
+    path: Vec<JsonStep<'a>>,
+    growth: Vec<&'static str>,
+    history: Vec<JsonValues>,
+    /// The objects of its children in the retaken snapshot.
+    retaken_children_objects: u64,
 }
 
 /// A path under which references the GC cleared kept piling up.
@@ -686,6 +704,16 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                             history: history(&leveled.history),
                         })
                         .collect(),
+                    gone_on_retake: outcome
+                        .gone_on_retake
+                        .iter()
+                        .map(|gone| JsonGoneOnRetake {
+                            path: path(&gone.path),
+                            growth: labels(&gone.kinds),
+                            history: history(&gone.history),
+                            retaken_children_objects: gone.retaken_children_objects,
+                        })
+                        .collect(),
                     awaiting_cleanup: outcome
                         .awaiting_cleanup
                         .iter()
@@ -716,6 +744,7 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                         })
                         .collect(),
                     timings_ms: timings,
+                    settling_cut_short: &report.settling_cut_short,
                     kept_dumps: kept_dumps(),
                     dumps_not_kept: report.dumps_not_kept.as_deref(),
                     subject,
@@ -736,9 +765,11 @@ fn document(reports: &[ScenarioReport]) -> Document<'_> {
                     growing: Vec::new(),
                     unconfirmed: Vec::new(),
                     leveled_off: Vec::new(),
+                    gone_on_retake: Vec::new(),
                     awaiting_cleanup: Vec::new(),
                     ignored: Vec::new(),
                     timings_ms: timings,
+                    settling_cut_short: &report.settling_cut_short,
                     kept_dumps: kept_dumps(),
                     dumps_not_kept: report.dumps_not_kept.as_deref(),
                     subject,

@@ -25,7 +25,8 @@ use crate::attribution::{Attribution, StackCount};
 use crate::growth::old_objects::OldObjectOutcome;
 use crate::growth::{GrowingNode, IgnoreRule, SearchOutcome, TrendRow};
 
-/// Wall-clock time of each phase, one entry per snapshot, in milliseconds.
+/// Wall-clock time of each phase, one entry per snapshot (and one for a retaken snapshot,
+/// [`crate::growth::NextStep::Retake`]), in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Timings {
     /// Writing the heap dump (includes the full GC of a live dump).
@@ -75,6 +76,11 @@ pub struct ScenarioReport {
     /// watch ended, the watch stopped before the class trend could judge); `None` otherwise. A
     /// report without growth and with this is inconclusive ([`Verdict`]).
     pub cut_short: Option<String>,
+    /// The loops at which the settling before a snapshot was cut short by its bounds (the
+    /// scenario's threads still busy after two seconds, or a timer thread of its that did not
+    /// wake and sleep again within the settler's bound): such a snapshot may hold work still
+    /// in progress. Empty where every settle finished, and for front ends that do not settle.
+    pub settling_cut_short: Vec<u32>,
 }
 
 /// The JFR old-object samples of `heapgrowth watch --jfr`: the growing classes with their
@@ -235,6 +241,7 @@ impl ScenarioReport {
             class_trends: Vec::new(),
             old_objects: None,
             cut_short: None,
+            settling_cut_short: Vec::new(),
         }
     }
 

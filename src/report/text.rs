@@ -92,6 +92,7 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
             if let Some(why) = &report.not_attributed {
                 let _ = writeln!(out, "Not attributed: {}", escape_line(why));
             }
+            render_settling_cut_short(&mut out, &report.settling_cut_short, unit);
             render_class_trends(&mut out, &report.class_trends);
             for (node, attribution) in report.growing() {
                 out.push('\n');
@@ -116,6 +117,19 @@ pub fn render_scenario(report: &ScenarioReport, depth: StackDepth) -> String {
                     leveled.last_growth_loop,
                     kinds(&leveled.kinds),
                     last_step(&leveled.path)
+                );
+            }
+            for gone in &outcome.gone_on_retake {
+                let last = gone.history.last();
+                let _ = writeln!(
+                    out,
+                    "\nGone when retaken (grew in {} to {} children objects by {} {}; the snapshot taken again after the settler's bound for a timer's tick had {}: a structure a background thread empties on its own tick; not growth): {}",
+                    kinds(&gone.kinds),
+                    last.map_or(0, |s| s.values.children_objects),
+                    unit.singular(),
+                    last.map_or(0, |s| s.loops),
+                    gone.retaken_children_objects,
+                    last_step(&gone.path)
                 );
             }
             for awaiting in &outcome.awaiting_cleanup {
@@ -160,6 +174,24 @@ fn render_verdict_reason(out: &mut String, verdict: Option<&Verdict>) {
     if let Some(reason) = verdict.and_then(Verdict::reason) {
         let _ = writeln!(out, "Not judged: {}", escape_line(reason));
     }
+}
+
+/// The line that says before which snapshots settling was cut short by its bounds.
+fn render_settling_cut_short(out: &mut String, at: &[u32], unit: LoopUnit) {
+    let Some((&first, rest)) = at.split_first() else {
+        return;
+    };
+    let more = match rest.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let _ = writeln!(
+        out,
+        "Settling cut short before the snapshot at {} {first}{more}: the scenario's threads were \
+         still busy after 2 s, or a timer thread of its did not wake and sleep again within \
+         1.5 s; such a snapshot may hold work still in progress",
+        unit.singular()
+    );
 }
 
 /// The class-trend table of a watch: the classes whose live counts rose between class

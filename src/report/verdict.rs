@@ -231,6 +231,79 @@ mod tests {
     }
 
     #[test]
+    fn growth_gone_when_retaken_is_clean_and_both_reports_list_it_with_the_cut_settles() {
+        let step = |kind, name: &str, target: &str| crate::growth::PathStep {
+            kind,
+            owner: if name == "Class" {
+                ""
+            } else {
+                "com.example.Cart"
+            }
+            .into(),
+            name: name.into(),
+            target: target.into(),
+            objects: 1,
+            source: String::new(),
+        };
+        let values = |loops, children_objects| crate::growth::SnapshotValues {
+            loops,
+            values: crate::growth::NodeValues {
+                children_objects,
+                ..Default::default()
+            },
+        };
+        let mut report = finished(SearchOutcome {
+            snapshots: 7,
+            loops: 1000,
+            gone_on_retake: vec![crate::growth::GoneOnRetake {
+                path: vec![
+                    step(crate::growth::StepKind::GcRoot, "Class", ""),
+                    step(
+                        crate::growth::StepKind::StaticField,
+                        "queue",
+                        "java.util.ArrayList",
+                    ),
+                ],
+                kinds: vec![crate::growth::GrowthKind::Objects],
+                history: vec![values(496, 372), values(1000, 504)],
+                retaken_children_objects: 0,
+            }],
+            ..SearchOutcome::default()
+        });
+        report.settling_cut_short = vec![3, 1000];
+        assert_eq!(report.verdict(), Some(Verdict::Clean));
+        let text = crate::report::render_scenario(&report, Default::default());
+        assert!(
+            text.contains(
+                "Settling cut short before the snapshot at loop 3 and 1 more: the scenario's \
+                 threads were still busy after 2 s"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "Gone when retaken (grew in objects to 504 children objects by loop 1000; the \
+                 snapshot taken again after the settler's bound for a timer's tick had 0: "
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("STATIC_FIELD Cart.queue -> instance of java.util.ArrayList\n"),
+            "{text}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::to_json(&[report])).unwrap();
+        let scenario = &json["scenarios"][0];
+        assert_eq!(scenario["verdict"], "clean");
+        assert_eq!(scenario["settling_cut_short"], serde_json::json!([3, 1000]));
+        assert_eq!(scenario["gone_on_retake"][0]["retaken_children_objects"], 0);
+        assert_eq!(
+            scenario["gone_on_retake"][0]["growth"],
+            serde_json::json!(["objects"])
+        );
+    }
+
+    #[test]
     fn jfr_samples_without_a_judged_sample_or_a_collection_are_inconclusive() {
         let mut report = old_object_samples();
         let samples = report.old_objects.as_mut().unwrap();

@@ -262,6 +262,43 @@ fn json_report_has_the_documented_shape() {
     }
 }
 
+// Issue 35: the report says when settling before a snapshot was cut short by its bound.
+
+/// The text and JSON reports of clean `scenario`: exit status 0 and nothing grows in both.
+fn clean_text_and_json(scenario: &str) -> (String, serde_json::Value) {
+    let text = heapgrowth(&[scenario], &["--no-attribution"]);
+    let stdout = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert_eq!(text.status.code(), Some(0), "{stdout}");
+    let output = heapgrowth(&[scenario], &["--no-attribution", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let document = json(&output);
+    assert_eq!(document["scenarios"][0]["verdict"], "clean", "{document}");
+    (stdout, document["scenarios"][0].clone())
+}
+
+#[test]
+fn settling_cut_short_by_a_timer_asleep_past_the_bound_is_in_the_report() {
+    // The timer thread sleeps half an hour: the first settle (after the 3 warm-up loops) waits
+    // the settler's 1.5 s bound for it to wake, is cut short there, and never waits for it again.
+    let (text, scenario) = clean_text_and_json("corpus.clean.TimerTaskPurged");
+    assert!(
+        text.contains("Settling cut short before the snapshot at loop 3"),
+        "{text}"
+    );
+    let cut = scenario["settling_cut_short"]
+        .as_array()
+        .expect("the field");
+    assert_eq!(cut.first(), Some(&serde_json::json!(3)), "{scenario}");
+}
+
+#[test]
+fn settling_that_waits_out_a_timers_tick_in_time_is_not_reported_cut_short() {
+    // The executor's worker wakes every 100 ms to drop cancelled tasks: its tick is waited out.
+    let (text, scenario) = clean_text_and_json("corpus.clean.ScheduledCancelledDueSoon");
+    assert!(!text.contains("Settling cut short"), "{text}");
+    assert!(scenario.get("settling_cut_short").is_none(), "{scenario}");
+}
+
 #[test]
 fn a_scenario_reports_the_same_whatever_ran_before_it() {
     // Each scenario gets its own class loader and thread; static state and thread locals left

@@ -418,6 +418,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             growing,
             unconfirmed: Vec::new(),
             leveled_off: Vec::new(),
+            gone_on_retake: Vec::new(),
             awaiting_cleanup: Vec::new(),
             ignored: Vec::new(),
             unmatched_rules: Vec::new(),
@@ -438,6 +439,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
         class_trends: Vec::new(),
         old_objects: None,
         cut_short: None,
+        settling_cut_short: Vec::new(),
     }
 }
 

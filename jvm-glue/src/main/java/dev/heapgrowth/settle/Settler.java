@@ -74,8 +74,9 @@ public final class Settler {
     private final Set<Thread> longSleepers = Collections.newSetFromMap(new IdentityHashMap<>());
     private final ThreadMXBean threadBean = ManagementFactory.getThreadMXBean();
     /**
-     * Whether the last {@link #settle()} stopped waiting at {@link #PERIOD_BOUND_MILLIS} for a
-     * thread that kept waking without ever staying asleep {@link #QUIET_MILLIS}.
+     * Whether the last {@link #settle()} stopped waiting at {@link #PERIOD_BOUND_MILLIS}: for a
+     * thread that kept waking without ever staying asleep {@link #QUIET_MILLIS}, or for one
+     * that did not wake at all (a long sleeper, seen for the first time).
      */
     private boolean periodsCutShort;
     /** False once a collection was asked for and never came (-XX:+DisableExplicitGC). */
@@ -92,7 +93,9 @@ public final class Settler {
      * and until what they woke for is idle too (up to two seconds more): the wait before a heap
      * dump.
      *
-     * @return whether it settled (false: the time ran out)
+     * @return whether it settled within its bounds (false: the two seconds ran out with a
+     *     thread still busy, or a timer thread did not wake and go back to sleep within
+     *     {@link #PERIOD_BOUND_MILLIS}; the report says so)
      */
     public boolean settle() throws InterruptedException {
         boolean idle = settle(DEFAULT_TIMEOUT_MILLIS);
@@ -152,8 +155,9 @@ public final class Settler {
                         longSleepers.add(thread);
                     }
                 }
-                // Those that woke and never stayed asleep since: tickers cut short.
-                periodsCutShort = !firstWake.isEmpty() && !quiet;
+                // Cut short: tickers that never stayed asleep, or long sleepers seen for the
+                // first time (never waited for again, so a later settle is not cut by them).
+                periodsCutShort = true;
                 return !firstWake.isEmpty();
             }
         }
