@@ -38,12 +38,13 @@ use std::time::Duration;
 /// on small dumps.
 pub(crate) const RESIDENT_DUMP_BUDGET: u64 = if cfg!(test) { 2 << 20 } else { 64 << 20 };
 
-/// The most of a mapping of `len` bytes that stays resident at once: the budget, and as much
-/// again for what is mapped between two looks (a block of the walk's objects lies all over
-/// the dump, and each fault maps up to 64 KiB around its page; docs/bench.md, "Issue 33",
-/// gives the peaks measured).
+/// The most of a mapping of `len` bytes that stays resident at once: the budget, and twice as
+/// much again for what is mapped between two looks (a block of the walk's objects lies all
+/// over the dump, and each fault maps up to 64 KiB around its page). Measured on a machine
+/// with a load of 8, at 10 M and 50 M objects: the resident set's peak was at most 176 MB
+/// above the process's own memory (docs/bench.md, "Issue 33").
 pub(crate) fn most_resident(len: u64) -> u64 {
-    len.min(2 * RESIDENT_DUMP_BUDGET)
+    len.min(3 * RESIDENT_DUMP_BUDGET)
 }
 
 /// How often the watcher reads the process's resident file pages (`/proc/self/statm`, a few
