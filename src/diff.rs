@@ -235,6 +235,10 @@ impl SnapshotSource for GivenDumps<'_> {
     fn not_attributed(&self) -> Option<String> {
         Some(NOT_ATTRIBUTED.into())
     }
+
+    fn writes_dumps(&self) -> bool {
+        false
+    }
 }
 
 /// The message [`ExitIfADumpShrinks`] writes, and the directory it removes, made before the
@@ -306,4 +310,24 @@ extern "C" fn on_sigbus(_signal: libc::c_int) {
     }
     // Safety: `_exit` has no preconditions; it ends the process at once.
     unsafe { libc::_exit(2) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 33: a diff's loop started a dump follower that polled its private directory
+    /// for a `snapshot-N.hprof` that never comes, every millisecond, while it read the dumps.
+    #[test]
+    fn a_diff_starts_no_follower_for_dumps_nobody_writes() {
+        let dumps = [PathBuf::from("a.hprof"), PathBuf::from("b.hprof")];
+        let source = GivenDumps {
+            dumps: &dumps,
+            loops: None,
+            next: 0,
+        };
+        let unused = PrivateTempDir::new("test").unwrap();
+        let new_dump = unused.path().join("snapshot-1.hprof");
+        assert!(crate::engine::follower_for(&source, &new_dump, Some(1_000)).is_none());
+    }
 }

@@ -731,6 +731,24 @@ pub trait SnapshotSource {
     fn dumps_this_process(&self) -> bool {
         false
     }
+    /// Whether [`take_snapshot`](Self::take_snapshot) writes new dumps (a JVM dumping), which
+    /// are read as they are written; a source of existing files (`diff`) says no, and no
+    /// thread then watches for a file that never comes.
+    fn writes_dumps(&self) -> bool {
+        true
+    }
+}
+
+/// A reader of the dump `source` is about to write at `new_dump`, for a source that writes
+/// dumps; `None` for one that reads existing files.
+pub(crate) fn follower_for(
+    source: &dyn SnapshotSource,
+    new_dump: &Path,
+    expected_objects: Option<usize>,
+) -> Option<crate::hprof::DumpFollower> {
+    source
+        .writes_dumps()
+        .then(|| crate::hprof::DumpFollower::start(new_dump, expected_objects))
 }
 
 /// About how many objects a search's next dump holds, for reading it while it is written: the
@@ -917,16 +935,24 @@ fn search_snapshots(
         ));
         // Reads the dump while the source writes it: writing is most of a dump's time, on
         // one of the JVM's threads.
-        let follower = crate::hprof::DumpFollower::start(&new_dump, object_count.expected());
-        let (path, follower) = match source.take_snapshot(&new_dump) {
+        let follower = follower_for(source, &new_dump, object_count.expected());
+        let abandon = |follower: Option<crate::hprof::DumpFollower>| {
+            if let Some(follower) = follower {
+                follower.abandon();
+            }
+        };
+        let (path, written, follower) = match source.take_snapshot(&new_dump) {
             Ok(Snapshot::Written { dump_ms }) => {
                 timings.dump.push(dump_ms);
-                (new_dump, Some(follower))
+                (new_dump, true, follower)
             }
-            Ok(Snapshot::Existing(path)) => (path, None),
+            Ok(Snapshot::Existing(path)) => {
+                drop(follower);
+                (path, false, None)
+            }
             Ok(Snapshot::None(cut)) => {
                 let _ = std::fs::remove_file(&new_dump);
-                follower.abandon();
+                abandon(follower);
                 search.stop_after_next_snapshot(cut);
                 break;
             }
@@ -934,7 +960,7 @@ fn search_snapshots(
                 // A dump that failed half way (a full disk) holds secrets too, and its space is
                 // what the next dump needs: deleted, and let go of by the follower, at once.
                 let _ = std::fs::remove_file(&new_dump);
-                follower.abandon();
+                abandon(follower);
                 return Err(error);
             }
         };
@@ -942,7 +968,6 @@ fn search_snapshots(
             "{name}: {unit} {position}, snapshot {snapshot}: reading"
         ));
         let started = Instant::now();
-        let written = follower.is_some();
         let graph = match follower {
             Some(follower) => follower.finish(),
             None => crate::hprof::open(&path),
@@ -1370,6 +1395,37 @@ mod tests {
         );
         next.read(99_000);
         assert_eq!(ObjectCountHint::new(Some(&SHARED)).expected(), Some(99_000));
+    }
+
+    /// A source that writes its dumps, as a JVM does.
+    struct Dumping;
+
+    impl SnapshotSource for Dumping {
+        fn subject(&self) -> Subject {
+            Subject::Jvm
+        }
+        fn unit(&self) -> LoopUnit {
+            LoopUnit::Loops
+        }
+        fn position(&self) -> u32 {
+            0
+        }
+        fn take_snapshot(&mut self, _new_dump: &Path) -> Result<Snapshot, ScenarioError> {
+            Ok(Snapshot::Written { dump_ms: 0 })
+        }
+        fn advance(&mut self, _requested: u32) -> Result<Advance, ScenarioError> {
+            Ok(Advance::End(ConfirmationCut::TimeBudget))
+        }
+    }
+
+    #[test]
+    fn a_source_that_writes_dumps_gets_them_read_as_written() {
+        let dir = PrivateTempDir::new("test").unwrap();
+        let follower = follower_for(&Dumping, &dir.path().join("snapshot-1.hprof"), None);
+        assert!(
+            follower.is_some(),
+            "a JVM's dump is read while it is written"
+        );
     }
 
     fn report_with_dumps(dir: &Path, count: usize) -> ScenarioReport {

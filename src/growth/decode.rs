@@ -703,6 +703,10 @@ pub(super) fn walk_in_order(
         let mut spares: Vec<DecodedBlock> = Vec::new();
         let mut sent = from;
         loop {
+            // Releases the dump's pages the walk has read once too many are resident (see
+            // `heap::resident`): a block's objects lie all over the dump, and each fault maps
+            // up to 64 KiB around the page. The look reads a `/proc` file, a few microseconds.
+            crate::heap::resident::release_if_over_budget();
             let mut queued = blocks.len();
             let (objects, nodes) = walk.queued();
             while queued < BLOCKS_AHEAD && sent < objects.len() {

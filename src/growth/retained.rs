@@ -77,6 +77,7 @@ pub fn retained_sizes(
             seen.test_and_set(object);
         }
         while let Some(object) = stack.pop() {
+            release_pages_now_and_then(set.len());
             set.push(object);
             let mut follow = |target: ObjectIndex| {
                 if !reached.contains(target) && !seen.test_and_set(target) {
@@ -201,7 +202,10 @@ impl Reachability<'_> {
     /// Depth first from `stack`, marking what is reached in `reached`.
     fn walk(&self, reached: &mut BitSet, mut stack: Vec<ObjectIndex>) {
         let mut targets = Vec::new();
+        let mut walked = 0usize;
         while let Some(object) = stack.pop() {
+            walked += 1;
+            release_pages_now_and_then(walked);
             for edge in self.roots.implicit_edges(object) {
                 self.visit(edge.target(), reached, &mut stack);
             }
@@ -218,6 +222,16 @@ impl Reachability<'_> {
                 self.visit(target, reached, &mut stack);
             }
         }
+    }
+}
+
+/// Every few thousand objects walked (`walked`), releases the dump's pages once too many
+/// are resident, as the path tree's walk does (see `heap::resident`): a walk of the whole
+/// heap reads records all over the dump.
+fn release_pages_now_and_then(walked: usize) {
+    const OBJECTS_PER_LOOK: usize = 4096;
+    if walked % OBJECTS_PER_LOOK == 0 {
+        crate::heap::resident::release_if_over_budget();
     }
 }
 

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::record::{self, layout, read_u32, Id4, Id8, IdWidth};
+use super::resident::{Released, RESIDENT_DUMP_BUDGET};
 use super::storage::{IdIndex, RecordOffsets};
 use super::{
     ClassIndex, ClassInfo, FieldType, FieldValue, ObjectIndex, ObjectKind, PrimitiveType,
@@ -64,13 +65,7 @@ pub(crate) struct RefSlot {
 
 /// The bytes of the dump: mapped from a file, or owned (tests, fuzzing).
 pub(crate) enum DumpBytes {
-    Mapped(memmap2::Mmap),
-    /// The first `len` bytes of a longer mapping: the one a dump was read through while it
-    /// was written, whose pages are mapped already (`len` is the finished file's length).
-    Reserved {
-        map: memmap2::MmapRaw,
-        len: usize,
-    },
+    Mapped(DumpMapping),
     Owned(Vec<u8>),
 }
 
@@ -78,14 +73,74 @@ impl DumpBytes {
     #[inline(always)]
     pub(crate) fn as_slice(&self) -> &[u8] {
         match self {
-            DumpBytes::Mapped(map) => map,
-            // Safety: the mapping is longer than `len`, and its first `len` bytes are the
-            // finished file's, which is not modified while open (as for `Mapped`).
-            DumpBytes::Reserved { map, len } => unsafe {
-                std::slice::from_raw_parts(map.as_ptr(), *len)
-            },
+            DumpBytes::Mapped(mapping) => mapping.as_slice(),
             DumpBytes::Owned(bytes) => bytes,
         }
+    }
+}
+
+/// The first `len` bytes of a read-only mapping of a dump file, whose pages are released
+/// once the dumps' resident pages exceed [`super::resident::RESIDENT_DUMP_BUDGET`] (see
+/// [`super::resident`]). The mapping may be longer than the file: the one a dump was read
+/// through while it was written is reserved past its end, and its pages are mapped already.
+pub(crate) struct DumpMapping {
+    // Declared before `map`: unregistered before the mapping goes.
+    _released: Option<Released>,
+    map: memmap2::MmapRaw,
+    len: usize,
+}
+
+impl DumpMapping {
+    /// The first `len` bytes of `map`.
+    ///
+    /// # Safety
+    ///
+    /// `map` is a read-only mapping of a file at least `len` bytes long (past the file's end
+    /// a read faults), which nothing modifies while it is mapped.
+    pub(crate) unsafe fn new(map: memmap2::MmapRaw, len: usize) -> DumpMapping {
+        assert!(
+            len <= map.len(),
+            "{len} bytes of a {}-byte mapping",
+            map.len()
+        );
+        // A mapping within the budget could never make the watcher release it.
+        let released = (map.len() as u64 > RESIDENT_DUMP_BUDGET)
+            // Safety: the caller's promise; `Released` is dropped before `map` (field order).
+            .then(|| unsafe { Released::register(map.as_ptr(), map.len()) })
+            .flatten();
+        DumpMapping {
+            _released: released,
+            map,
+            len,
+        }
+    }
+
+    /// The same mapping, of the file's first `len` bytes (its length once it is finished).
+    ///
+    /// # Safety
+    ///
+    /// As for [`DumpMapping::new`]: the file is at least `len` bytes long.
+    pub(crate) unsafe fn with_len(mut self, len: usize) -> DumpMapping {
+        assert!(
+            len <= self.map.len(),
+            "{len} bytes of a {}-byte mapping",
+            self.map.len()
+        );
+        self.len = len;
+        self
+    }
+
+    #[inline(always)]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        // Safety: the mapping is at least `len` bytes long, and so is the file (`new`), which
+        // is not modified while mapped; released pages fault the same bytes in again.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr(), self.len) }
+    }
+
+    /// Where the mapping starts: reads past `len` are the caller's to justify (a mapping read
+    /// while its file grew).
+    pub(crate) fn as_ptr(&self) -> *const u8 {
+        self.map.as_ptr()
     }
 }
 

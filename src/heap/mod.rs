@@ -10,6 +10,7 @@
 
 pub(crate) mod graph;
 pub(crate) mod record;
+pub(crate) mod resident;
 pub(crate) mod storage;
 
 pub use graph::HeapGraph;

@@ -28,7 +28,7 @@ use super::index::{self, GrowingColumns, ObjectColumns};
 use super::records::{Id4, Id8, IdWidth};
 use super::scan::{self, Header, HeapScan, TopLevel, TopLevelScan};
 use super::{assemble, check_object_count, read_graph, HprofError, ReadLimits};
-use crate::heap::graph::DumpBytes;
+use crate::heap::graph::{DumpBytes, DumpMapping};
 use crate::heap::HeapGraph;
 
 /// How long finishing waits for the follower to hand over what it read: it answers within a
@@ -204,14 +204,11 @@ fn final_bytes(path: &Path, view: Option<GrowingView>) -> std::io::Result<DumpBy
     let file = File::open(path)?;
     let len = file.metadata()?.len();
     match view {
-        Some(view) if view.reserved >= len => Ok(DumpBytes::Reserved {
-            map: view.map,
-            len: len as usize,
-        }),
-        // Safety: as in `super::open`, the mapping is read-only and the file complete.
-        _ => Ok(DumpBytes::Mapped(unsafe {
-            memmap2::MmapOptions::new().map(&file)
-        }?)),
+        // Safety: the file is finished, `len` bytes long, and not modified any more.
+        Some(view) if view.reserved >= len => Ok(DumpBytes::Mapped(unsafe {
+            view.mapping.with_len(len as usize)
+        })),
+        _ => super::map_whole(&file),
     }
 }
 
@@ -290,7 +287,8 @@ const RESERVED_BYTES: u64 = 16 << 30;
 /// mapping serves the whole dump (instead of a new one, and an unmapping, at every look), and
 /// then the graph: its pages are mapped by the time the dump returns.
 struct GrowingView {
-    map: memmap2::MmapRaw,
+    /// Its pages are released as those of a finished dump's mapping are.
+    mapping: DumpMapping,
     reserved: u64,
 }
 
@@ -302,7 +300,10 @@ impl GrowingView {
             .len(usize::try_from(reserved).ok()?)
             .map_raw_read_only(file)
             .ok()?;
-        Some(GrowingView { map, reserved })
+        // Safety: read-only; of none of its bytes yet (`first` reads only what is written),
+        // and the writer does not change what it has written.
+        let mapping = unsafe { DumpMapping::new(map, 0) };
+        Some(GrowingView { mapping, reserved })
     }
 
     /// The first `len` bytes.
@@ -314,7 +315,7 @@ impl GrowingView {
     unsafe fn first(&self, len: u64) -> &[u8] {
         debug_assert!(len <= self.reserved);
         // Safety: the mapping is `reserved` bytes long; the caller promises the rest.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr(), len as usize) }
+        unsafe { std::slice::from_raw_parts(self.mapping.as_ptr(), len as usize) }
     }
 }
 

@@ -435,6 +435,8 @@ fn index_run<W: IdWidth>(
     run: &ObjectRun,
     mut put: impl FnMut(u64, u64, u32) -> bool,
 ) -> Result<bool, HprofError> {
+    // The runs before are read: their pages can go (the walk faults in what it needs).
+    crate::heap::resident::release_if_over_budget();
     let bytes = context.bytes(run);
     let classes = context.classes;
     let id = W::SIZE;

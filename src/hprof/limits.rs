@@ -81,7 +81,7 @@ pub const SKIP_MEMORY_CHECK_ENV: &str = "HEAPGROWTH_SKIP_MEMORY_CHECK";
 /// benchmark heap, 21.9 at 80 M, 22.0 at 20 M, 22.4 at 5 M, 23.3 on the service-shaped heap,
 /// 23.8 on the 1 M benchmark heap; fixed costs are spread thinner the larger the heap). The
 /// lowest, so the check only refuses what cannot fit; the dump itself is mapped (page cache),
-/// not counted.
+/// not counted here (see [`available_for`] for what a memory cgroup counts of it).
 pub const PEAK_BYTES_PER_OBJECT: u64 = 21;
 
 /// Below this estimate the memory check reads nothing: every machine the engine runs on has
@@ -95,9 +95,12 @@ pub(crate) struct Available {
     pub source: String,
 }
 
-/// The memory the check compares with, or `None` when it doesn't apply. `mapped` is the size
-/// of the dump's mapping: a memory cgroup counts the pages of it the reader touches (all of
-/// them), so they come off a cgroup's headroom; the address space holds the mapping already.
+/// The memory the check compares with, or `None` when it doesn't apply. `mapped` is how much
+/// of the dump's mapping is resident at once (`heap::resident` releases its pages once more
+/// than a budget of them are): a memory cgroup counts those pages as in use, so they come off
+/// its headroom. The rest of the dump is page cache the cgroup is charged for but that no
+/// process maps, which the kernel reclaims before it kills; the address space holds the
+/// whole mapping already.
 pub(crate) fn available_for(check: &MemoryCheck, needed: u64, mapped: u64) -> Option<Available> {
     match check {
         MemoryCheck::Off => None,

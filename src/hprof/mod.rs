@@ -43,7 +43,8 @@ pub use measure::{measure_parse_and_walk, walk_from_roots, ParseMeasurement};
 
 use std::path::Path;
 
-use crate::heap::graph::DumpBytes;
+use crate::heap::graph::{DumpBytes, DumpMapping};
+use crate::heap::resident::most_resident;
 use crate::heap::storage::IdIndex;
 use crate::heap::{HeapGraph, ObjectIndex, Root, RootKind, StackFrame};
 use records::{Id4, Id8, IdWidth};
@@ -62,11 +63,19 @@ pub fn open_with_limits(path: &Path, limits: &ReadLimits) -> Result<HeapGraph, H
         source,
     };
     let file = open_regular_file(path).map_err(io_error)?;
+    read_graph(map_whole(&file).map_err(io_error)?, limits)
+}
+
+/// Maps all of `file`, read-only, for reading in place.
+fn map_whole(file: &std::fs::File) -> std::io::Result<DumpBytes> {
+    let len = usize::try_from(file.metadata()?.len()).map_err(std::io::Error::other)?;
+    let map = memmap2::MmapOptions::new()
+        .len(len)
+        .map_raw_read_only(file)?;
     // Safety: the mapping is read-only and private to this graph. Mapped memory can still
     // change if another process writes the file; heap dumps are written once and then only
     // read, and the documented contract is that the file isn't modified while open.
-    let map = unsafe { memmap2::MmapOptions::new().map(&file) }.map_err(io_error)?;
-    read_graph(DumpBytes::Mapped(map), limits)
+    Ok(DumpBytes::Mapped(unsafe { DumpMapping::new(map, len) }))
 }
 
 /// Opens `path` for reading if it is a regular file, without blocking: a FIFO (which would
@@ -126,10 +135,11 @@ fn read_graph_with<W: IdWidth>(
     let data = bytes.as_slice();
     let top = scan::scan_top_level(data, header)?;
     let scan = scan::scan_heap::<W>(data, &top.segments)?;
-    // A dump in memory is counted already; a mapped one's pages come as they are read.
+    // A dump in memory is counted already; a mapped one's pages come as they are read, and
+    // go once too many are resident (`heap::resident`).
     let mapped = match bytes {
         DumpBytes::Owned(_) => 0,
-        _ => data.len() as u64,
+        _ => most_resident(data.len() as u64),
     };
     check_object_count(&scan, limits, mapped)?;
     let classes = classes::resolve_classes(data, &top, &scan.class_dumps, header.id_size, limits)?;

@@ -449,6 +449,8 @@ pub(crate) fn scan_whole_segments<W: IdWidth>(
 ) -> Option<HeapScan> {
     let mut scan = HeapScan::default();
     for segment in segments {
+        // The segments before are read: their pages can go (the indexing reads them again).
+        crate::heap::resident::release_if_over_budget();
         let body = &data[segment.start as usize..segment.end as usize];
         let mut pos = 0;
         while pos < body.len() {
@@ -471,6 +473,7 @@ fn scan_in_order<W: IdWidth>(data: &[u8], segments: &[Segment]) -> Result<HeapSc
     let mut resume_at: Option<u64> = None;
     'segments: while segment_index < segments.len() {
         let segment = segments[segment_index];
+        crate::heap::resident::release_if_over_budget();
         let body = &data[segment.start as usize..segment.end as usize];
         let mut pos = resume_at
             .take()
