@@ -81,7 +81,7 @@ pub const SKIP_MEMORY_CHECK_ENV: &str = "HEAPGROWTH_SKIP_MEMORY_CHECK";
 /// benchmark heap, 21.9 at 80 M, 22.0 at 20 M, 22.4 at 5 M, 23.3 on the service-shaped heap,
 /// 23.8 on the 1 M benchmark heap; fixed costs are spread thinner the larger the heap). The
 /// lowest, so the check only refuses what cannot fit; the dump itself is mapped (page cache),
-/// not counted here (see [`available_for`] for what a memory cgroup counts of it).
+/// not counted here (`available_for` says what a memory cgroup counts of it).
 pub const PEAK_BYTES_PER_OBJECT: u64 = 21;
 
 /// Below this estimate the memory check reads nothing: every machine the engine runs on has
