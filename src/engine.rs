@@ -1113,7 +1113,7 @@ fn move_kept_dumps(kept: &[PathBuf], dir: &Path, scenario: &str) -> Result<Vec<P
     if kept.is_empty() {
         return Ok(Vec::new());
     }
-    let target = dir.join(file_name_of(scenario));
+    let target = dir.join(unused_dir_name(dir, &file_name_of(scenario)));
     let fail = |e: std::io::Error| {
         format!(
             "cannot keep the heap dumps in {}: {e}",
@@ -1122,7 +1122,8 @@ fn move_kept_dumps(kept: &[PathBuf], dir: &Path, scenario: &str) -> Result<Vec<P
     };
     // The directory may be shared (`/tmp/dumps`): the scenario's own is made exclusively and
     // checked, so that no link another user planted there takes the dumps elsewhere.
-    crate::output::private_dir_in(dir, &file_name_of(scenario)).map_err(fail)?;
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned());
+    crate::output::private_dir_in(dir, &name.unwrap_or_default()).map_err(fail)?;
     let mut moved = Vec::new();
     // Numbers as wide as the last one, so that a shell's `*.hprof` lists them in order.
     let width = kept.len().to_string().len();
@@ -1146,6 +1147,30 @@ fn move_kept_dumps(kept: &[PathBuf], dir: &Path, scenario: &str) -> Result<Vec<P
     }
     Ok(moved)
 }
+
+/// `name`, or `name-2`, `name-3`, ...: the first that is not a directory already holding
+/// something in `dir`. The same scenario run twice (twice in one invocation, or again the next
+/// day) keeps each run's dumps beside the last's, and a run never overwrites or mixes with
+/// the dumps of another. Anything else under the name (a link, a file) is left for
+/// [`crate::output::private_dir_in`] to refuse.
+fn unused_dir_name(dir: &Path, name: &str) -> String {
+    let holds_something = |candidate: &str| {
+        let path = dir.join(candidate);
+        std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_dir())
+            && std::fs::read_dir(&path).map_or(true, |mut entries| entries.next().is_some())
+    };
+    let mut candidate = name.to_owned();
+    let mut number = 1;
+    while holds_something(&candidate) && number < MAX_RUNS_KEPT_UNDER_ONE_NAME {
+        number += 1;
+        candidate = format!("{name}-{number}");
+    }
+    candidate
+}
+
+/// Runs of one scenario whose dumps [`unused_dir_name`] keeps apart; past that, the last name
+/// is reused (and the dumps there replaced), so a name never grows without end.
+const MAX_RUNS_KEPT_UNDER_ONE_NAME: u32 = 1000;
 
 /// `name` as one file name: path separators and control characters replaced.
 fn file_name_of(name: &str) -> String {
@@ -1484,6 +1509,41 @@ mod tests {
         assert!(report.kept_dumps.is_empty());
         let why = report.dumps_not_kept.unwrap();
         assert!(why.contains("cannot keep the heap dumps in"), "{why}");
+    }
+
+    #[test]
+    fn a_second_run_of_a_scenario_keeps_its_dumps_beside_the_firsts() {
+        let private = PrivateTempDir::new("test").unwrap();
+        let reports = PrivateTempDir::new("test").unwrap();
+        let mut runs = Vec::new();
+        for run in 1..=3 {
+            let mut report = report_with_dumps(private.path(), 2);
+            std::fs::write(&report.kept_dumps[0], format!("run {run}")).unwrap();
+            keep_dumps(&mut report, reports.path());
+            assert_eq!(report.dumps_not_kept, None);
+            runs.push(report.kept_dumps);
+        }
+        let dir_of = |run: usize| {
+            runs[run][0]
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(dir_of(0), "com.example_Odd_Name");
+        assert_eq!(dir_of(1), "com.example_Odd_Name-2");
+        assert_eq!(dir_of(2), "com.example_Odd_Name-3");
+        // Nothing overwritten: each run's first dump is its own.
+        for (run, kept) in runs.iter().enumerate() {
+            assert_eq!(
+                std::fs::read_to_string(&kept[0]).unwrap(),
+                format!("run {}", run + 1)
+            );
+        }
+        // An empty directory under the name is used, not skipped.
+        std::fs::create_dir(reports.path().join("Empty")).unwrap();
+        assert_eq!(unused_dir_name(reports.path(), "Empty"), "Empty");
     }
 
     #[test]

@@ -179,9 +179,10 @@ struct RunArgs {
     /// never by default.
     #[arg(long, value_enum, default_value_t = KeepDumps::Never)]
     keep_dumps: KeepDumps,
-    /// Where --keep-dumps puts them, one directory per scenario (checked before the JVM starts;
-    /// each scenario's directory is made 0700 and checked, so a link planted in a shared
-    /// directory is refused).
+    /// Where --keep-dumps puts them, one directory per scenario run: NAME, or NAME-2, NAME-3, ...
+    /// when NAME already holds something, so no run overwrites another's dumps (checked before
+    /// the JVM starts; each run's directory is made 0700 and checked, so a link planted in a
+    /// shared directory is refused).
     #[arg(long, value_name = "DIR", default_value = "heapgrowth-dumps")]
     keep_dumps_dir: PathBuf,
     #[command(flatten)]

@@ -4,6 +4,9 @@
 //! scenario five times over, in fresh class loaders and threads. `scripts/stability.sh` does
 //! the same for every corpus scenario, in ten processes each.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
 use super::support::{corpus_classes, heapgrowth_on, library_classpath};
 
 /// Runs per process, and processes: ten verdicts.
@@ -11,12 +14,27 @@ const RUNS_PER_PROCESS: usize = 5;
 const PROCESSES: usize = 2;
 
 /// The verdict of each run of `scenario` (its growing lines, or that nothing grows), with the
-/// run's whole report.
-fn verdicts(classpath: &str, scenario: &str) -> Vec<(String, String)> {
+/// run's whole report; for a run whose verdict is not `expected`, also what `heapgrowth diff`
+/// finds in the run's own dumps, kept for that in `target/tmp/stability-differing/`: growth
+/// there means the run misread its heap, none that the heap did not grow.
+fn verdicts(classpath: &str, scenario: &str, expected: &str) -> Vec<(String, String)> {
     let scenarios = vec![scenario; RUNS_PER_PROCESS];
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let mut verdicts = Vec::new();
-    for _ in 0..PROCESSES {
-        let output = heapgrowth_on(classpath, &scenarios, &["--no-attribution"]);
+    for process in 0..PROCESSES {
+        let dumps = tmp.join(format!("stability-dumps-{scenario}-{process}"));
+        let _ = std::fs::remove_dir_all(&dumps);
+        let keep = [
+            "--keep-dumps",
+            "all",
+            "--keep-dumps-dir",
+            dumps.to_str().unwrap(),
+        ];
+        let output = heapgrowth_on(
+            classpath,
+            &scenarios,
+            &[&["--no-attribution"][..], &keep].concat(),
+        );
         let stdout = String::from_utf8_lossy(&output.stdout);
         let runs: Vec<&str> = stdout.split("Scenario ").skip(1).collect();
         assert_eq!(runs.len(), RUNS_PER_PROCESS, "{stdout}");
@@ -31,14 +49,58 @@ fn verdicts(classpath: &str, scenario: &str) -> Vec<(String, String)> {
             } else {
                 growing.join("; ")
             };
-            verdicts.push((verdict, format!("Scenario {run}")));
+            let mut report = format!("Scenario {run}");
+            if verdict != expected {
+                report += &diff_of_kept_dumps(run, &tmp.join("stability-differing"));
+            }
+            verdicts.push((verdict, report));
         }
+        let _ = std::fs::remove_dir_all(&dumps);
     }
     verdicts
 }
 
+/// The dumps a run's report says it kept, moved into `keep_in`, and `heapgrowth diff`'s
+/// report on them.
+fn diff_of_kept_dumps(run: &str, keep_in: &Path) -> String {
+    const KEPT: &str =
+        "Heap dumps kept (they hold every secret in the heap; delete them when done): ";
+    let Some(line) = run.lines().find_map(|line| line.strip_prefix(KEPT)) else {
+        return "\n(the run kept no dumps)\n".to_owned();
+    };
+    let kept: Vec<PathBuf> = line.split(", ").map(PathBuf::from).collect();
+    let run_dir = kept[0].parent().unwrap().file_name().unwrap();
+    let target = keep_in.join(run_dir);
+    let _ = std::fs::remove_dir_all(&target);
+    std::fs::create_dir_all(&target).unwrap();
+    let moved: Vec<PathBuf> = kept
+        .iter()
+        .map(|dump| {
+            let to = target.join(dump.file_name().unwrap());
+            std::fs::rename(dump, &to).unwrap();
+            to
+        })
+        .collect();
+    let mut diff = Command::new(env!("CARGO_BIN_EXE_heapgrowth"));
+    diff.arg("diff").args(&moved);
+    // The engine's schedule while detecting: snapshots after 3, 7, 15, 31 and 63 loops.
+    let loops = ["3", "7", "15", "31", "63"];
+    if moved.len() <= loops.len() {
+        diff.arg("--loops").arg(loops[..moved.len()].join(","));
+    }
+    let output = diff.output().expect("heapgrowth diff runs");
+    format!(
+        "\nIts {} dumps are in {}; `heapgrowth diff` on them ({}):\n{}{}",
+        moved.len(),
+        target.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
 fn same_ten_times(classpath: &str, scenario: &str, expected: &str) {
-    let verdicts = verdicts(classpath, scenario);
+    let verdicts = verdicts(classpath, scenario, expected);
     // A verdict that differs is a flake to diagnose: its whole report says how it came about.
     let differing: Vec<&str> = verdicts
         .iter()
