@@ -260,6 +260,21 @@ impl ChildJvm {
     pub fn alive(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
     }
+
+    /// Whether the process has ended within `within`. A JVM killed with SIGKILL can be reaped
+    /// only once the kernel has ended all of its threads, but its main thread shows as a zombie
+    /// in `/proc/<pid>/stat` (where heapgrowth looks) as soon as that one thread has ended: on
+    /// a busy machine the others can take a while longer.
+    pub fn ends_within(&mut self, within: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        while self.alive() {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        true
+    }
 }
 
 impl Drop for ChildJvm {

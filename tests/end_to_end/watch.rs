@@ -527,7 +527,12 @@ fn a_jvm_killed_while_it_writes_a_dump_keeps_the_report_so_far() {
     // Safety: kill has no memory preconditions; the pid is our own child's.
     unsafe { libc::kill(service.pid() as i32, libc::SIGKILL) };
     let output = child.wait_with_output().unwrap();
-    assert!(!service.alive());
+    // A busy run of the suite (2026-12-06) found the killed JVM not yet ended when heapgrowth,
+    // which had seen it end, had already exited.
+    assert!(
+        service.ends_within(Duration::from_secs(30)),
+        "the killed JVM ends"
+    );
     let log = stderr(&output);
     assert_eq!(output.status.code(), Some(3), "{log}");
     let text = String::from_utf8_lossy(&output.stdout);
