@@ -134,6 +134,10 @@ pub(crate) struct RootSet {
     /// whose class pointer dumps don't list) reaches them last, from an instance, or as
     /// `GcRoot(Class)` when no instance was reached either.
     pub(crate) loader_classes: Vec<ObjectIndex>,
+    /// Those of `loader_classes` that a closed scenario's loader defined (ascending): reached
+    /// last, they are roots of a group of their own, apart from the running scenario's classes
+    /// of the same names.
+    pub(crate) closed_scenario_classes: Vec<ObjectIndex>,
 }
 
 impl RootSet {
@@ -165,6 +169,7 @@ impl RootSet {
         }
         let jvm_loaders = JvmLoaders::new(graph);
         let mut loader_classes = Vec::new();
+        let mut closed_scenario_classes = Vec::new();
         for class in graph.classes() {
             let Some(object) = class.object else { continue };
             match class.loader {
@@ -178,6 +183,9 @@ impl RootSet {
                         .or_default()
                         .push(ImplicitEdge::Loader { object: loader });
                     loader_classes.push(object);
+                    if jvm_loaders.scenario.closed.contains(&loader) {
+                        closed_scenario_classes.push(object);
+                    }
                 }
                 _ => entries.push(RootEntry {
                     kind: None,
@@ -191,11 +199,13 @@ impl RootSet {
         for &object in implicit.keys() {
             has_implicit.test_and_set(object);
         }
+        closed_scenario_classes.sort_unstable();
         RootSet {
             entries,
             implicit,
             has_implicit,
             loader_classes,
+            closed_scenario_classes,
         }
     }
 
@@ -219,18 +229,70 @@ impl RootSet {
     }
 }
 
-/// The name of the class loader heapgrowth loads a scenario with (`ScenarioHost` in the glue).
-/// It stands for the application class loader the scenario's classes have outside the tool,
-/// so its classes are roots too, and a static field's path is the same under `heapgrowth run`
-/// and under a JUnit test.
+/// The name of the class loader heapgrowth loads a scenario with (`ScenarioHost` in the glue),
+/// followed by `-N`, N counting the scenarios opened in the JVM. It stands for the application
+/// class loader the scenario's classes have outside the tool, so its classes are roots too, and
+/// a static field's path is the same under `heapgrowth run` and under a JUnit test.
+///
+/// Only the running scenario's loader (the largest N) is taken so: the loader of a scenario
+/// closed before can outlive it for a while (a JIT compile of one of its methods can hold it, a
+/// thread it started is still ending), and its classes, taken as roots too, would share their
+/// paths with the running scenario's classes of the same names: a map that grew over the last
+/// scenario's hundreds of loops would then be counted as the running one's at its first
+/// snapshot, and hide its growth.
 pub(crate) const SCENARIO_LOADER_NAME: &str = "heapgrowth-scenario";
+
+/// The group name of the classes of a closed scenario's loader that the walk reaches only as
+/// roots: `GcRoot(Class "closed scenario")`.
+pub(crate) const CLOSED_SCENARIO: &str = "closed scenario";
 
 /// The JVM's own class loaders in one snapshot: those of [`JVM_LOADER_CLASSES`], the system
 /// class loader when it is a class of the user's (`-Djava.system.class.loader`), and the
-/// scenario's loader ([`SCENARIO_LOADER_NAME`]).
+/// running scenario's loader ([`SCENARIO_LOADER_NAME`]).
 struct JvmLoaders {
     classes: Vec<ClassIndex>,
     system: Option<ObjectIndex>,
+    scenario: ScenarioLoaders,
+}
+
+/// The scenario loaders of a snapshot.
+#[derive(Default)]
+struct ScenarioLoaders {
+    /// The running scenario's: the largest number after [`SCENARIO_LOADER_NAME`].
+    running: Option<ObjectIndex>,
+    /// Those of scenarios closed before it.
+    closed: Vec<ObjectIndex>,
+}
+
+impl ScenarioLoaders {
+    fn new(graph: &HeapGraph) -> ScenarioLoaders {
+        let mut loaders: Vec<ObjectIndex> = graph
+            .classes()
+            .iter()
+            .filter_map(|class| class.loader)
+            .collect();
+        loaders.sort_unstable();
+        loaders.dedup();
+        let mut numbered: Vec<(u64, ObjectIndex)> = loaders
+            .into_iter()
+            .filter_map(|loader| Some((scenario_number(&loader_name(graph, loader)?)?, loader)))
+            .collect();
+        numbered.sort_unstable();
+        let running = numbered.pop().map(|(_, loader)| loader);
+        ScenarioLoaders {
+            running,
+            closed: numbered.into_iter().map(|(_, loader)| loader).collect(),
+        }
+    }
+}
+
+/// N of a loader named `heapgrowth-scenario-N`.
+fn scenario_number(loader_name: &str) -> Option<u64> {
+    loader_name
+        .strip_prefix(SCENARIO_LOADER_NAME)?
+        .strip_prefix('-')?
+        .parse()
+        .ok()
 }
 
 impl JvmLoaders {
@@ -248,12 +310,15 @@ impl JvmLoaders {
                 .filter_map(|name| graph.class_by_name(name))
                 .collect(),
             system,
+            scenario: ScenarioLoaders::new(graph),
         }
     }
 
     fn contains(&self, graph: &HeapGraph, loader: ObjectIndex) -> bool {
         Some(loader) == self.system
             || self.classes.contains(&graph.class_of(loader))
+            || Some(loader) == self.scenario.running
+            // Dumps of a glue from before the number: every scenario loader, as then.
             || loader_name(graph, loader).as_deref() == Some(SCENARIO_LOADER_NAME)
     }
 }

@@ -12,7 +12,7 @@ use super::decode::{
     Step, StepMaker, TracedInternals,
 };
 use super::names::{FastMap, NameId, Names};
-use super::roots::{is_main_root, root_kind_name, ImplicitEdge, RootSet};
+use super::roots::{is_main_root, root_kind_name, ImplicitEdge, RootSet, CLOSED_SCENARIO};
 use crate::class_name::stable_class_name;
 use crate::heap::{ClassIndex, HeapGraph, ObjectIndex, Reference, ReferenceKind, RootKind};
 
@@ -446,11 +446,12 @@ fn build_noting<N: EdgeNotes>(
     let rules = Rules::new(graph);
     let snapshot_names = SnapshotNames::new(graph, names);
     let roots = RootSet::new(graph);
-    let mut root_key = |kind: Option<RootKind>, thread_name: Option<&str>| NodeKey {
+    // `label`: a thread group's name pattern, or what sets a group of classes apart.
+    let mut root_key = |kind: Option<RootKind>, label: Option<&str>| NodeKey {
         kind: StepKind::GcRoot,
         owner: snapshot_names.empty,
         name: names.intern(root_kind_name(kind)),
-        target: thread_name.map_or(snapshot_names.empty, |name| names.intern(name)),
+        target: label.map_or(snapshot_names.empty, |label| names.intern(label)),
     };
     let (main_roots, other_roots): (Vec<_>, Vec<_>) = roots
         .entries
@@ -461,6 +462,7 @@ fn build_noting<N: EdgeNotes>(
         })
         .partition(|&(main, _, _)| main);
     let late_root_key = root_key(None, None);
+    let closed_scenario_root_key = root_key(None, Some(CLOSED_SCENARIO));
     let mut walk = Walk {
         graph,
         names: &snapshot_names,
@@ -515,20 +517,28 @@ fn build_noting<N: EdgeNotes>(
         }
         walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
     }
-    let late_roots: Vec<ObjectIndex> = roots
+    let (closed_scenario_roots, late_roots): (Vec<ObjectIndex>, Vec<ObjectIndex>) = roots
         .loader_classes
         .iter()
         .copied()
         .filter(|&class| !walk.reached.contains(class))
-        .collect();
-    if !late_roots.is_empty() {
+        .partition(|class| roots.closed_scenario_classes.binary_search(class).is_ok());
+    for (key, classes) in [
+        (late_root_key, &late_roots),
+        (closed_scenario_root_key, &closed_scenario_roots),
+    ] {
+        if classes.is_empty() {
+            continue;
+        }
         let walked = walk.queue.len();
-        let node = walk.node_for(None, late_root_key);
-        for &class in &late_roots {
+        let node = walk.node_for(None, key);
+        for &class in classes {
             walk.reach(class, node);
         }
         walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
     }
+    let mut late_roots = late_roots;
+    late_roots.extend(closed_scenario_roots);
     // Last, the references the collector cleared that the walk held back, and what only they
     // reach: their objects wait for cleanup, and their nodes count them apart.
     if !walk.held_back.is_empty() {

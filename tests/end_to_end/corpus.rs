@@ -324,6 +324,31 @@ fn a_scenario_reports_the_same_whatever_ran_before_it() {
     }
 }
 
+#[test]
+fn a_closed_scenario_still_alive_does_not_hide_the_next_runs_leak() {
+    // Each run of these scenarios stays alive into the next run's fifth loop (see their
+    // headers): the second run's first snapshot also holds the first run's list.
+    let leak = "corpus.leaks.KeptPastItsScenarioLeak";
+    let output = heapgrowth(&[leak, leak], &["--no-attribution"]);
+    let report = normalized(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{report}");
+    let runs: Vec<&str> = report.split("Scenario ").skip(1).collect();
+    assert_eq!(runs.len(), 2, "{report}");
+    for run in runs {
+        assert!(
+            run.contains(
+                "╰→STATIC_FIELD KeptPastItsScenarioLeak.items -> instance of java.util.ArrayList"
+            ),
+            "{run}"
+        );
+    }
+    let clean = "corpus.clean.KeptPastItsScenarioBounded";
+    let output = heapgrowth(&[clean, clean], &["--no-attribution"]);
+    let report = normalized(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{report}");
+    assert_eq!(report.matches("no growing objects").count(), 2, "{report}");
+}
+
 /// A second JDK to check against, when the machine has one (CI machines have Temurin 25).
 const SECOND_JDK: &str = "/usr/lib/jvm/temurin-25-jdk-amd64";
 

@@ -7,6 +7,7 @@ import java.lang.reflect.Modifier;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.util.concurrent.atomic.AtomicLong;
 import dev.heapgrowth.settle.Settler;
 
 /**
@@ -20,8 +21,16 @@ import dev.heapgrowth.settle.Settler;
  * a time.
  */
 public final class ScenarioHost {
-    /** The name of every scenario's class loader: the engine's path tree looks for it. */
+    /**
+     * The name of every scenario's class loader, followed by {@code -N}, N counting the
+     * scenarios opened in this JVM: the engine's path tree takes the classes of the loader with
+     * the largest N as roots, and those of a closed scenario's loader, which can outlive it for
+     * a while (a JIT compile can hold it), apart from them (src/growth/roots.rs).
+     */
     static final String LOADER_NAME = "heapgrowth-scenario";
+
+    /** Scenarios opened in this JVM. */
+    private static final AtomicLong OPENED = new AtomicLong();
 
     /** How long {@link #close} waits for the scenario thread to end. */
     private static final long CLOSE_TIMEOUT_MILLIS = 10_000;
@@ -53,8 +62,9 @@ public final class ScenarioHost {
             throws ScenarioSetupException, ScenarioFailure, ScenarioTimeout {
         // The engine recognises this loader by its name (src/growth/roots.rs) and takes its
         // classes as roots, as the application loader's are.
+        String loaderName = LOADER_NAME + "-" + OPENED.incrementAndGet();
         URLClassLoader loader = new URLClassLoader(
-                LOADER_NAME, toUrls(classpathEntries), ClassLoader.getSystemClassLoader());
+                loaderName, toUrls(classpathEntries), ClassLoader.getSystemClassLoader());
         boolean opened = false;
         try {
             Constructor<?> constructor = scenarioConstructor(className, loader);
