@@ -1359,6 +1359,64 @@ fn a_field_is_preferred_to_a_stack_local_that_reaches_the_same_object() {
     );
 }
 
+/// A static list of `entries` items that a thread (`request-1`) also holds in a local of its
+/// frame when `on_the_stack`: a dump that catches the thread filling it.
+fn static_list_on_a_stack(entries: u32, on_the_stack: bool) -> HeapGraph {
+    let mut jdk = Jdk::new();
+    let object = jdk.object();
+    jdk.h.class("com.example.Service", Some(object), &[]);
+    let items = jdk.items(entries);
+    let sessions = jdk.array_list(&items);
+    jdk.holder("com.example.Sessions", "SESSIONS", sessions);
+    let thread = jdk.h.thread_named("request-1");
+    jdk.h.thread_stack(
+        thread,
+        &[("com.example.Service", "handle", "Service.java", 12)],
+    );
+    if on_the_stack {
+        jdk.h.frame_local_at(sessions, thread, 0);
+    }
+    jdk.build()
+}
+
+// A watch of a live service (2026-12-06, on a busy machine): one dump in six caught the thread
+// that fills a static map in the middle of a put, with the map in a local of its frame. Threads
+// are walked first, so the map took that thread's path for that one snapshot, the static's
+// series had a gap, and no candidate came within the six dumps.
+#[test]
+fn a_static_list_on_the_stack_of_the_thread_filling_it_keeps_its_static_path() {
+    let graph = static_list_on_a_stack(10, true);
+    let mut names = crate::growth::Names::default();
+    let (tree, objects) = crate::growth::build_tree(&graph, &mut names);
+    let list = graph
+        .class_by_name("java.util.ArrayList")
+        .and_then(|class| (0..graph.object_count() as u32).find(|&o| graph.class_of(o) == class))
+        .unwrap();
+    let (_, node) = objects.iter().find(|&(object, _)| object == list).unwrap();
+    let node = tree.node(node);
+    assert_eq!(
+        (names.get(node.key.owner), names.get(node.key.name)),
+        ("com.example.Sessions", "SESSIONS"),
+        "{:?}",
+        node.key
+    );
+    // Caught on the stack at any one snapshot, the list is confirmed as soon as when it never
+    // is.
+    let never = search(|loops| static_list_on_a_stack(loops, false));
+    for caught_at in [DEFAULT_WARMUP_LOOPS, 7, 15] {
+        let outcome = search(|loops| static_list_on_a_stack(loops, loops == caught_at));
+        assert_eq!(
+            reported(&outcome),
+            ["STATIC_FIELD Sessions.SESSIONS -> instance of java.util.ArrayList"],
+            "the thread caught holding the list at loop {caught_at}"
+        );
+        assert_eq!(
+            outcome.snapshot_loops, never.snapshot_loops,
+            "caught at {caught_at}"
+        );
+    }
+}
+
 #[test]
 fn a_stack_local_names_its_thread_method_and_line() {
     let outcome = search(|loops| {

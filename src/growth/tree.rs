@@ -481,6 +481,9 @@ fn build_noting<N: EdgeNotes>(
         taking_cleared: false,
         awaiting: BitSet::new(0),
         from_awaiting: None,
+        expanded: 0,
+        main_roots: 0,
+        deferred_locals: Vec::new(),
     };
     // The main roots, then the others for what is left, then classes whose loader the walk
     // never reached: roots after all, walked last so they take no shorter path away from
@@ -489,7 +492,10 @@ fn build_noting<N: EdgeNotes>(
         let node = walk.node_for(None, key);
         walk.reach(object, node);
     }
+    // An object that is two roots is queued once.
+    walk.main_roots = walk.queue.len();
     walk_in_order(&mut walk, 0, graph, &rules, &snapshot_names);
+    debug_assert!(walk.deferred_locals.is_empty());
     let walked = walk.queue.len();
     for &(_, key, object) in &other_roots {
         let node = walk.node_for(None, key);
@@ -609,6 +615,13 @@ struct Walk<'g, N: EdgeNotes> {
     awaiting: BitSet,
     /// While the walk takes the steps of an object that awaits cleanup: that object's class.
     from_awaiting: Option<ClassIndex>,
+    /// Objects expanded so far, in queue order.
+    expanded: usize,
+    /// The main roots, first in the queue: the stack locals of those expanded (threads) wait
+    /// in `deferred_locals` until all of them are, so that every root's fields are taken
+    /// first (see [`Walk::expand`]).
+    main_roots: usize,
+    deferred_locals: Vec<(NodeId, ImplicitEdge)>,
 }
 
 /// A reference the collector cleared, held back by the walk (see [`super::cleared`]).
@@ -811,6 +824,7 @@ impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
         steps: &[Step],
         internals: TracedInternals,
     ) {
+        self.expanded += 1;
         let awaiting = self.taking_cleared && self.awaiting.contains(object);
         self.from_awaiting = awaiting.then_some(decoded.class);
         let mut references = self.take_all(node, decoded.class, steps);
@@ -825,27 +839,18 @@ impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
         tree_node.references += references;
         // After the fields: where a field and a stack local reach an object at the same depth,
         // the field is the path a reader can act on (`TimerThread.queue`, not a frame of
-        // `TimerThread.mainLoop`).
+        // `TimerThread.mainLoop`), and the one that lasts: a local holds it only while its
+        // frame runs, so a dump that catches a thread filling a static map would otherwise
+        // give the map a path of that thread's for that one snapshot. That holds across roots
+        // too: a thread's locals (threads are roots walked first) wait until every main root's
+        // fields are taken, statics included. They keep their depth.
+        let defer_locals = self.expanded <= self.main_roots;
         for &edge in self.roots.implicit_edges(object) {
             match edge {
-                ImplicitEdge::Local {
-                    object: local,
-                    kind,
-                    frame,
-                } => {
-                    let (owner, name, source) = self.names.local(kind, frame);
-                    let step = Step {
-                        target: local,
-                        kind: StepKind::Local,
-                        inside: false,
-                        owner,
-                        name,
-                    };
-                    if let Some(child) = self.take(node, step) {
-                        let child = &mut self.tree.nodes[child as usize];
-                        child.source = child.source.or(source);
-                    }
+                ImplicitEdge::Local { .. } if defer_locals => {
+                    self.deferred_locals.push((node, edge));
                 }
+                ImplicitEdge::Local { .. } => self.take_local(node, edge),
                 ImplicitEdge::Class { object: class } => {
                     self.take_class(node, object, class);
                 }
@@ -861,10 +866,40 @@ impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
                 }
             }
         }
+        if self.expanded == self.main_roots {
+            for (node, edge) in std::mem::take(&mut self.deferred_locals) {
+                self.take_local(node, edge);
+            }
+        }
     }
 }
 
 impl<N: EdgeNotes> Walk<'_, N> {
+    /// Takes the target of a stack local of a thread of `node` (`edge` is a
+    /// [`ImplicitEdge::Local`]), as a `LOCAL` step naming its frame.
+    fn take_local(&mut self, node: NodeId, edge: ImplicitEdge) {
+        let ImplicitEdge::Local {
+            object: local,
+            kind,
+            frame,
+        } = edge
+        else {
+            return;
+        };
+        let (owner, name, source) = self.names.local(kind, frame);
+        let step = Step {
+            target: local,
+            kind: StepKind::Local,
+            inside: false,
+            owner,
+            name,
+        };
+        if let Some(child) = self.take(node, step) {
+            let child = &mut self.tree.nodes[child as usize];
+            child.source = child.source.or(source);
+        }
+    }
+
     /// The node under `parent` with `key`, created if need be.
     #[inline]
     fn node_for(&mut self, parent: Option<NodeId>, key: NodeKey) -> NodeId {
