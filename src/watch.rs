@@ -490,13 +490,7 @@ impl Watched<'_> {
     /// The report of a watch that stopped before any dump: nothing grew in the trend, which
     /// says so only once it had the values to select a class that grows.
     fn report_without_dumps(&self, name: &str, trend: &ClassTrendConfig) -> ScenarioReport {
-        let needed = trend.values_to_select();
-        let cut_short = (self.interval < needed as u32).then(|| {
-            format!(
-                "watching ended after {} class histogram(s): the class trend needs {needed} to                  see a class grow",
-                self.interval
-            )
-        });
+        let cut_short = too_few_histograms(self.interval, trend.values_to_select());
         ScenarioReport {
             result: Ok(SearchOutcome::default()),
             cut_short,
@@ -740,9 +734,33 @@ fn parse_repetitions(line: &str) -> Option<u32> {
     line.parse::<u32>().ok().filter(|&n| n > 0)
 }
 
+/// Why a watch that ended after `histograms` class histograms is not judged, if the class trend
+/// needs more (`needed`) to see a class grow.
+fn too_few_histograms(histograms: u32, needed: usize) -> Option<String> {
+    (histograms < needed as u32).then(|| {
+        format!(
+            "watching ended after {histograms} class histogram(s): the class trend needs \
+             {needed} to see a class grow"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watch_ended_before_the_class_trend_could_judge_says_what_it_needed() {
+        // The message had 18 spaces in its middle (a line break lost in the source).
+        assert_eq!(
+            too_few_histograms(2, 3).as_deref(),
+            Some(
+                "watching ended after 2 class histogram(s): the class trend needs 3 to see a \
+                 class grow"
+            )
+        );
+        assert_eq!(too_few_histograms(3, 3), None);
+    }
 
     #[test]
     fn lines_count_repetitions() {
