@@ -320,10 +320,30 @@ fn a_list_that_churns_almost_in_step_with_the_interval_is_not_a_leak() {
         ],
     );
     let log = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{log}");
     let report = json(&output);
     assert_eq!(growing_targets(&report), Vec::<String>::new(), "{log}");
     assert_eq!(report["scenarios"][0]["loop_unit"], "intervals");
+    // Clean, or inconclusive where --for ended a search of the same watch that made the churn
+    // a candidate again before its confirmation dumps (which one depends on where --for falls:
+    // this test asked for clean alone, and got inconclusive 1 time in 6 on an idle machine,
+    // 2026-12-06). Then an earlier candidate must have been refuted: the dumps due to confirm
+    // it saw the list cleared, and the watch went on past them without growth.
+    assert_verdict_matches_status(&output);
+    if output.status.code() == Some(3) {
+        const CANDIDATE: &str = "STATIC_FIELD Service.STEPS -> instance of java.util.ArrayList \
+                                 (confirmation dumps due at intervals ";
+        let (_, due) = log.split_once(CANDIDATE).unwrap_or_else(|| panic!("{log}"));
+        let last_due: u32 = due
+            .split(')')
+            .next()
+            .and_then(|due| due.rsplit(' ').next())
+            .and_then(|last| last.parse().ok())
+            .unwrap_or_else(|| panic!("{log}"));
+        assert!(
+            log.contains(&format!("interval {}: ", last_due + 1)),
+            "{log}"
+        );
+    }
 }
 
 #[test]
