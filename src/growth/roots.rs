@@ -255,13 +255,15 @@ struct JvmLoaders {
     scenario: ScenarioLoaders,
 }
 
-/// The scenario loaders of a snapshot.
-#[derive(Default)]
+/// The scenario loaders of a snapshot, each loader's name read once.
 struct ScenarioLoaders {
     /// The running scenario's: the largest number after [`SCENARIO_LOADER_NAME`].
     running: Option<ObjectIndex>,
     /// Those of scenarios closed before it.
     closed: Vec<ObjectIndex>,
+    /// Those named [`SCENARIO_LOADER_NAME`] alone, by a glue from before the number: every
+    /// one is taken as the JVM's, as then.
+    unnumbered: Vec<ObjectIndex>,
 }
 
 impl ScenarioLoaders {
@@ -273,26 +275,34 @@ impl ScenarioLoaders {
             .collect();
         loaders.sort_unstable();
         loaders.dedup();
-        let mut numbered: Vec<(u64, ObjectIndex)> = loaders
-            .into_iter()
-            .filter_map(|loader| Some((scenario_number(&loader_name(graph, loader)?)?, loader)))
-            .collect();
+        let mut numbered: Vec<(u64, ObjectIndex)> = Vec::new();
+        let mut unnumbered = Vec::new();
+        for loader in loaders {
+            let Some(name) = loader_name(graph, loader) else {
+                continue;
+            };
+            let Some(rest) = name.strip_prefix(SCENARIO_LOADER_NAME) else {
+                continue;
+            };
+            if rest.is_empty() {
+                unnumbered.push(loader);
+            } else if let Some(number) = rest.strip_prefix('-').and_then(|n| n.parse().ok()) {
+                numbered.push((number, loader));
+            }
+        }
         numbered.sort_unstable();
         let running = numbered.pop().map(|(_, loader)| loader);
         ScenarioLoaders {
             running,
             closed: numbered.into_iter().map(|(_, loader)| loader).collect(),
+            unnumbered,
         }
     }
-}
 
-/// N of a loader named `heapgrowth-scenario-N`.
-fn scenario_number(loader_name: &str) -> Option<u64> {
-    loader_name
-        .strip_prefix(SCENARIO_LOADER_NAME)?
-        .strip_prefix('-')?
-        .parse()
-        .ok()
+    /// Whether `loader` stands for the application's loader: the running scenario's.
+    fn is_running(&self, loader: ObjectIndex) -> bool {
+        Some(loader) == self.running || self.unnumbered.contains(&loader)
+    }
 }
 
 impl JvmLoaders {
@@ -317,9 +327,7 @@ impl JvmLoaders {
     fn contains(&self, graph: &HeapGraph, loader: ObjectIndex) -> bool {
         Some(loader) == self.system
             || self.classes.contains(&graph.class_of(loader))
-            || Some(loader) == self.scenario.running
-            // Dumps of a glue from before the number: every scenario loader, as then.
-            || loader_name(graph, loader).as_deref() == Some(SCENARIO_LOADER_NAME)
+            || self.scenario.is_running(loader)
     }
 }
 

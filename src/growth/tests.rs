@@ -1181,9 +1181,9 @@ fn a_class_of_a_users_loader_is_reached_through_its_loader() {
 }
 
 /// What a scenario run by `heapgrowth run` leaves in its JVM after `entries` loops: its class
-/// `corpus.Quotes`, whose static list holds `entries` items, defined by the loader the glue
-/// names `heapgrowth-scenario-{number}`. Gives the loader.
-fn scenario_quotes(jdk: &mut Jdk, number: u32, entries: u32) -> ObjRef {
+/// `corpus.Quotes`, whose static list holds `entries` items, defined by a loader named
+/// `loader_name` (the glue names them `heapgrowth-scenario-N`). Gives the loader.
+fn scenario_quotes(jdk: &mut Jdk, loader_name: &str, entries: u32) -> ObjRef {
     let loader_class = match jdk.h.find_class("java.net.URLClassLoader") {
         Some(class) => class,
         None => {
@@ -1193,7 +1193,7 @@ fn scenario_quotes(jdk: &mut Jdk, number: u32, entries: u32) -> ObjRef {
             jdk.h.class("java.net.URLClassLoader", Some(base), &[])
         }
     };
-    let name = jdk.h.string(&format!("heapgrowth-scenario-{number}"));
+    let name = jdk.h.string(loader_name);
     let loader = jdk.h.instance(loader_class, &[("name", Value::Ref(name))]);
     let items = jdk.items(entries);
     let list = jdk.array_list(&items);
@@ -1212,10 +1212,10 @@ fn a_closed_scenarios_loader_alive_at_the_first_snapshot_does_not_hide_the_next_
     for closed_scenario_kept in ["by a JNI global", "by nothing the dump lists"] {
         let outcome = search(|loops| {
             let mut jdk = Jdk::new();
-            scenario_quotes(&mut jdk, 10, loops);
+            scenario_quotes(&mut jdk, "heapgrowth-scenario-10", loops);
             if loops == DEFAULT_WARMUP_LOOPS {
                 // Numbered 9: the running one is told by the larger number, not the text.
-                let closed = scenario_quotes(&mut jdk, 9, 1000);
+                let closed = scenario_quotes(&mut jdk, "heapgrowth-scenario-9", 1000);
                 if closed_scenario_kept == "by a JNI global" {
                     jdk.h.root(crate::heap::RootKind::JniGlobal, closed);
                 }
@@ -1232,9 +1232,9 @@ fn a_closed_scenarios_loader_alive_at_the_first_snapshot_does_not_hide_the_next_
     // The clean twin: the running scenario's list stays at 20 items.
     let outcome = search(|loops| {
         let mut jdk = Jdk::new();
-        scenario_quotes(&mut jdk, 10, 20);
+        scenario_quotes(&mut jdk, "heapgrowth-scenario-10", 20);
         if loops == DEFAULT_WARMUP_LOOPS {
-            let closed = scenario_quotes(&mut jdk, 9, 1000);
+            let closed = scenario_quotes(&mut jdk, "heapgrowth-scenario-9", 1000);
             jdk.h.root(crate::heap::RootKind::JniGlobal, closed);
         }
         jdk.build()
@@ -1245,8 +1245,8 @@ fn a_closed_scenarios_loader_alive_at_the_first_snapshot_does_not_hide_the_next_
 #[test]
 fn a_closed_scenarios_classes_reached_only_as_roots_form_a_group_of_their_own() {
     let mut jdk = Jdk::new();
-    scenario_quotes(&mut jdk, 2, 3);
-    scenario_quotes(&mut jdk, 1, 1000);
+    scenario_quotes(&mut jdk, "heapgrowth-scenario-2", 3);
+    scenario_quotes(&mut jdk, "heapgrowth-scenario-1", 1000);
     let graph = jdk.build();
     let mut names = crate::growth::Names::default();
     let (tree, _) = crate::growth::build_tree(&graph, &mut names);
@@ -1277,6 +1277,26 @@ fn a_closed_scenarios_classes_reached_only_as_roots_form_a_group_of_their_own() 
         objects_under("closed scenario").is_some_and(|objects| objects > 1000),
         "{class_groups:?}"
     );
+}
+
+#[test]
+fn a_dump_of_the_glue_before_loader_numbers_takes_every_scenario_loaders_classes_as_roots() {
+    let mut jdk = Jdk::new();
+    let loader = scenario_quotes(&mut jdk, "heapgrowth-scenario", 3);
+    // Reached otherwise only through a JNI global, walked after the classes that are roots.
+    jdk.h.root(crate::heap::RootKind::JniGlobal, loader);
+    let graph = jdk.build();
+    let mut names = crate::growth::Names::default();
+    let (tree, _) = crate::growth::build_tree(&graph, &mut names);
+    let class_roots: Vec<&str> = tree
+        .roots()
+        .iter()
+        .map(|&root| tree.node(root))
+        .filter(|node| names.get(node.key.name) == "Class")
+        .flat_map(|node| &node.children)
+        .map(|&child| names.get(tree.node(child).key.name))
+        .collect();
+    assert!(class_roots.contains(&"QUOTES"), "{class_roots:?}");
 }
 
 /// Objects in node `id` and below it.

@@ -621,8 +621,11 @@ struct Walk<'g, N: EdgeNotes> {
     /// in `deferred_locals` until all of them are, so that every root's fields are taken
     /// first (see [`Walk::expand`]).
     main_roots: usize,
-    deferred_locals: Vec<(NodeId, ImplicitEdge)>,
+    deferred_locals: Vec<(NodeId, StackLocal)>,
 }
+
+/// A stack local of a thread, as [`ImplicitEdge::Local`] gives it.
+type StackLocal = (ObjectIndex, RootKind, Option<u32>);
 
 /// A reference the collector cleared, held back by the walk (see [`super::cleared`]).
 #[derive(Clone, Copy)]
@@ -847,10 +850,17 @@ impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
         let defer_locals = self.expanded <= self.main_roots;
         for &edge in self.roots.implicit_edges(object) {
             match edge {
-                ImplicitEdge::Local { .. } if defer_locals => {
-                    self.deferred_locals.push((node, edge));
+                ImplicitEdge::Local {
+                    object: local,
+                    kind,
+                    frame,
+                } => {
+                    if defer_locals {
+                        self.deferred_locals.push((node, (local, kind, frame)));
+                    } else {
+                        self.take_local(node, (local, kind, frame));
+                    }
                 }
-                ImplicitEdge::Local { .. } => self.take_local(node, edge),
                 ImplicitEdge::Class { object: class } => {
                     self.take_class(node, object, class);
                 }
@@ -867,25 +877,17 @@ impl<N: EdgeNotes> QueueWalk for Walk<'_, N> {
             }
         }
         if self.expanded == self.main_roots {
-            for (node, edge) in std::mem::take(&mut self.deferred_locals) {
-                self.take_local(node, edge);
+            for (node, local) in std::mem::take(&mut self.deferred_locals) {
+                self.take_local(node, local);
             }
         }
     }
 }
 
 impl<N: EdgeNotes> Walk<'_, N> {
-    /// Takes the target of a stack local of a thread of `node` (`edge` is a
-    /// [`ImplicitEdge::Local`]), as a `LOCAL` step naming its frame.
-    fn take_local(&mut self, node: NodeId, edge: ImplicitEdge) {
-        let ImplicitEdge::Local {
-            object: local,
-            kind,
-            frame,
-        } = edge
-        else {
-            return;
-        };
+    /// Takes the object of a stack local of a thread of `node`, as a `LOCAL` step naming its
+    /// frame.
+    fn take_local(&mut self, node: NodeId, (local, kind, frame): StackLocal) {
         let (owner, name, source) = self.names.local(kind, frame);
         let step = Step {
             target: local,
