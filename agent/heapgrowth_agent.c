@@ -13,7 +13,7 @@
  *   and passed to -agentpath:.
  * - It has no logic worth writing in Rust, and C needs no panic guard at the JVM boundary.
  * The Rust host finds this library with dlopen(RTLD_NOLOAD) and calls
- * heapgrowth_agent_jvmti_env(); all further JVMTI calls are made from Rust (src/jvmti).
+ * heapgrowth_agent_jvmti_env(); all further JVMTI calls are made from Rust (src/jvm/jvmti).
  *
  * The same library, loaded into a running JVM through the attach mechanism, is the recorder of
  * `heapgrowth watch`: Agent_OnAttach (at the end of this file) samples allocations itself, since
@@ -77,6 +77,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 
 /* ==== Live-loaded allocation sampling (`heapgrowth watch --pid`) ====
  *
+ * The Rust host drives this section from src/attach/agent_sampling.rs. Its twin, for a JVM
+ * heapgrowth started or a test JVM, is src/jvm/jvmti/allocation_sampling.rs, in Rust.
+ *
  * In a running JVM there is no Rust in the process, so the recorder of attribution's last
  * resort runs here: the allocation stacks of sampled objects of a few named classes, each
  * sampled object tagged with its stack's id, and the objects of each stack still alive counted
@@ -122,7 +125,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 #define MAX_STACKS 1024
 /* Open addressing at most half full keeps probe sequences short. */
 #define STACK_SLOTS (2 * MAX_STACKS)
-/* As src/jvmti: enough to get past a library's frames to the user's. */
+/* As src/jvm/jvmti/stacks.rs: enough to get past a library's frames to the user's. */
 #define MAX_FRAMES 64
 /* Tagged objects alive at once, about 50 bytes of the JVM's native memory each. */
 #define MAX_TAGGED 100000

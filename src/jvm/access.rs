@@ -7,7 +7,9 @@
 use jni::objects::{GlobalRef, JObject, JObjectArray, JString, JThrowable, JValue};
 use jni::{JNIEnv, JavaVM};
 
-use super::glue::{as_class, catch, describe_minimal, string, string_array, CallError};
+use super::boundary::{
+    as_class, catch, clear_pending, describe_minimal, load_class, string, strings, CallError,
+};
 use super::{natives, JavaException, JvmError};
 
 /// Local references one call creates at most (strings, arrays, exceptions); the frame frees
@@ -57,9 +59,7 @@ impl JavaAccess {
             let result = f(env);
             // Calls take Java exceptions out of the thread where they map them to errors, but a
             // JNI helper (allocating a string, say) can fail with one still pending.
-            if env.exception_check().unwrap_or(false) {
-                let _ = env.exception_clear();
-            }
+            clear_pending(env);
             result
         })
     }
@@ -107,7 +107,7 @@ impl JavaAccess {
         let lines = match catch(env, result) {
             Ok(value) => value.l().map_err(CallError::Jni).and_then(|array| {
                 let array = JObjectArray::from(array);
-                let lines = string_array(env, &array);
+                let lines = strings(env, &array);
                 catch(env, lines)
             }),
             Err(e) => Err(e),
@@ -125,20 +125,5 @@ impl JavaAccess {
             }
             _ => describe_minimal(env, throwable),
         }
-    }
-}
-
-/// Loads heapgrowth's class `name` (`dev/heapgrowth/...`) and pins it.
-pub(super) fn load_class(env: &mut JNIEnv, name: &str) -> Result<GlobalRef, JvmError> {
-    let found = env.find_class(name);
-    match catch(env, found) {
-        Ok(class) => Ok(env.new_global_ref(class)?),
-        Err(CallError::Thrown(thrown)) => {
-            let exception = describe_minimal(env, &thrown);
-            Err(JvmError::StartFailed {
-                reason: format!("heapgrowth's Java class {name} cannot be loaded: {exception}"),
-            })
-        }
-        Err(CallError::Jni(e)) => Err(e.into()),
     }
 }

@@ -1,5 +1,7 @@
 //! The host's side of the JVMTI agent (`agent/heapgrowth_agent.c`): loading it so that failures
-//! are reported as errors, and fetching the environment its `Agent_OnLoad` obtained.
+//! are reported as errors, and fetching the environment its `Agent_OnLoad` obtained, in the JVM
+//! heapgrowth starts ([`AgentLibrary`]) and in a test JVM that loaded it with `-agentpath:`
+//! ([`loaded_agent`]).
 
 use std::ffi::{c_void, CStr, CString};
 use std::os::unix::ffi::OsStrExt;
@@ -7,7 +9,7 @@ use std::path::Path;
 use std::ptr::NonNull;
 
 use super::JvmError;
-use crate::jvmti::JvmtiEnv;
+use crate::jvmti::{AgentCapabilities, JvmtiEnv};
 
 /// The agent library, loaded into this process.
 ///
@@ -65,19 +67,66 @@ impl AgentLibrary {
                 ),
             });
         }
-        // Safety: the agent defines this symbol as `void *heapgrowth_agent_jvmti_env(void)`
-        // (C calling convention, which is "system" on Linux).
-        let get_env: unsafe extern "system" fn() -> *mut c_void =
-            unsafe { std::mem::transmute(symbol) };
-        // Safety: it takes no arguments and only reads a static the JVM set in Agent_OnLoad,
-        // which ran (or not) before JNI_CreateJavaVM returned.
-        let raw = unsafe { get_env() };
-        // Safety: the pointer is NULL or the JVMTI 1.2 environment of an agent loaded with
-        // -agentpath into `vm`, which is never disposed; the JVM is never destroyed.
-        unsafe { JvmtiEnv::from_raw(raw, vm.get_java_vm_pointer()) }.ok_or_else(|| JvmError::StartFailed {
+        // Safety: `symbol` is the agent's ENV_FUNCTION, looked up in the library just above.
+        unsafe { agent_env(symbol, vm) }.ok_or_else(|| JvmError::StartFailed {
             reason: "heapgrowth's JVMTI agent got no JVMTI environment (was it loaded with -agentpath:?)".into(),
         })
     }
+}
+
+/// The JVMTI environment and capabilities of heapgrowth's agent that this JVM (`vm`, a test JVM)
+/// loaded from `path` with `-agentpath:`, or why there are none, as one line.
+pub fn loaded_agent(
+    path: &Path,
+    vm: &jni::JavaVM,
+) -> Result<(JvmtiEnv, AgentCapabilities), String> {
+    let Ok(c_path) = CString::new(path.as_os_str().as_bytes()) else {
+        return Err(format!("agent path {} contains a NUL byte", path.display()));
+    };
+    // Safety: RTLD_NOLOAD only looks up a library the JVM already loaded (it loads nothing and
+    // runs no constructor); the handle is never closed, like the JVM's own.
+    let handle = unsafe { libc::dlopen(c_path.as_ptr(), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+    if handle.is_null() {
+        return Err(format!(
+            "-agentpath:{} is not loaded in this JVM",
+            path.display()
+        ));
+    }
+    // Safety: `handle` came from a successful dlopen; the name is NUL-terminated.
+    let symbol = unsafe { libc::dlsym(handle, ENV_FUNCTION.as_ptr()) };
+    if symbol.is_null() {
+        return Err(format!(
+            "-agentpath:{} is not heapgrowth's agent",
+            path.display()
+        ));
+    }
+    // Safety: `symbol` is the agent's ENV_FUNCTION, looked up in the library just above.
+    let Some(jvmti) = (unsafe { agent_env(symbol, vm) }) else {
+        return Err("heapgrowth's agent is loaded but got no JVMTI environment".into());
+    };
+    let capabilities = jvmti.capabilities().map_err(|e| {
+        format!("heapgrowth's agent is loaded but its capabilities cannot be read: {e}")
+    })?;
+    Ok((jvmti, capabilities))
+}
+
+/// The JVMTI environment the agent's `Agent_OnLoad` obtained in `vm`, read through the agent's
+/// exported function, or `None` if it got none.
+///
+/// # Safety
+/// `symbol` must be the non-null address of the agent's [`ENV_FUNCTION`], from `dlsym` on the
+/// agent library loaded in this process.
+unsafe fn agent_env(symbol: *mut c_void, vm: &jni::JavaVM) -> Option<JvmtiEnv> {
+    // Safety: the agent defines this symbol as `void *heapgrowth_agent_jvmti_env(void)`
+    // (C calling convention, which is "system" on Linux).
+    let get_env: unsafe extern "system" fn() -> *mut c_void =
+        unsafe { std::mem::transmute(symbol) };
+    // Safety: it takes no arguments and only reads a static set in Agent_OnLoad, which ran (or
+    // not) before the JVM finished starting.
+    let raw = unsafe { get_env() };
+    // Safety: the pointer is NULL or the JVMTI 1.2 environment of the agent loaded with
+    // -agentpath into `vm`, which it never disposes; the JVM is never destroyed.
+    unsafe { JvmtiEnv::from_raw(raw, vm.get_java_vm_pointer()) }
 }
 
 /// The text of the last dl* error on this thread.

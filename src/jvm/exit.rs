@@ -23,6 +23,7 @@ use jni::objects::{JClass, JString};
 use jni::sys::jint;
 use jni::{JNIEnv, NativeMethod};
 
+use super::boundary::{entry_quiet, string};
 use super::JvmError;
 use crate::line::escape_line;
 use crate::tempdir;
@@ -171,14 +172,10 @@ extern "system" fn exit_called<'local>(
     thread: JString<'local>,
     loop_number: jint,
 ) {
-    // No panic may cross into the JVM; a call we cannot read is reported without it.
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let mut read = |s: &JString| -> Option<String> {
-            if s.is_null() {
-                return None;
-            }
-            env.get_string(s).ok().map(String::from)
-        };
+    // No panic may cross into the JVM, nor an exception (the JVM is exiting); a call we cannot
+    // read is reported without it.
+    let _ = entry_quiet(|| {
+        let mut read = |s: &JString| -> Option<String> { string(&mut env, s).ok().flatten() };
         let call = ExitCall {
             method: read(&method)?,
             caller: read(&caller).unwrap_or_else(|| "an unknown place".into()),
@@ -187,7 +184,7 @@ extern "system" fn exit_called<'local>(
         };
         *lock(&EXIT_CALL) = Some(call);
         Some(())
-    }));
+    });
 }
 
 #[cfg(test)]

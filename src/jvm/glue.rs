@@ -5,10 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JThrowable, JValue};
+use jni::objects::{GlobalRef, JObject, JString, JThrowable, JValue};
 use jni::JNIEnv;
 
-use super::access::{load_class, JavaAccess};
+use super::access::JavaAccess;
+use super::boundary::{as_class, catch, load_class, string, CallError};
 use super::{JavaException, JvmError};
 
 const SCENARIO_HOST: &str = "dev/heapgrowth/glue/ScenarioHost";
@@ -21,35 +22,6 @@ const SETTLER: &str = "dev/heapgrowth/settle/Settler";
 const RECORDING_HANDLER: &str = "dev/heapgrowth/attribution/RecordingHandler";
 const EXIT_WATCH: &str = "dev/heapgrowth/glue/ExitWatch";
 
-/// How a JNI call that can run Java code failed.
-pub(super) enum CallError<'local> {
-    /// Java code threw; the exception is no longer pending.
-    Thrown(JThrowable<'local>),
-    /// JNI itself failed.
-    Jni(jni::errors::Error),
-}
-
-/// The one place that checks a JNI result for a Java exception: if one is pending, it is
-/// cleared (later JNI calls would be illegal otherwise) and returned.
-pub(super) fn catch<'local, T>(
-    env: &mut JNIEnv<'local>,
-    result: jni::errors::Result<T>,
-) -> Result<T, CallError<'local>> {
-    let error = match result {
-        Ok(value) => return Ok(value),
-        Err(error) => error,
-    };
-    if !env.exception_check().unwrap_or(false) {
-        return Err(CallError::Jni(error));
-    }
-    let thrown = env.exception_occurred();
-    let _ = env.exception_clear();
-    match thrown {
-        Ok(thrown) if !thrown.is_null() => Err(CallError::Thrown(thrown)),
-        _ => Err(CallError::Jni(error)),
-    }
-}
-
 /// The glue classes, pinned with global references.
 #[derive(Debug)]
 pub(crate) struct Glue {
@@ -61,10 +33,6 @@ pub(crate) struct Glue {
     settler: GlobalRef,
     /// The classes every front end has, and the JVM.
     pub(super) access: Arc<JavaAccess>,
-}
-
-pub(super) fn as_class(global: &GlobalRef) -> &JClass<'static> {
-    <&JClass>::from(global.as_obj())
 }
 
 impl Glue {
@@ -320,45 +288,6 @@ impl Glue {
     fn describe(&self, env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
         self.access.describe(env, throwable)
     }
-}
-
-/// The throwable's class name only, for when the glue cannot describe it.
-pub(super) fn describe_minimal(env: &mut JNIEnv, throwable: &JThrowable) -> JavaException {
-    let name = (|| -> jni::errors::Result<Option<String>> {
-        let class = env.get_object_class(throwable)?;
-        let name = env
-            .call_method(&class, "getName", "()Ljava/lang/String;", &[])?
-            .l()?;
-        string(env, &JString::from(name))
-    })();
-    let name = catch(env, name).ok().flatten();
-    JavaException {
-        class: name.unwrap_or_else(|| "<unknown throwable>".into()),
-        message: Some("(heapgrowth could not read the exception's details)".into()),
-        stack: Vec::new(),
-    }
-}
-
-/// A Java string as a Rust one; `None` for Java `null`.
-pub(super) fn string(env: &mut JNIEnv, value: &JString) -> jni::errors::Result<Option<String>> {
-    if value.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(env.get_string(value)?.into()))
-}
-
-pub(super) fn string_array(
-    env: &mut JNIEnv,
-    array: &JObjectArray,
-) -> jni::errors::Result<Vec<Option<String>>> {
-    let length = env.get_array_length(array)?;
-    let mut out = Vec::with_capacity(length as usize);
-    for i in 0..length {
-        let element = JString::from(env.get_object_array_element(array, i)?);
-        out.push(string(env, &element)?);
-        env.delete_local_ref(element)?;
-    }
-    Ok(out)
 }
 
 /// A duration in milliseconds for Java's `long`, saturating.

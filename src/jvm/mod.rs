@@ -1,7 +1,8 @@
 //! Starting a JVM in this process and driving scenarios in it.
 //!
-//! All raw JNI lives in this module (the glue calls in `glue.rs`) and all raw JVMTI in
-//! [`crate::jvmti`]; what is public here is safe.
+//! All raw JNI lives in this module (the glue calls in `glue.rs`; the one exception path, panic
+//! guard and string marshalling in `boundary/`) and all raw JVMTI in [`crate::jvmti`]; what is
+//! public here is safe.
 //!
 //! ```no_run
 //! use heapgrowth::jvm::{Jvm, JvmOptions};
@@ -21,12 +22,15 @@
 
 mod access;
 mod agent;
-mod attribution;
+#[doc(hidden)]
+pub mod boundary;
 pub(crate) mod embedded;
 mod error;
 mod exit;
 mod glue;
 mod jdk;
+pub mod jvmti;
+mod live_paths;
 mod natives;
 
 use std::ffi::OsStr;
@@ -41,12 +45,14 @@ use jni::{JNIEnv, JavaVM};
 use self::access::LOCAL_FRAME_CAPACITY;
 
 pub use self::access::JavaAccess;
-pub use self::attribution::{
-    ActiveSampling, ActiveWatch, LiveAgent, LiveNode, LiveScenario, PathStart, Recorder,
-};
+#[doc(hidden)]
+pub use self::agent::loaded_agent;
 pub use self::error::{JavaException, JvmError};
 pub use self::exit::{on_jvm_end, ExitCall, JvmEnd, JVM_ENDED_EXIT_STATUS, START_FAILED_REASON};
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
+pub use self::live_paths::{
+    ActiveSampling, ActiveWatch, LiveAgent, LiveNode, LiveScenario, PathStart, Recorder,
+};
 pub use crate::jvmti::AgentCapabilities;
 use crate::jvmti::JvmtiEnv;
 use crate::tempdir::PrivateTempDir;
@@ -248,9 +254,7 @@ impl Jvm {
                     let version = glue.java_version(env)?;
                     Ok((glue, version))
                 });
-                if env.exception_check().unwrap_or(false) {
-                    let _ = env.exception_clear();
-                }
+                boundary::clear_pending(env);
                 result
             })?
         };
@@ -305,8 +309,8 @@ impl Jvm {
     }
 
     /// The agent as attribution uses it, unless the JVM was started without it.
-    pub fn live_agent(&self) -> Option<attribution::LiveAgent<'_>> {
-        self.agent.as_ref().map(|agent| attribution::LiveAgent {
+    pub fn live_agent(&self) -> Option<live_paths::LiveAgent<'_>> {
+        self.agent.as_ref().map(|agent| live_paths::LiveAgent {
             jvmti: &agent.jvmti,
             capabilities: agent.capabilities,
         })

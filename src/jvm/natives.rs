@@ -5,17 +5,17 @@
 //! that nobody opened anything in, `java.lang`), and growing paths run through them; JNI field
 //! access is not subject to module checks.
 //!
-//! No panic crosses into the JVM: each method runs its body under `catch_unwind`, and an error
-//! becomes a pending `IllegalStateException`.
+//! No panic crosses into the JVM: each method runs its body in [`entry`], and an error or a
+//! panic becomes a pending `IllegalStateException`.
 
 use std::ffi::c_void;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use jni::objects::{JClass, JFieldID, JObject, JStaticFieldID, JValue};
 use jni::signature::ReturnType;
 use jni::sys::jobject;
 use jni::{JNIEnv, NativeMethod};
 
+use super::boundary::entry;
 use super::JvmError;
 
 const FIELD: &str = "Ljava/lang/reflect/Field;";
@@ -51,7 +51,7 @@ extern "system" fn read_field<'local>(
     field: JObject<'local>,
     owner: JObject<'local>,
 ) -> jobject {
-    guarded(&mut env, |env| {
+    entry(&mut env, std::ptr::null_mut(), |env| {
         let id = field_id(env, &field)?;
         let value = if owner.is_null() {
             // Safety: the id came from FromReflectedField on a static field of `declaring`.
@@ -68,7 +68,6 @@ extern "system" fn read_field<'local>(
         };
         Ok(value.l()?.into_raw())
     })
-    .unwrap_or(std::ptr::null_mut())
 }
 
 /// `static native void writeField(Class<?> declaring, Field field, Object owner, Object value)`.
@@ -80,7 +79,7 @@ extern "system" fn write_field<'local>(
     owner: JObject<'local>,
     value: JObject<'local>,
 ) {
-    guarded(&mut env, |env| {
+    entry(&mut env, (), |env| {
         let id = field_id(env, &field)?;
         if owner.is_null() {
             // Safety: as in `read_field`.
@@ -116,20 +115,4 @@ fn field_id(env: &mut JNIEnv, field: &JObject) -> Result<jni::sys::jfieldID, Jvm
         ));
     }
     Ok(id)
-}
-
-/// Runs `body`; an error or a panic becomes a pending `IllegalStateException` (and `None`).
-fn guarded<'local, T>(
-    env: &mut JNIEnv<'local>,
-    body: impl FnOnce(&mut JNIEnv<'local>) -> Result<T, JvmError>,
-) -> Option<T> {
-    let message = match catch_unwind(AssertUnwindSafe(|| body(env))) {
-        Ok(Ok(value)) => return Some(value),
-        // A Java exception (a JNI call threw) is pending already: let it propagate.
-        Ok(Err(_)) if env.exception_check().unwrap_or(false) => return None,
-        Ok(Err(error)) => error.to_string(),
-        Err(_) => "heapgrowth panicked in a native method".to_owned(),
-    };
-    let _ = env.throw_new("java/lang/IllegalStateException", message);
-    None
 }

@@ -8,6 +8,7 @@
 //! neither is how the node was attributed: a baseline written without the agent ("not
 //! attributed") accepts the same node attributed with it, and the other way round.
 
+pub use super::normalized::without_line_numbers;
 use super::normalized::{
     from_the_instance, normalized_node, normalized_sampled_class, normalized_survivors,
 };
@@ -249,26 +250,6 @@ pub fn judge(report: &ScenarioReport, baseline: &Baseline) -> Judgement {
     Judgement { new, stale }
 }
 
-/// `line` without the line numbers of source positions: `Foo.run(Foo.java:42)` becomes
-/// `Foo.run(Foo.java)`. Stack frames in paths (`LOCAL` steps) and attributions carry them.
-pub fn without_line_numbers(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut rest = line;
-    while let Some(colon) = rest.find(':') {
-        let (before, after) = rest.split_at(colon);
-        out.push_str(before);
-        let digits = after[1..].bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && after[1 + digits..].starts_with(')') {
-            rest = &after[1 + digits..];
-        } else {
-            out.push(':');
-            rest = &after[1..];
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,16 +299,6 @@ GcRoot(Class)
 
     #[test]
     fn line_numbers_are_not_part_of_the_key() {
-        assert_eq!(
-            without_line_numbers("at a.B.c(B.java:12)"),
-            "at a.B.c(B.java)"
-        );
-        assert_eq!(
-            without_line_numbers("LOCAL W.run(W.java:56) -> instance of x.Y"),
-            "LOCAL W.run(W.java) -> instance of x.Y"
-        );
-        // Only `:digits)`: other colons stay.
-        assert_eq!(without_line_numbers("a:b (c:1x) d:2"), "a:b (c:1x) d:2");
         let moved = ACCEPTED.replace("Cart.java:41", "Cart.java:42");
         assert!(key(ACCEPTED).accepts(&key(&moved)));
     }

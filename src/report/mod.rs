@@ -39,6 +39,11 @@ pub struct Timings {
     pub attribution: Vec<u64>,
 }
 
+/// Milliseconds since `started`, for [`Timings`].
+pub(crate) fn elapsed_ms(started: std::time::Instant) -> u64 {
+    started.elapsed().as_millis() as u64
+}
+
 /// The result of one scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScenarioReport {

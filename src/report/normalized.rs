@@ -18,7 +18,6 @@
 
 use std::fmt::Write;
 
-use super::gate::without_line_numbers;
 use super::ScenarioReport;
 use crate::attribution::Attribution;
 use crate::growth::GrowingNode;
@@ -170,6 +169,26 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
     out
 }
 
+/// `line` without the line numbers of source positions: `Foo.run(Foo.java:42)` becomes
+/// `Foo.run(Foo.java)`. Stack frames in paths (`LOCAL` steps) and attributions carry them.
+pub fn without_line_numbers(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(colon) = rest.find(':') {
+        let (before, after) = rest.split_at(colon);
+        out.push_str(before);
+        let digits = after[1..].bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[1 + digits..].starts_with(')') {
+            rest = &after[1 + digits..];
+        } else {
+            out.push(':');
+            rest = &after[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +236,19 @@ the scenario's instance of com.example.CartTest
             from_the_instance(&registry, "com.example.CartTest.m"),
             registry
         );
+    }
+
+    #[test]
+    fn line_numbers_are_left_out() {
+        assert_eq!(
+            without_line_numbers("at a.B.c(B.java:12)"),
+            "at a.B.c(B.java)"
+        );
+        assert_eq!(
+            without_line_numbers("LOCAL W.run(W.java:56) -> instance of x.Y"),
+            "LOCAL W.run(W.java) -> instance of x.Y"
+        );
+        // Only `:digits)`: other colons stay.
+        assert_eq!(without_line_numbers("a:b (c:1x) d:2"), "a:b (c:1x) d:2");
     }
 }

@@ -25,7 +25,7 @@ import java.util.Locale;
  */
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
-    /** Must equal JUNIT_API_VERSION in src/native_api.rs. */
+    /** Must equal JUNIT_API_VERSION in src/frontends/junit/mod.rs. */
     private static final int API_VERSION = 7;
     /** The platforms this jar may carry an engine for, as folders of {@code META-INF/native/}. */
     private static final String NATIVE_DIR = "/META-INF/native/";

@@ -1,0 +1,102 @@
+//! `heapgrowth run`: scenarios in loops, in a JVM this process starts.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::args::{ignore_rules, KeepDumps, RunArgs};
+use super::reporting::{say, Reporting};
+use crate::engine::{self, DumpPolicy, RunOptions, SearchSettings};
+use crate::growth::SearchConfig;
+use crate::jvm::JvmOptions;
+use crate::report::EXIT_ERROR;
+
+pub(super) fn run(args: RunArgs) -> ExitCode {
+    // Every path the run writes is checked before the JVM starts.
+    let checked = Reporting::new(&args.output, &run_inputs(&args)).and_then(|reporting| {
+        let keep_dumps_dir = match args.keep_dumps {
+            KeepDumps::Never => None,
+            KeepDumps::Failed | KeepDumps::All => Some(
+                crate::output::check_dir("--keep-dumps-dir", &args.keep_dumps_dir)
+                    .map_err(|e| e.to_string())?,
+            ),
+        };
+        Ok((Arc::new(reporting), keep_dumps_dir))
+    });
+    let (reporting, keep_dumps_dir) = match checked {
+        Ok(checked) => checked,
+        Err(error) => {
+            say(format_args!("{error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let ignore_rules = match ignore_rules(&args.ignores) {
+        Ok(rules) => rules,
+        Err(error) => {
+            say(format_args!("{error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    let classpath: Vec<PathBuf> = args
+        .classpath
+        .into_iter()
+        .filter(|entry| !entry.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    if classpath.is_empty() {
+        say(format_args!(
+            "--classpath names no directory or jar: give the directories and jars with the \
+             scenario classes"
+        ));
+        return ExitCode::from(EXIT_ERROR);
+    }
+    let options = RunOptions {
+        attribution: !args.no_attribution,
+        settings: SearchSettings {
+            warmup: args.warmup,
+            search: SearchConfig {
+                loops_per_snapshot: args.loops_per_snapshot,
+                max_snapshots: args.max_snapshots,
+                confirm_loops: args.confirm_loops,
+            },
+            time_budget: std::time::Duration::from_secs(args.time_budget),
+            keep_dumps: match args.keep_dumps {
+                KeepDumps::Never => DumpPolicy::Never,
+                KeepDumps::Failed => DumpPolicy::Failed,
+                KeepDumps::All => DumpPolicy::All,
+            },
+            ignore_rules,
+            jfr: args.jfr,
+        },
+        keep_dumps_in: keep_dumps_dir,
+        ..RunOptions::new(
+            JvmOptions {
+                java_home: args.java_home,
+                classpath,
+                jvm_args: args.jvm_args,
+                without_agent: args.no_agent,
+                scenario_timeout: Some(std::time::Duration::from_secs(args.scenario_timeout)),
+                ..JvmOptions::default()
+            },
+            args.scenario,
+        )
+    };
+    // The JVM can end the process under the run (System.exit in a scenario, a crash): the
+    // reports so far are then written the same way, from the JVM's exit hook.
+    let at_jvm_end = Arc::clone(&reporting);
+    let result = engine::run(&options, move |result| {
+        at_jvm_end.finish(result);
+    });
+    ExitCode::from(reporting.finish(result))
+}
+
+/// What `run` reads that an output must not replace: the jars and other files of its class
+/// path, and the ignore files.
+fn run_inputs(args: &RunArgs) -> Vec<&Path> {
+    args.classpath
+        .iter()
+        .map(Path::new)
+        .filter(|entry| entry.is_file())
+        .chain(args.ignores.ignore_file.iter().map(PathBuf::as_path))
+        .collect()
+}

@@ -1,0 +1,37 @@
+//! The JVMTI event callbacks heapgrowth installs, one table for every recorder: the field
+//! watch's and allocation sampling's handlers.
+
+use super::allocation_sampling::on_sampled_object_alloc;
+use super::field_watch::on_field_modification;
+use super::sys;
+use super::{JvmtiEnv, JvmtiError};
+
+impl JvmtiEnv {
+    /// Sets the event callbacks heapgrowth uses (field modification, sampled allocation); the
+    /// events themselves stay off until a recorder enables them.
+    pub(super) fn install_callbacks(&self) -> Result<(), JvmtiError> {
+        let mut callbacks = sys::jvmtiEventCallbacks {
+            slots: [None; sys::EVENT_CALLBACK_SLOTS],
+        };
+        let field: sys::FieldModificationCallback = on_field_modification;
+        let alloc: sys::SampledObjectAllocCallback = on_sampled_object_alloc;
+        // Safety: function pointers of one ABI; the JVM calls each slot with its event's
+        // signature, which each handler has.
+        unsafe {
+            callbacks.slots
+                [(sys::JVMTI_EVENT_FIELD_MODIFICATION - sys::JVMTI_MIN_EVENT_TYPE_VAL) as usize] =
+                Some(std::mem::transmute::<
+                    sys::FieldModificationCallback,
+                    sys::AnyFn,
+                >(field));
+            callbacks.slots[(sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC - sys::JVMTI_MIN_EVENT_TYPE_VAL)
+                as usize] = Some(std::mem::transmute::<
+                sys::SampledObjectAllocCallback,
+                sys::AnyFn,
+            >(alloc));
+        }
+        let size = std::mem::size_of::<sys::jvmtiEventCallbacks>() as sys::jint;
+        // Safety: `callbacks` is a valid table of `size` bytes, copied by the JVM.
+        unsafe { jvmti!(self, SetEventCallbacks(&callbacks, size)) }
+    }
+}

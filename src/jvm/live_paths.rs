@@ -1,0 +1,487 @@
+//! Live paths, the JNI side of attribution (the concept lives in `src/attribution/`): following a
+//! growing node's path in the running scenario (`dev.heapgrowth.attribution.LiveAttribution`),
+//! recording proxies, and the objects and field a JVMTI field watch is set on.
+
+use std::sync::Arc;
+
+use jni::objects::{GlobalRef, JClass, JObject, JObjectArray, JString, JValue};
+use jni::JNIEnv;
+
+use super::boundary::{as_class, new_string_array, string, strings_or_empty};
+use super::{JavaAccess, JvmError, Scenario};
+use crate::jvmti::{
+    AgentCapabilities, AllocationSampling, FieldWatch, Frame, JvmtiEnv, WatchRecord, WatchedField,
+};
+
+/// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
+/// heapgrowth started, or the JUnit extension's test method in the test JVM): where the
+/// growing path starts, and a way to run more loops.
+pub trait LiveScenario {
+    /// The JVM's attribution class and the objects a path starts from.
+    fn path_start(&mut self) -> Result<PathStart, JvmError>;
+    /// Runs `count` more loops of the scenario (an exception it throws is an error).
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError>;
+    /// Waits, up to a bound, for the work the loops handed to other threads.
+    fn settle(&mut self) -> Result<(), JvmError>;
+    /// Runs a full collection and waits for the cleanup it starts.
+    fn collect_garbage(&mut self) -> Result<(), JvmError>;
+}
+
+/// heapgrowth's JVMTI agent in the JVM, as attribution uses it.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveAgent<'a> {
+    /// The agent's environment.
+    pub jvmti: &'a JvmtiEnv,
+    /// What it was given.
+    pub capabilities: AgentCapabilities,
+}
+
+/// Where a growing node's path starts in the running JVM: the class loader that static-field
+/// roots are loaded through, the thread of thread roots, and (if any) the object whose
+/// instance fields a path under a stack local starts at (the JUnit test instance).
+#[derive(Debug)]
+pub struct PathStart {
+    /// The JVM and its attribution class.
+    pub java: Arc<JavaAccess>,
+    /// The scenario's class loader.
+    pub loader: GlobalRef,
+    /// The thread the loops run on.
+    pub thread: GlobalRef,
+    /// The object a `LOCAL` root step stands for, if the front end knows one.
+    pub instance: Option<GlobalRef>,
+    /// The scenario's (or test's) class: code from where it was loaded is the user's.
+    pub scenario_class: Option<GlobalRef>,
+}
+
+impl PathStart {
+    /// Where the scenario's class was loaded from (see [`crate::jvmti::Frame::code_source`]).
+    pub fn scenario_code_source(&self) -> Result<Option<String>, JvmError> {
+        let Some(class) = &self.scenario_class else {
+            return Ok(None);
+        };
+        self.java
+            .with_env(|env| Ok(self.java.code_source(env, class.as_obj())))
+    }
+
+    /// Follows `steps` (kind, owner, name, target, from the root group down) through the
+    /// scenario's live objects. A `LOCAL` step (a local variable of a thread's frame) needs
+    /// `agent`, which finds what the frames hold.
+    pub fn follow_path(
+        &self,
+        steps: &[[&str; 4]],
+        agent: Option<LiveAgent>,
+    ) -> Result<LiveNode, JvmError> {
+        let session = self.java.with_env(|env| {
+            let flat: Vec<&str> = steps.iter().flatten().copied().collect();
+            let array = new_string_array(env, flat.as_slice())?;
+            let none = JObject::null();
+            let instance = self.instance.as_ref().map_or(&none, |i| i.as_obj());
+            let locals = match (steps, agent) {
+                ([root, local, ..], Some(agent))
+                    if local[0] == "LOCAL" && agent.capabilities.tag_objects =>
+                {
+                    self.stack_locals(env, agent.jvmti, root[3], local[1], local[2])?
+                }
+                _ => JObjectArray::from(JObject::null()),
+            };
+            let result = env.call_static_method(
+                as_class(&self.java.live_attribution),
+                "open",
+                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;[Ljava/lang/Object;)Ldev/heapgrowth/attribution/LiveAttribution;",
+                &[
+                    JValue::Object(self.loader.as_obj()),
+                    JValue::Object(self.thread.as_obj()),
+                    JValue::Object(instance),
+                    JValue::Object(&array),
+                    JValue::Object(&locals),
+                ],
+            );
+            let session = self.java.unexpected(env, "following the path for attribution", result)?.l()?;
+            Ok(env.new_global_ref(session)?)
+        })?;
+        Ok(LiveNode {
+            session,
+            java: Arc::clone(&self.java),
+        })
+    }
+
+    /// What the frames of `class.method` hold in their local variables, on the threads of the
+    /// root group named `pattern` (the thread the loops run on when it is empty).
+    fn stack_locals<'local>(
+        &self,
+        env: &mut JNIEnv<'local>,
+        jvmti: &JvmtiEnv,
+        pattern: &str,
+        class: &str,
+        method: &str,
+    ) -> Result<JObjectArray<'local>, JvmError> {
+        let pattern = env.new_string(pattern)?;
+        let result = env.call_static_method(
+            as_class(&self.java.live_attribution),
+            "threadsOf",
+            "(Ljava/lang/String;Ljava/lang/Thread;)[Ljava/lang/Thread;",
+            &[
+                JValue::Object(&pattern),
+                JValue::Object(self.thread.as_obj()),
+            ],
+        );
+        let threads = JObjectArray::from(
+            self.java
+                .unexpected(env, "finding the threads of a stack local", result)?
+                .l()?,
+        );
+        let length = env.get_array_length(&threads)?;
+        let mut list = Vec::with_capacity(length as usize);
+        for i in 0..length {
+            list.push(env.get_object_array_element(&threads, i)?);
+        }
+        let locals = jvmti.stack_locals(env, &list, class, method)?;
+        let array =
+            env.new_object_array(locals.len() as i32, "java/lang/Object", JObject::null())?;
+        for (i, local) in locals.into_iter().enumerate() {
+            env.set_object_array_element(&array, i as i32, &local)?;
+            env.delete_local_ref(local)?;
+        }
+        Ok(array)
+    }
+}
+
+/// The JVMTI recorder the Java side chose for a node (a recording proxy, the last resort, is
+/// asked for separately: [`LiveNode::proxy_fit`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorder {
+    /// A field-modification watch on the node's own field (`Owner.field`).
+    FieldWrites {
+        /// `SimpleOwner.field`, for the report.
+        label: String,
+    },
+    /// A field-modification watch on the internal size field of the node's containers.
+    ContainerWrites {
+        /// The container class's simple name.
+        label: String,
+    },
+    /// No watch fits: allocation sampling (JVMTI sampled allocation events) is next.
+    Allocations {
+        /// Why no watch fits.
+        reason: String,
+    },
+    /// The path cannot be followed.
+    None {
+        /// Why, for the user.
+        reason: String,
+    },
+}
+
+/// A growing node found live in the scenario: its owners and objects, held by the Java side.
+#[derive(Debug)]
+pub struct LiveNode {
+    session: GlobalRef,
+    java: Arc<JavaAccess>,
+}
+
+impl LiveNode {
+    fn call<T>(
+        &self,
+        operation: &'static str,
+        method: &str,
+        signature: &str,
+        then: impl FnOnce(&mut JNIEnv, jni::objects::JValueOwned) -> Result<T, JvmError>,
+    ) -> Result<T, JvmError> {
+        self.java.with_env(|env| {
+            let result = env.call_method(&self.session, method, signature, &[]);
+            let value = self.java.unexpected(env, operation, result)?;
+            then(env, value)
+        })
+    }
+
+    fn strings(&self, operation: &'static str, method: &str) -> Result<Vec<String>, JvmError> {
+        self.call(operation, method, "()[Ljava/lang/String;", |env, value| {
+            let array = JObjectArray::from(value.l()?);
+            Ok(strings_or_empty(env, &array)?)
+        })
+    }
+
+    /// The recorder that fits the node.
+    pub fn recorder(&self) -> Result<Recorder, JvmError> {
+        let plan = self.strings("choosing a recorder", "plan")?;
+        let get = |i: usize| plan.get(i).cloned().unwrap_or_default();
+        Ok(match get(0).as_str() {
+            "field" => Recorder::FieldWrites { label: get(5) },
+            "container" => Recorder::ContainerWrites { label: get(5) },
+            "allocations" => Recorder::Allocations { reason: get(1) },
+            _ => Recorder::None { reason: get(1) },
+        })
+    }
+
+    /// `None` if a recording proxy can stand in the node's field, else why not.
+    pub fn proxy_fit(&self) -> Result<Option<String>, JvmError> {
+        self.call(
+            "checking for a proxy",
+            "proxyFit",
+            "()Ljava/lang/String;",
+            |env, value| Ok(string(env, &JString::from(value.l()?))?),
+        )
+    }
+
+    /// Follows the path again: the node's objects may have been replaced (an array copied on
+    /// every add). `Some(reason)` if it cannot be followed any more.
+    pub fn refresh(&self) -> Result<Option<String>, JvmError> {
+        self.call(
+            "following the path again",
+            "refresh",
+            "()Ljava/lang/String;",
+            |env, value| Ok(string(env, &JString::from(value.l()?))?),
+        )
+    }
+
+    /// After the proxies were removed and a full collection ran: how the scenario could see
+    /// them (it kept one, it replaced the field).
+    pub fn proxy_leaks(&self) -> Result<Vec<String>, JvmError> {
+        self.strings("checking where the proxies went", "proxyLeaks")
+    }
+
+    /// Swaps recording proxies into the node's field in every owner: `Err(reason)` if the field
+    /// cannot be set (nothing is swapped then).
+    pub fn install_proxies(&self) -> Result<Result<(), String>, JvmError> {
+        self.call(
+            "installing recording proxies",
+            "installProxies",
+            "()Ljava/lang/String;",
+            |env, value| {
+                let reason = string(env, &JString::from(value.l()?))?;
+                Ok(reason.map_or(Ok(()), Err))
+            },
+        )
+    }
+
+    /// Puts the original objects back into the fields (where our proxy still is).
+    pub fn restore(&self) -> Result<(), JvmError> {
+        self.call("restoring the watched field", "restore", "()V", |_, _| {
+            Ok(())
+        })
+    }
+
+    /// The calls the proxies recorded: the method name, then the caller's frames.
+    pub fn proxy_calls(&self) -> Result<Vec<(String, Vec<Frame>)>, JvmError> {
+        let stacks = self.strings("reading recorded calls", "proxyStacks")?;
+        Ok(stacks
+            .into_iter()
+            .map(|stack| {
+                let mut lines = stack.lines();
+                let method = lines.next().unwrap_or_default().to_owned();
+                (method, lines.filter_map(proxy_frame).collect())
+            })
+            .collect())
+    }
+
+    /// Starts the JVMTI field watch the recorder calls for ([`Recorder::FieldWrites`] or
+    /// [`Recorder::ContainerWrites`]), filtered to the node's owners or containers.
+    pub fn watch<'j>(&self, jvmti: &'j JvmtiEnv) -> Result<ActiveWatch<'j>, JvmError> {
+        let plan = self.strings("choosing a recorder", "plan")?;
+        if plan.len() < 5 || !(plan[0] == "field" || plan[0] == "container") {
+            return Err(JvmError::Jni(format!(
+                "no field watch for this node: {plan:?}"
+            )));
+        }
+        let (name, descriptor, is_static) = (&plan[2], &plan[3], plan[4] == "1");
+        let watch = self.java.with_env(|env| {
+            let result = env.call_method(&self.session, "watchClass", "()Ljava/lang/Class;", &[]);
+            let class = JClass::from(
+                self.java
+                    .unexpected(env, "finding the watched class", result)?
+                    .l()?,
+            );
+            let result =
+                env.call_method(&self.session, "watchObjects", "()[Ljava/lang/Object;", &[]);
+            let objects = JObjectArray::from(
+                self.java
+                    .unexpected(env, "finding the watched objects", result)?
+                    .l()?,
+            );
+            let field = if is_static {
+                let id = env.get_static_field_id(&class, name, descriptor);
+                WatchedField::Static(self.java.unexpected(env, "finding the watched field", id)?)
+            } else {
+                let id = env.get_field_id(&class, name, descriptor);
+                WatchedField::Instance(self.java.unexpected(
+                    env,
+                    "finding the watched field",
+                    id,
+                )?)
+            };
+            let length = env.get_array_length(&objects)?;
+            let mut owners = Vec::with_capacity(length as usize);
+            for i in 0..length {
+                owners.push(env.get_object_array_element(&objects, i)?);
+            }
+            Ok(jvmti.watch_field_writes(env, &class, field, &owners)?)
+        })?;
+        Ok(ActiveWatch {
+            watch,
+            java: Arc::clone(&self.java),
+        })
+    }
+}
+
+impl LiveNode {
+    /// Starts sampling every allocation of the classes named `class_names` (the node's
+    /// children's classes, as reports name them).
+    pub fn sample_allocations<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+        growing_children: &[&str],
+        own_only: bool,
+    ) -> Result<ActiveSampling<'j>, JvmError> {
+        let sampling = self.java.with_env(|env| {
+            let names = new_string_array(env, growing_children)?;
+            let result = env.call_method(
+                &self.session,
+                "samplingClasses",
+                "([Ljava/lang/String;Z)[Ljava/lang/Class;",
+                &[JValue::Object(&names), JValue::Bool(own_only.into())],
+            );
+            let classes = JObjectArray::from(
+                self.java
+                    .unexpected(env, "loading the sampled classes", result)?
+                    .l()?,
+            );
+            let length = env.get_array_length(&classes)?;
+            let mut list = Vec::with_capacity(length as usize);
+            for i in 0..length {
+                list.push(JClass::from(env.get_object_array_element(&classes, i)?));
+            }
+            Ok(jvmti.sample_allocations(env, &list)?)
+        })?;
+        Ok(ActiveSampling {
+            sampling,
+            java: Arc::clone(&self.java),
+        })
+    }
+}
+
+/// Allocation sampling in place; dropping it switches it off.
+#[derive(Debug)]
+pub struct ActiveSampling<'j> {
+    sampling: AllocationSampling<'j>,
+    java: Arc<JavaAccess>,
+}
+
+impl ActiveSampling<'_> {
+    /// Switches sampling off and returns the allocation stacks of the objects sampled while it
+    /// ran that are now the node's objects (a root group's threads: `below` false) or below
+    /// them (`below` true). `live` must have been refreshed ([`LiveNode::refresh`]).
+    pub fn stop(self, live: &LiveNode, below: bool) -> Result<WatchRecord, JvmError> {
+        let ActiveSampling { sampling, java } = self;
+        java.with_env(|env| {
+            let result =
+                env.call_method(&live.session, "nodeObjects", "()[Ljava/lang/Object;", &[]);
+            let objects = match java.unexpected(env, "finding the node's objects", result) {
+                Ok(value) => JObjectArray::from(value.l()?),
+                // Sampling is switched off by the drop of `sampling` on this path.
+                Err(error) => return Err(error),
+            };
+            let length = env.get_array_length(&objects)?;
+            // Past the local frame's capacity JNI grows it; these are freed with the frame.
+            let mut retained = Vec::with_capacity(length as usize);
+            for i in 0..length {
+                retained.push(env.get_object_array_element(&objects, i)?);
+            }
+            Ok(sampling.stop(env, &retained, below, &mut |env, class| {
+                java.code_source(env, class)
+            })?)
+        })
+    }
+}
+
+/// One frame as `RecordingHandler.callerFrames` writes it: class, method, file, line and code
+/// source, separated by tabs (empty where unknown, line -1).
+fn proxy_frame(line: &str) -> Option<Frame> {
+    let mut fields = line.split('\t');
+    let mut next = || {
+        fields
+            .next()
+            .filter(|field| !field.is_empty())
+            .map(str::to_owned)
+    };
+    let class = next()?;
+    let method = next()?;
+    let file = next();
+    let line = next()
+        .and_then(|line| line.parse().ok())
+        .filter(|&line: &i32| line >= 0);
+    let code_source = next();
+    Some(Frame {
+        class,
+        method,
+        file,
+        line,
+        code_source,
+    })
+}
+
+impl Drop for LiveNode {
+    /// Never leaves a proxy behind, even when the caller forgot or failed to restore.
+    fn drop(&mut self) {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.restore()));
+    }
+}
+
+/// A JVMTI field watch in place; dropping it switches it off.
+#[derive(Debug)]
+pub struct ActiveWatch<'j> {
+    watch: FieldWatch<'j>,
+    java: Arc<JavaAccess>,
+}
+
+impl ActiveWatch<'_> {
+    /// Switches the watch off and returns the recorded stacks.
+    pub fn stop(self) -> Result<WatchRecord, JvmError> {
+        let ActiveWatch { watch, java } = self;
+        java.with_env(|env| Ok(watch.stop(env, &mut |env, class| java.code_source(env, class))?))
+    }
+}
+
+impl LiveScenario for Scenario {
+    fn path_start(&mut self) -> Result<PathStart, JvmError> {
+        let Some(host) = &self.host else {
+            return Err(JvmError::Jni("scenario already closed".into()));
+        };
+        let (loader, thread, class) = self.runtime.with_env(|env, glue| {
+            let mut get = |method: &str, signature: &str| -> Result<GlobalRef, JvmError> {
+                let result = env.call_method(host, method, signature, &[]);
+                let value = glue
+                    .unexpected(
+                        env,
+                        "finding the scenario's loader, thread and class",
+                        result,
+                    )?
+                    .l()?;
+                Ok(env.new_global_ref(value)?)
+            };
+            Ok((
+                get("classLoader", "()Ljava/lang/ClassLoader;")?,
+                get("scenarioThread", "()Ljava/lang/Thread;")?,
+                get("scenarioClass", "()Ljava/lang/Class;")?,
+            ))
+        })?;
+        Ok(PathStart {
+            java: Arc::clone(&self.runtime.glue.access),
+            loader,
+            thread,
+            instance: None,
+            scenario_class: Some(class),
+        })
+    }
+
+    fn run_loops(&mut self, count: u32) -> Result<(), JvmError> {
+        Scenario::run_loops(self, count)
+    }
+
+    fn settle(&mut self) -> Result<(), JvmError> {
+        Scenario::settle(self).map(|_settled| ())
+    }
+
+    fn collect_garbage(&mut self) -> Result<(), JvmError> {
+        Scenario::collect_garbage(self)
+    }
+}

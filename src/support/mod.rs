@@ -1,0 +1,9 @@
+//! Leaf helpers every layer may use: class-name spelling, terminal-safe lines, checked output
+//! files, private temporary directories, the worker pool.
+
+pub mod class_name;
+pub mod line;
+pub mod output;
+pub(crate) mod parallel;
+pub mod settings_file;
+pub mod tempdir;
