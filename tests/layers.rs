@@ -149,10 +149,6 @@ const RAW_JNI_CALLS: &[&str] = &[
 /// extension's exports, which only name jni types in their signatures and call `jvm::boundary`.
 const JNI_EXPORTS: &str = "src/frontends/junit/exports.rs";
 
-/// Folders that still make raw JNI calls until they are ported to `jvm::boundary` (issue 31,
-/// §2.2); the JUnit port deletes this entry.
-const RAW_JNI_NOT_YET_PORTED: &[&str] = &["src/frontends/junit"];
-
 /// The front ends a library front end (JUnit, the cargo harness) must not use.
 const OTHER_FRONT_ENDS: &[&str] = &["cli", "diff", "watch", "jfr_watch"];
 
@@ -329,11 +325,7 @@ fn model_has_no_jni() {
 fn jni_calls_only_in_jvm() {
     let mut violations = Vec::new();
     for file in sources("src") {
-        if file.starts_with("src/jvm")
-            || RAW_JNI_NOT_YET_PORTED
-                .iter()
-                .any(|dir| file.starts_with(dir))
-        {
+        if file.starts_with("src/jvm") {
             continue;
         }
         let source = read(&file);

@@ -2,7 +2,6 @@ package dev.heapgrowth.junit;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -25,8 +24,8 @@ import java.util.Locale;
  */
 final class NativeEngine {
     static final String LIBRARY_PROPERTY = "heapgrowth.library";
-    /** Must equal JUNIT_API_VERSION in src/frontends/junit/mod.rs. */
-    private static final int API_VERSION = 7;
+    /** Must equal JUNIT_API_VERSION in src/frontends/junit/exports.rs. */
+    private static final int API_VERSION = 8;
     /** The platforms this jar may carry an engine for, as folders of {@code META-INF/native/}. */
     private static final String NATIVE_DIR = "/META-INF/native/";
     private static final String LIBRARY = "libheapgrowth.so";
@@ -120,38 +119,17 @@ final class NativeEngine {
         }
     }
 
-    /** The library named by this JVM's {@code -agentpath:} option if it is heapgrowth's agent, else null. */
-    static String agentPath() {
-        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (argument.startsWith("-agentpath:")) {
-                String path = argument.substring("-agentpath:".length());
-                int options = path.indexOf('=');
-                if (options >= 0) {
-                    path = path.substring(0, options);
-                }
-                if (path.contains("heapgrowth_agent")) {
-                    return path;
-                }
-            }
-        }
-        return null;
-    }
-
     /**
-     * Runs the growth search on the test method behind {@code callback}. {@code settings} holds
-     * warm-up, loops per snapshot, detection snapshots, confirmation loops and the time budget in
-     * seconds, a negative one meaning the engine's default; {@code ignoreRules} the test's own
-     * rules and {@code ignoreFile} a file of more (or null). Returns {@code [status, message,
-     * fullText, json, normalized, stale, html, counts]} with status {@code clean}, {@code growing},
-     * {@code inconclusive} (nothing new grows, but the search could not judge; the message says
-     * why) or {@code error}, and counts {@code "NEW ACCEPTED STALE"}: growing nodes the baseline
-     * lacks, growing nodes it accepts, and its blocks that no longer grow. {@code baseline} is
-     * this test's accepted blocks or null; {@code agentPath}
-     * the {@code -agentpath:} library or null; {@code keepDumpsDir} where to keep the last two
-     * heap dumps when the test fails ({@code heapgrowth.keepDumps=failed}), or null.
+     * Runs the growth search on the test method behind {@code callback} with the test's
+     * {@code settings} ({@code key=value} strings, see {@link HeapGrowthExtension#request}, read by
+     * the engine only), writes the test's reports into the report directory (and rewrites its
+     * baseline section with {@code heapgrowth.updateBaseline=true}), and returns what to print
+     * and throw. A setting the engine cannot use is thrown: {@link SettingsFileException} for the
+     * baseline file, {@link IllegalArgumentException} for a system property's value,
+     * {@link IllegalStateException} otherwise.
      */
-    static native String[] search(LoopCallback callback, String name, int[] settings, String[] ignoreRules,
-            String ignoreFile, String baseline, String agentPath, String keepDumpsDir);
+    static native TestOutcome search(LoopCallback callback, String name, String[] settings)
+            throws SettingsFileException;
 
     /**
      * Called by the shutdown hook: no heap dump starts after it; it waits (up to two seconds)
@@ -162,15 +140,4 @@ final class NativeEngine {
 
     /** The version of the native interface the loaded library implements. */
     private static native int apiVersion();
-
-    /**
-     * Writes one report file as every front end of heapgrowth writes its reports: the path is
-     * checked (not a directory or a special file, not through a symbolic link another user owns,
-     * in a directory that takes a new file), then a new temporary file is renamed over it.
-     * Throws {@link IllegalStateException} with one line naming the file when it cannot.
-     */
-    static native void writeReport(String path, String text);
-
-    /** One line on the JVMTI agent's capabilities in this JVM, or why there is no agent. */
-    static native String agentStatus(String agentPath);
 }
