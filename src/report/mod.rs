@@ -1,7 +1,10 @@
 //! Reports of a run: the tree text (shark's layout), one JSON document, and an HTML page that
 //! draws the JSON.
 
+pub mod baseline;
 pub mod gate;
+#[cfg(test)]
+pub(crate) mod golden_tests;
 mod hostile;
 mod html;
 mod json;
