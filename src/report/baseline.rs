@@ -39,7 +39,8 @@ pub fn replace_section(old: &str, name: &str, blocks: &str) -> String {
         if let Some(header) = line.strip_prefix(SECTION_PREFIX) {
             inside = java_trim(header) == name;
         }
-        if !inside && !(line.is_empty() && out.is_empty()) {
+        let leading_blank = line.is_empty() && out.is_empty();
+        if !inside && !leading_blank {
             out.push_str(line);
             out.push('\n');
         }

@@ -93,3 +93,55 @@ fn the_escaped_form_round_trips() {
     assert_eq!(unescape(&escape(text)), text.as_bytes());
     assert_eq!(unescape("\\xE9x\\u{E9}y"), b"\xE9x\xC3\xA9y");
 }
+
+/// A new private directory for a test's files, deleted when dropped.
+pub(crate) fn scratch(purpose: &str) -> crate::tempdir::PrivateTempDir {
+    crate::tempdir::PrivateTempDir::new(purpose).expect("a scratch directory")
+}
+
+/// Makes the files of the index case `cases/index/<case>.txt` in `dir`, as `Golden.java` does:
+/// `page MILLIS NAME` (NAME.html modified at MILLIS since the epoch), `dir NAME`,
+/// `link NAME TARGET`, `file NAME CONTENT`, `repeat NAME COUNT CONTENT` (appended COUNT times).
+pub(crate) fn make_index_case(case: &str, dir: &Path) {
+    use std::io::Write;
+    use std::time::{Duration, UNIX_EPOCH};
+    for line in read_golden(&format!("cases/index/{case}.txt")).lines() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.splitn(3, ' ').collect();
+        match fields[0] {
+            "page" => {
+                let page = dir.join(unescape_str(fields[2]) + ".html");
+                std::fs::write(&page, "<html></html>\n").unwrap();
+                let millis: i64 = fields[1].parse().unwrap();
+                // Java's Files.setLastModifiedTime sets a time before the epoch to the epoch
+                // itself (JDK 17 on Linux), and so the golden shows it.
+                let at = UNIX_EPOCH + Duration::from_millis(millis.max(0) as u64);
+                let file = std::fs::File::options().write(true).open(&page).unwrap();
+                file.set_modified(at).unwrap();
+            }
+            "dir" => std::fs::create_dir_all(dir.join(unescape_str(fields[1]))).unwrap(),
+            "link" => std::os::unix::fs::symlink(
+                unescape_str(fields[2]),
+                dir.join(unescape_str(fields[1])),
+            )
+            .unwrap(),
+            "file" => {
+                std::fs::write(dir.join(unescape_str(fields[1])), unescape(fields[2])).unwrap()
+            }
+            "repeat" => {
+                let (count, unit) = fields[2].split_once(' ').unwrap();
+                let mut file = std::fs::File::options()
+                    .create(true)
+                    .append(true)
+                    .open(dir.join(unescape_str(fields[1])))
+                    .unwrap();
+                for _ in 0..count.parse::<usize>().unwrap() {
+                    file.write_all(&unescape(unit)).unwrap();
+                }
+            }
+            other => panic!("cases/index/{case}.txt: {other}"),
+        }
+    }
+}

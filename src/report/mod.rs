@@ -7,6 +7,7 @@ pub mod gate;
 pub(crate) mod golden_tests;
 mod hostile;
 mod html;
+pub mod index_page;
 mod json;
 mod normalized;
 mod text;
