@@ -7,7 +7,8 @@
 //! Ported from the extension's Java (`ReportIndex`, issue 31) byte for byte: names in Java's
 //! `String` order (UTF-16 code units, where U+FF5E sorts after U+1F600), times as
 //! `Instant.truncatedTo(SECONDS).toString()`, and the text report read as `Files.lines` reads
-//! it (see [`first_line`]). The golden outputs of the Java (`tests/junit/golden/`) are the tests.
+//! it (the summary column: see `first_line`). The golden outputs of the Java
+//! (`tests/junit/golden/`) are the tests.
 
 use std::fs;
 use std::io;
@@ -22,7 +23,8 @@ pub const INDEX: &str = "index.html";
 /// Each test's page is `<test>.html`.
 const PAGE_SUFFIX: &str = ".html";
 /// Held (a POSIX record lock) while the index is rewritten, by every test JVM that writes
-/// into the directory: the Java extension's lock file, so old and new extensions exclude each other.
+/// into the directory: the Java extension's lock file, so old and new extensions exclude each
+/// other.
 const LOCK: &str = ".heapgrowth-index.lock";
 /// The text report's line that says how the run compared with the baseline.
 const BASELINE_LINE: &str = "Baseline: ";
@@ -165,13 +167,16 @@ pub fn render(rows: &[IndexRow]) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>heapgrowth: {count} test report{plural}</title>\n\
-         <style>body{{font:15px/1.45 system-ui,sans-serif;margin:0}}main{{max-width:62rem;margin:0 auto;\
-         padding:0.75rem}}table{{border-collapse:collapse;display:block;overflow-x:auto}}\
-         td,th{{border:1px solid #ccc;padding:0.2rem 0.5rem;text-align:left;overflow-wrap:anywhere}}</style>\n\
+         <style>body{{font:15px/1.45 system-ui,sans-serif;margin:0}}\
+         main{{max-width:62rem;margin:0 auto;padding:0.75rem}}\
+         table{{border-collapse:collapse;display:block;overflow-x:auto}}\
+         td,th{{border:1px solid #ccc;padding:0.2rem 0.5rem;text-align:left;\
+         overflow-wrap:anywhere}}</style>\n\
          </head>\n<body>\n<main>\n<h1>heapgrowth reports</h1>\n\
-         <p>One page per test that ran with heapgrowth, rewritten after each test; each test also has \
-         its text (.txt) and JSON (.json) report beside its page.</p>\n\
-         <table>\n<tr><th>test</th><th>report</th><th>baseline: new / accepted / fixed (stale)</th>\
+         <p>One page per test that ran with heapgrowth, rewritten after each test; each test \
+         also has its text (.txt) and JSON (.json) report beside its page.</p>\n\
+         <table>\n<tr><th>test</th><th>report</th>\
+         <th>baseline: new / accepted / fixed (stale)</th>\
          <th>page written (UTC)</th></tr>\n{table}</table>\n</main>\n</body>\n</html>\n"
     )
 }
@@ -420,7 +425,8 @@ mod tests {
         assert_eq!(instant(-62_167_219_200), "0000-01-01T00:00:00Z");
     }
 
-    /// Java's `truncatedTo(SECONDS)` of 1969-12-31T23:59:58.500Z is 23:59:58 (seen with `touch -d`).
+    /// Java's `truncatedTo(SECONDS)` of 1969-12-31T23:59:58.500Z is 23:59:58 (seen with a file
+    /// `touch -d` dated so).
     #[test]
     fn a_time_before_the_epoch_rounds_down() {
         let before = UNIX_EPOCH - std::time::Duration::from_millis(1500);

@@ -262,8 +262,9 @@ pub(super) fn stale_notice(name: &str, baseline: Option<&Path>, stale: &str) -> 
 }
 
 /// `reportDir()`: `heapgrowth.reportDir` unless blank, else under Maven Surefire or Failsafe
-/// (`surefire.test.class.path` or `surefire.real.class.path` set) `<basedir>/target/heapgrowth-reports`
-/// (`target/heapgrowth-reports` without a non-blank `basedir`), else Gradle's
+/// (`surefire.test.class.path` or `surefire.real.class.path` set)
+/// `<basedir>/target/heapgrowth-reports` (`target/heapgrowth-reports` without a non-blank
+/// `basedir`), else Gradle's
 /// `build/reports/heapgrowth`; shown as Java shows the path. `properties` gives a system
 /// property's value, `None` when unset.
 pub(super) fn report_dir(properties: impl Fn(&str) -> Option<String>) -> PathBuf {
