@@ -7,8 +7,9 @@
 //! back; everything between is here, once: the request is parsed (`request`), the test
 //! method is searched as a [`crate::engine::Driver`] whose loops call back into the extension
 //! (`driver`), the run is judged against the baseline ([`crate::report::gate`], which the cargo
-//! harness shares), the reports are written (`reports`, `index_page`), the baseline rewritten
-//! when asked (`baseline_io`), and the outcome says what the extension throws and prints.
+//! harness shares), the reports are written (`reports`, [`crate::report::index_page`]), the
+//! baseline rewritten when asked (`baseline_file`), and the outcome (`outcome`) says what the
+//! extension throws and prints.
 //!
 //! The JNI exports are in `exports.rs`, thin, through [`crate::jvm::boundary::entry`]; every call
 //! into Java goes through [`crate::jvm::test_callback`]: no raw JNI call is made here.
@@ -18,12 +19,11 @@
 //! shutdown hook calls `NativeEngine.closing()`, which stops new dumps, waits for the one being
 //! written and deletes every private directory of this process (see `dump_gate`).
 
-mod baseline_io;
+mod baseline_file;
 mod driver;
 mod dump_gate;
 mod exports;
-mod index_page;
-mod java_text;
+mod outcome;
 mod reports;
 mod request;
 
@@ -42,11 +42,9 @@ use crate::line::escape_line;
 use crate::report::gate::{judge, Baseline, GateStatus, Judgement};
 use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 
-use self::baseline_io::BaselineFileError;
 use self::driver::TestMethod;
 use self::dump_gate::DUMPS;
-use self::java_text::{absolute, resolve, strip};
-use self::reports::{java_null, BaselineLine};
+use self::outcome::{Conclusion, RunStatus, TestRun, Thrown};
 use self::request::{TestRequest, ANNOTATION_RULES};
 
 /// What the extension does with a test's run: `TestOutcome.Status` in Java.
@@ -92,13 +90,22 @@ struct TestOutcome {
 }
 
 impl TestOutcome {
-    /// A passing or failing outcome without notices or summary.
-    fn new(status: Status, message: String) -> TestOutcome {
+    /// The outcome of what the extension did once the reports were written.
+    fn of(conclusion: Conclusion) -> TestOutcome {
+        let (status, message, summary) = match conclusion.thrown {
+            Thrown::Nothing if conclusion.rewrite_baseline => {
+                (Status::BaselineUpdated, String::new(), String::new())
+            }
+            Thrown::Nothing => (Status::Clean, String::new(), String::new()),
+            Thrown::IllegalState(message) => (Status::Error, message, String::new()),
+            Thrown::Aborted(message) => (Status::Inconclusive, message, String::new()),
+            Thrown::Failure { message, summary } => (Status::Growing, message, summary),
+        };
         TestOutcome {
             status,
             message,
-            summary: String::new(),
-            notices: Vec::new(),
+            summary,
+            notices: conclusion.notices,
         }
     }
 
@@ -165,13 +172,13 @@ fn run_test<'local>(
     let threw = driver.threw;
     // The test's section of the baseline; none while it is rewritten.
     let accepted = match &request.baseline_text {
-        Some(text) if !request.update_baseline => baseline_io::section(text, name),
+        Some(text) if !request.update_baseline => crate::report::baseline::section(text, name),
         _ => String::new(),
     };
     let judgement = judge(&report, &Baseline::parse(&accepted));
     // Kept only for a test that fails (an error, or growth the baseline lacks).
     let failed = report.result.is_err() || !judgement.passes();
-    let keep_in = request.keep_dumps_dir.as_deref().map(Path::new);
+    let keep_in = request.keep_dumps_dir.as_deref();
     engine::settle_kept_dumps(&mut report, keep_in.filter(|_| failed));
     drop(dumps);
     warn_unmatched_annotation_rules(&report, name);
@@ -182,90 +189,40 @@ fn run_test<'local>(
             .map(|agent| agent.as_ref().map(|(_, caps)| *caps).map_err(Clone::clone))
             .as_ref(),
     );
-    let baseline_file = request.baseline_file.as_deref();
-    let judged = matches!(result.status, "clean" | "growing").then_some(BaselineLine {
-        file: baseline_file,
-        updating: request.update_baseline,
-        new: result.counts.new,
-        accepted: result.counts.accepted,
-        stale: result.counts.stale,
-    });
-    let text = reports::text_report(
-        &result.full_text,
-        &result.stale,
-        baseline_file,
-        judged,
-        &agent_line,
-    );
-    let page = reports::write_all(&request.report_dir, name, &text, &result.json, &result.html)?;
-    index_page::rewrite(&request.report_dir)?;
-    let see_page = format!("\nHTML report: {}", absolute(&page));
-    match result.status {
-        "error" => {
-            return Ok(TestOutcome::new(
-                Status::Error,
-                format!(
-                    "heapgrowth could not run {name}: {}{see_page}",
-                    result.message
-                ),
-            ))
-        }
-        // Nothing new grew, but the search could not judge (the time budget ended it too
-        // early): not a pass, which would say "clean", and no baseline rewrite from it. JUnit's
-        // third outcome, skipped with the reason, says what was not seen without failing a
-        // build over a busy machine.
-        "inconclusive" => {
-            return Ok(TestOutcome::new(
-                Status::Inconclusive,
-                format!(
-                "{} (@HeapGrowthTest(timeBudgetSeconds = ...) or heapgrowth.timeBudget){see_page}",
-                result.message
-            ),
-            ))
-        }
-        _ => {}
-    }
-    if let (true, Some(file)) = (request.update_baseline, baseline_file) {
+    let status = RunStatus::from_label(result.status).ok_or_else(|| {
+        BoundaryError::illegal_state(format!("unknown gate status {}", result.status))
+    })?;
+    let cwd = outcome::working_directory();
+    let run = TestRun {
+        name,
+        status,
+        message: &result.message,
+        full_text: &result.full_text,
+        stale: &result.stale,
+        new_nodes: result.counts.new,
+        accepted_nodes: result.counts.accepted,
+        stale_blocks: result.counts.stale,
+        agent: &agent_line,
+        baseline: request.baseline_file.as_deref(),
+        update: request.update_baseline,
+        report_dir: &request.report_dir,
+        cwd: &cwd,
+    };
+    let text = outcome::text_report(&run);
+    reports::write_all(&request.report_dir, name, &text, &result.json, &result.html)?;
+    crate::report::index_page::rewrite(&request.report_dir)
+        .map_err(|e| BoundaryError::illegal_state(e.to_string()))?;
+    let conclusion = outcome::conclude(&run);
+    if let (true, Some(file)) = (conclusion.rewrite_baseline, &request.baseline_file) {
         // The extension rethrows what a loop threw before it reads the outcome: no rewrite then.
         if !threw {
-            baseline_io::replace_section(file, name, &result.normalized).map_err(|e| match e {
-                BaselineFileError::Unusable(message) => BoundaryError::settings_file(message),
-                BaselineFileError::Io(message) => BoundaryError::illegal_state(message),
-            })?;
+            // The Java threw its rewrite's errors as SettingsFileException or the IOException
+            // it is a kind of.
+            baseline_file::replace_section(file, name, &result.normalized)
+                .map_err(BoundaryError::settings_file)?;
         }
-        let mut outcome = TestOutcome::new(Status::BaselineUpdated, String::new());
-        outcome
-            .notices
-            .push(format!("heapgrowth: baseline {file} updated for {name}"));
-        return Ok(outcome);
     }
-    let mut outcome = TestOutcome::new(Status::Clean, String::new());
-    if !result.stale.is_empty() {
-        outcome.notices.push(format!(
-            "heapgrowth: {name}: baseline paths no longer grow (remove them from {}):\n{}",
-            java_null(baseline_file),
-            result.stale
-        ));
-    }
-    if result.status == "growing" {
-        let first_line = strip(&result.message)
-            .split(['\n', '\r'])
-            .next()
-            .filter(|line| !line.is_empty())
-            .unwrap_or("heapgrowth: growing paths");
-        let text_report = resolve(&request.report_dir, &format!("{name}.txt"));
-        outcome.status = Status::Growing;
-        outcome.message = format!(
-            "{}\n{}\nAgent: {agent_line}{see_page}",
-            result.message,
-            reports::how_to_accept(baseline_file)
-        );
-        outcome.summary = format!(
-            "{first_line} (the whole report: {})",
-            absolute(&text_report)
-        );
-    }
-    Ok(outcome)
+    Ok(TestOutcome::of(conclusion))
 }
 
 /// Warns on stderr about the annotation's rules that matched nothing. Only the annotation's:

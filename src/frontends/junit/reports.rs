@@ -1,15 +1,12 @@
-//! The files a JUnit test writes into the report directory: `<test>.txt` (the full tree report,
-//! the stale baseline blocks, the `Baseline:` and `Agent:` lines), `<test>.json` and
-//! `<test>.html`, then `index.html`. Each is written as every front end writes its reports
-//! ([`crate::output`]). The texts are the extension's (JUnit API 7), byte for byte.
+//! The files a JUnit test writes into the report directory: `<test>.txt` (its text is
+//! `outcome::text_report`'s), `<test>.json` and `<test>.html`, each written as every front end
+//! writes its reports ([`crate::output`]), and the `Agent:` line of the text report and the
+//! failure message. The texts are the extension's (JUnit API 7), byte for byte.
+
+use std::path::{Path, PathBuf};
 
 use crate::jvmti::AgentCapabilities;
 use crate::line::escape_line;
-
-use super::java_text::{absolute, resolve};
-
-/// The line of the text report that says how the run compares with the baseline.
-pub(super) const BASELINE_LINE: &str = "Baseline: ";
 
 /// Why a test JVM without `-agentpath:` has no agent, and what that costs.
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
@@ -41,106 +38,12 @@ fn yes(value: bool) -> &'static str {
     }
 }
 
-/// `1 new, 2 accepted, 1 fixed (stale)`, leaving out what is none; `nothing grows` for all
-/// none.
-pub(super) fn baseline_counts(
-    new_nodes: usize,
-    accepted_nodes: usize,
-    stale_blocks: usize,
-) -> String {
-    let parts: Vec<String> = [
-        (new_nodes, "new"),
-        (accepted_nodes, "accepted"),
-        (stale_blocks, "fixed (stale)"),
-    ]
-    .iter()
-    .filter(|(count, _)| *count > 0)
-    .map(|(count, what)| format!("{count} {what}"))
-    .collect();
-    if parts.is_empty() {
-        "nothing grows".into()
-    } else {
-        parts.join(", ")
-    }
-}
-
-/// What a failing test's message says about accepting the growth instead of fixing it.
-pub(super) fn how_to_accept(baseline_file: Option<&str>) -> String {
-    let rewrite = "run the tests once with -Dheapgrowth.updateBaseline=true (Gradle: -Pheapgrowth.updateBaseline=true)";
-    match baseline_file {
-        None => format!(
-            "To accept this growth instead of fixing it, name a baseline file (system property heapgrowth.baseline; \
-             Gradle: heapGrowth {{ baseline = file('heapgrowth-baseline.txt') }}; Maven plugin: <baseline>) \
-             and {rewrite}."
-        ),
-        Some(file) => format!(
-            "To accept this growth instead of fixing it, {rewrite}: that writes it to the baseline {}, to commit.",
-            absolute(file)
-        ),
-    }
-}
-
-/// What the `Baseline:` line of the text report says, for a run the gate judged.
-pub(super) struct BaselineLine<'a> {
-    /// `heapgrowth.baseline`, if set.
-    pub(super) file: Option<&'a str>,
-    /// Whether the baseline is rewritten from this run.
-    pub(super) updating: bool,
-    /// Growing nodes the baseline lacks.
-    pub(super) new: usize,
-    /// Growing nodes it accepts.
-    pub(super) accepted: usize,
-    /// Its blocks that no longer grow.
-    pub(super) stale: usize,
-}
-
-/// The text report: the full tree report, the stale blocks, the `Baseline:` line (a judged
-/// run only) and the `Agent:` line.
-pub(super) fn text_report(
-    full_text: &str,
-    stale: &str,
-    baseline_file: Option<&str>,
-    judged: Option<BaselineLine>,
-    agent: &str,
-) -> String {
-    let mut report = full_text.to_owned();
-    if !stale.is_empty() {
-        report.push_str(&format!(
-            "\nBaseline paths that no longer grow (remove them from {}):\n\n{stale}",
-            java_null(baseline_file)
-        ));
-    }
-    if let Some(line) = judged {
-        let counts = if line.updating && line.file.is_some() {
-            format!(
-                "{} accepted (the baseline was rewritten from this run)",
-                line.new + line.accepted
-            )
-        } else {
-            baseline_counts(line.new, line.accepted, line.stale)
-        };
-        let file = match line.file {
-            None => "no baseline file (system property heapgrowth.baseline)".to_owned(),
-            Some(file) => format!("file {}", absolute(file)),
-        };
-        report.push_str(&format!("\n{BASELINE_LINE}{counts}; {file}\n"));
-    }
-    report.push_str(&format!("\nAgent: {agent}\n"));
-    report
-}
-
-/// A Java string concatenation of a reference that may be null.
-pub(super) fn java_null(value: Option<&str>) -> &str {
-    value.unwrap_or("null")
-}
-
 /// Writes one report file as every front end writes its reports: the path checked (not a
 /// directory or a special file, not through another user's symbolic link, in a directory that
 /// takes a new file), then a new temporary file renamed over it.
-pub(super) fn write_report(path: &str, text: &str) -> Result<(), String> {
-    let path = std::path::PathBuf::from(path);
+fn write_report(path: &Path, text: &str) -> Result<(), String> {
     let checked =
-        crate::output::check_outputs(&[("report file", &path)], &[]).map_err(|e| e.to_string())?;
+        crate::output::check_outputs(&[("report file", path)], &[]).map_err(|e| e.to_string())?;
     crate::output::write_file(&checked[0].target, text.as_bytes()).map_err(|e| {
         format!(
             "cannot write the report file {}: {e}",
@@ -149,20 +52,25 @@ pub(super) fn write_report(path: &str, text: &str) -> Result<(), String> {
     })
 }
 
-/// Writes the test's reports into `dir` (created first); returns the test's page. The index
-/// of the pages is rewritten next (`index_page::rewrite`).
+/// Writes the test's reports into `dir` (created first, as `Files.createDirectories` did);
+/// returns the test's page. The index of the pages is rewritten next
+/// ([`crate::report::index_page::rewrite`]).
 pub(super) fn write_all(
-    dir: &str,
+    dir: &Path,
     name: &str,
     text: &str,
     json: &str,
     html: &str,
-) -> Result<String, String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create the report directory {dir}: {e}"))?;
-    write_report(&resolve(dir, &format!("{name}.txt")), text)?;
-    write_report(&resolve(dir, &format!("{name}.json")), json)?;
-    let page = resolve(dir, &format!("{name}.html"));
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "cannot create the report directory {}: {e}",
+            escape_line(&dir.display().to_string())
+        )
+    })?;
+    write_report(&dir.join(format!("{name}.txt")), text)?;
+    write_report(&dir.join(format!("{name}.json")), json)?;
+    let page = dir.join(format!("{name}.html"));
     write_report(&page, html)?;
     Ok(page)
 }
@@ -172,70 +80,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn baseline_counts_leave_out_what_is_none() {
-        assert_eq!(baseline_counts(0, 0, 0), "nothing grows");
+    fn the_agent_line_says_what_the_agent_can_do_or_why_there_is_none() {
+        assert!(agent_status_line(None).starts_with("heapgrowth's JVMTI agent is not loaded"));
         assert_eq!(
-            baseline_counts(1, 2, 1),
-            "1 new, 2 accepted, 1 fixed (stale)"
+            agent_status_line(Some(&Err("-agentpath:/x is not loaded in this JVM".into()))),
+            "-agentpath:/x is not loaded in this JVM"
         );
-        assert_eq!(baseline_counts(0, 2, 1), "2 accepted, 1 fixed (stale)");
-        assert_eq!(baseline_counts(0, 0, 3), "3 fixed (stale)");
     }
 
     #[test]
-    fn the_text_report_adds_stale_blocks_baseline_and_agent_lines() {
-        let cwd = std::env::current_dir().unwrap().display().to_string();
-        let judged = BaselineLine {
-            file: Some("b.txt"),
-            updating: false,
-            new: 1,
-            accepted: 0,
-            stale: 1,
-        };
+    fn the_reports_go_into_a_directory_created_first_and_a_bad_path_is_one_line() {
+        let dir = crate::tempdir::PrivateTempDir::new("test").unwrap();
+        let reports = dir.path().join("new/reports");
+        let page = write_all(&reports, "a.T.x", "text\n", "{}", "<html>").unwrap();
+        assert_eq!(page, reports.join("a.T.x.html"));
         assert_eq!(
-            text_report("Scenario T.m: x\n", "S1\n", Some("b.txt"), Some(judged), "none"),
-            format!(
-                "Scenario T.m: x\n\nBaseline paths that no longer grow (remove them from b.txt):\n\nS1\n\
-                 \nBaseline: 1 new, 1 fixed (stale); file {cwd}/b.txt\n\nAgent: none\n"
-            )
+            std::fs::read_to_string(reports.join("a.T.x.txt")).unwrap(),
+            "text\n"
         );
-        let updating = BaselineLine {
-            file: Some("/b.txt"),
-            updating: true,
-            new: 1,
-            accepted: 2,
-            stale: 0,
-        };
-        assert_eq!(
-            text_report("R\n", "", Some("/b.txt"), Some(updating), "a"),
-            "R\n\nBaseline: 3 accepted (the baseline was rewritten from this run); file /b.txt\n\nAgent: a\n"
+        std::fs::create_dir(reports.join("b.T.y.json")).unwrap();
+        let error = write_all(&reports, "b.T.y", "", "", "").unwrap_err();
+        assert!(
+            error.contains("b.T.y.json") && !error.contains('\n'),
+            "{error}"
         );
-        let none = BaselineLine {
-            file: None,
-            updating: true,
-            new: 0,
-            accepted: 0,
-            stale: 0,
-        };
-        assert_eq!(
-            text_report("R\n", "", None, Some(none), "a"),
-            "R\n\nBaseline: nothing grows; no baseline file (system property heapgrowth.baseline)\n\nAgent: a\n"
-        );
-        assert_eq!(text_report("E\n", "", None, None, "a"), "E\n\nAgent: a\n");
-    }
-
-    #[test]
-    fn how_to_accept_names_the_baseline_or_how_to_name_one() {
-        assert_eq!(
-            how_to_accept(Some("/b.txt")),
-            "To accept this growth instead of fixing it, run the tests once with \
-             -Dheapgrowth.updateBaseline=true (Gradle: -Pheapgrowth.updateBaseline=true): that writes \
-             it to the baseline /b.txt, to commit."
-        );
-        assert!(how_to_accept(None).starts_with(
-            "To accept this growth instead of fixing it, name a baseline file (system property \
-             heapgrowth.baseline; Gradle: heapGrowth { baseline = file('heapgrowth-baseline.txt') }; \
-             Maven plugin: <baseline>) and run the tests once"
-        ));
     }
 }

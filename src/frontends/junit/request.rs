@@ -9,13 +9,14 @@
 //! `Boolean.getBoolean`, paths as `Path.of` (blank: none), and the errors come in the order the
 //! extension threw them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::engine::SearchSettings;
 use crate::growth::{IgnoreRule, RuleOrigin};
 use crate::jvm::boundary::BoundaryError;
+use crate::report::baseline::java_trim as trim;
 
-use super::java_text::{is_blank, java_path, resolve, trim};
+use super::outcome::{java_blank as is_blank, java_display};
 
 /// Where the rules of a test's `@HeapGrowthTest(ignore = ...)` come from, as reports say.
 pub(super) const ANNOTATION_RULES: &str = "@HeapGrowthTest(ignore)";
@@ -25,17 +26,17 @@ pub(super) const ANNOTATION_RULES: &str = "@HeapGrowthTest(ignore)";
 pub(super) struct TestRequest {
     /// The search's settings, validated.
     pub(super) settings: SearchSettings,
-    /// `heapgrowth.baseline`, as Java's `Path` shows it.
-    pub(super) baseline_file: Option<String>,
+    /// `heapgrowth.baseline` (a blank property is none).
+    pub(super) baseline_file: Option<PathBuf>,
     /// The baseline file's text ("" when it does not exist).
     pub(super) baseline_text: Option<String>,
     /// `heapgrowth.updateBaseline`: rewrite the test's section instead of checking it.
     pub(super) update_baseline: bool,
     /// Where the last two heap dumps of a failing test go (`heapgrowth.keepDumps=failed`),
     /// unless the baseline is being rewritten.
-    pub(super) keep_dumps_dir: Option<String>,
+    pub(super) keep_dumps_dir: Option<PathBuf>,
     /// Where the test's reports go, as Java's `Path` shows it.
-    pub(super) report_dir: String,
+    pub(super) report_dir: PathBuf,
     /// The library named by the JVM's `-agentpath:` option, if it is heapgrowth's agent.
     pub(super) agent_path: Option<String>,
 }
@@ -100,9 +101,9 @@ impl<'p> Pairs<'p> {
             .is_some_and(|v| v.eq_ignore_ascii_case("true"))
     }
 
-    /// A path property as `Path.of` shows it; blank means none.
-    fn path(&self, key: &str) -> Option<String> {
-        self.get(key).filter(|v| !is_blank(v)).map(java_path)
+    /// A path property; blank means none.
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        self.get(key).filter(|v| !is_blank(v)).map(PathBuf::from)
     }
 
     /// The attribute `@name` if it is not negative, else the property (blank: -1, the
@@ -146,10 +147,9 @@ impl TestRequest {
         // Read before the search in both modes: a baseline that cannot be used fails at once.
         let baseline_text = match &baseline_file {
             None => None,
-            Some(file) => Some(
-                super::baseline_io::read(file)
-                    .map_err(|e| SettingError::SettingsFile(e.to_string()))?,
-            ),
+            Some(file) => {
+                Some(super::baseline_file::read(file).map_err(SettingError::SettingsFile)?)
+            }
         };
         let numbers = [
             pairs.number("@warmup", "heapgrowth.warmup")?,
@@ -159,12 +159,14 @@ impl TestRequest {
             pairs.number("@timeBudgetSeconds", "heapgrowth.timeBudget")?,
         ];
         let jfr = pairs.switch("@jfr") || pairs.switch("heapgrowth.jfr");
-        let ignore_file = pairs.path("heapgrowth.ignoreFile");
+        // As the extension passed it: the path as Java's `Path` shows it.
+        let ignore_file = pairs
+            .path("heapgrowth.ignoreFile")
+            .map(|file| java_display(&file));
         let keep_failed = keep_dumps(pairs.get("heapgrowth.keepDumps"))?;
-        let report_dir = report_dir(&pairs);
+        let report_dir = super::outcome::report_dir(|key| pairs.get(key).map(str::to_owned));
         // A rewrite passes whatever grows: nothing to keep then.
-        let keep_dumps_dir =
-            (keep_failed && !update_baseline).then(|| resolve(&report_dir, "dumps"));
+        let keep_dumps_dir = (keep_failed && !update_baseline).then(|| report_dir.join("dumps"));
         let rules: Vec<&str> = pairs.all("@ignore").collect();
         let mut settings = search_settings(numbers, jfr, &rules, ignore_file.as_deref())?;
         settings.keep_dumps = if keep_dumps_dir.is_some() {
@@ -194,26 +196,6 @@ fn keep_dumps(value: Option<&str>) -> Result<bool, SettingError> {
             "system property heapgrowth.keepDumps={other}: expected never or failed"
         ))),
     }
-}
-
-/// `heapgrowth.reportDir`, else where the build tool keeps reports: under Maven Surefire or
-/// Failsafe `target/heapgrowth-reports` of the module (where the Maven plugin puts them too),
-/// else Gradle's `build/reports/heapgrowth`.
-fn report_dir(pairs: &Pairs) -> String {
-    if let Some(configured) = pairs.path("heapgrowth.reportDir") {
-        return configured;
-    }
-    // Surefire's and Failsafe's forked JVMs have these; a Gradle test JVM has neither.
-    let maven = pairs.get("surefire.test.class.path").is_some()
-        || pairs.get("surefire.real.class.path").is_some();
-    if !maven {
-        return "build/reports/heapgrowth".into();
-    }
-    let target = match pairs.get("basedir") {
-        Some(basedir) if !is_blank(basedir) => resolve(&java_path(basedir), "target"),
-        _ => "target".into(),
-    };
-    resolve(&target, "heapgrowth-reports")
 }
 
 /// The library named by the first `-agentpath:` option that is heapgrowth's agent (its path
@@ -253,7 +235,7 @@ fn search_settings(
     // under Gradle and Maven), then the one the build names.
     let files: Vec<PathBuf> = ignore_file.map(PathBuf::from).into_iter().collect();
     settings.ignore_rules.extend(
-        crate::settings::ignore_file_rules(std::path::Path::new("."), &files)
+        crate::settings::ignore_file_rules(Path::new("."), &files)
             .map_err(SettingError::Settings)?,
     );
     for rule in rules {
@@ -302,7 +284,7 @@ mod tests {
     fn defaults_everywhere_give_the_engines_defaults() {
         let request = TestRequest::parse(&with_defaults(&[])).unwrap();
         assert_eq!(request.settings, SearchSettings::default());
-        assert_eq!(request.report_dir, "build/reports/heapgrowth");
+        assert_eq!(request.report_dir, Path::new("build/reports/heapgrowth"));
         assert_eq!(
             (
                 request.baseline_file,
@@ -421,7 +403,10 @@ mod tests {
             "heapgrowth.keepDumps= failed",
             "heapgrowth.reportDir=out//r/",
         ]);
-        assert_eq!(kept.unwrap().keep_dumps_dir.as_deref(), Some("out/r/dumps"));
+        assert_eq!(
+            kept.unwrap().keep_dumps_dir.as_deref(),
+            Some(Path::new("out/r/dumps"))
+        );
         let updating = parse(&[
             "heapgrowth.keepDumps=failed",
             "heapgrowth.updateBaseline=true",
@@ -433,7 +418,7 @@ mod tests {
 
     #[test]
     fn the_report_dir_is_the_property_else_mavens_else_gradles() {
-        let dir = |pairs: &[&str]| parse(pairs).unwrap().report_dir;
+        let dir = |pairs: &[&str]| parse(pairs).unwrap().report_dir.display().to_string();
         assert_eq!(dir(&["heapgrowth.reportDir=/r//x/"]), "/r/x");
         assert_eq!(dir(&["heapgrowth.reportDir= "]), "build/reports/heapgrowth");
         assert_eq!(
