@@ -189,13 +189,10 @@ fn run_test<'local>(
             .map(|agent| agent.as_ref().map(|(_, caps)| *caps).map_err(Clone::clone))
             .as_ref(),
     );
-    let status = RunStatus::from_label(result.status).ok_or_else(|| {
-        BoundaryError::illegal_state(format!("unknown gate status {}", result.status))
-    })?;
     let cwd = outcome::working_directory();
     let run = TestRun {
         name,
-        status,
+        status: result.status,
         message: &result.message,
         full_text: &result.full_text,
         stale: &result.stale,
@@ -252,10 +249,10 @@ fn java_access(env: &mut JNIEnv) -> Result<Arc<JavaAccess>, String> {
 /// The run judged against the baseline (accepted growth paths in normalized form).
 #[derive(Debug, PartialEq, Eq)]
 struct GateResult {
-    /// `clean` (nothing grows, or only accepted paths), `growing` (a path not in the baseline
-    /// grows), `inconclusive` (nothing new grew, but the search could not judge: the time budget
-    /// ended it too early) or `error`.
-    status: &'static str,
+    /// Clean (nothing grows, or only accepted paths), growing (a path not in the baseline
+    /// grows), inconclusive (nothing new grew, but the search could not judge: the time budget
+    /// ended it too early) or an error.
+    status: RunStatus,
     /// The test failure's message: the tree report of the new paths only (or the error).
     message: String,
     /// The tree report of every growing node, for `build/reports/heapgrowth/`.
@@ -282,7 +279,7 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
     let status = GateStatus::of(report, judgement);
     if status == GateStatus::Error {
         return GateResult {
-            status: status.label(),
+            status: RunStatus::Error,
             message: full_text.clone(),
             full_text,
             json,
@@ -296,7 +293,7 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
     // test as skipped with this message, and rewrites no baseline from it.
     if let GateStatus::Inconclusive(why) = &status {
         return GateResult {
-            status: status.label(),
+            status: RunStatus::Inconclusive,
             message: format!(
                 "heapgrowth could not judge {}: {}",
                 escape_line(&report.scenario),
@@ -318,7 +315,11 @@ fn gate(report: &ScenarioReport, judgement: &Judgement) -> GateResult {
         ));
     }
     GateResult {
-        status: status.label(),
+        status: if status == GateStatus::Growing {
+            RunStatus::Growing
+        } else {
+            RunStatus::Clean
+        },
         message,
         full_text,
         json,
@@ -435,7 +436,7 @@ mod tests {
             normalized_node(&growing("REMOVED"), None)
         );
         let result = gated(&report, &baseline);
-        assert_eq!(result.status, "growing");
+        assert_eq!(result.status, RunStatus::Growing);
         assert!(
             result.message.contains("Cart.HISTORY"),
             "{}",
@@ -466,7 +467,7 @@ mod tests {
         assert!(result.html.contains("Cart.AUDIT") && result.html.contains("Cart.HISTORY"));
 
         let all_accepted = gated(&report_growing(&["AUDIT"]), &baseline);
-        assert_eq!(all_accepted.status, "clean");
+        assert_eq!(all_accepted.status, RunStatus::Clean);
         assert_eq!(
             all_accepted.counts,
             GateCounts {
@@ -488,7 +489,7 @@ mod tests {
             outcome.cut = Some(crate::growth::ConfirmationCut::TimeBudget);
         }
         let result = gated(&report, "");
-        assert_eq!(result.status, "inconclusive");
+        assert_eq!(result.status, RunStatus::Inconclusive);
         assert_eq!(
             result.message,
             "heapgrowth could not judge com.example.CartTest.leaks: the time budget ran out after \
@@ -502,14 +503,14 @@ mod tests {
         if let Ok(outcome) = &mut growing.result {
             outcome.cut = Some(crate::growth::ConfirmationCut::TimeBudget);
         }
-        assert_eq!(gated(&growing, "").status, "growing");
+        assert_eq!(gated(&growing, "").status, RunStatus::Growing);
     }
 
     #[test]
     fn an_error_report_fails_the_gate_with_its_message() {
         let report = ScenarioReport::failed("T.m", "heap dump failed: disk full".into());
         let result = gated(&report, "GcRoot(Class)\n");
-        assert_eq!(result.status, "error");
+        assert_eq!(result.status, RunStatus::Error);
         assert!(result.message.contains("disk full"));
     }
 }

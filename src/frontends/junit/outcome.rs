@@ -37,7 +37,9 @@ pub(super) enum RunStatus {
 }
 
 impl RunStatus {
-    /// The status of a gate label (`GateStatus::label`), or `None` for another word.
+    /// The status of a gate label (`GateStatus::label`), or `None` for another word: how the
+    /// golden cases name it.
+    #[cfg(test)]
     pub(super) fn from_label(label: &str) -> Option<Self> {
         match label {
             "clean" => Some(Self::Clean),
