@@ -32,7 +32,7 @@ mod jdk;
 pub mod jvmti;
 mod live_paths;
 mod natives;
-pub mod test_callback;
+pub(crate) mod test_callback;
 
 use std::ffi::OsStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -12,7 +12,7 @@
 //! extension throws and prints.
 //!
 //! The JNI exports are in `exports.rs`, thin, through [`crate::jvm::boundary::entry`]; every call
-//! into Java goes through [`crate::jvm::test_callback`]: no raw JNI call is made here.
+//! into Java goes through `jvm::test_callback`: no raw JNI call is made here.
 //!
 //! The test JVM can end under a search (a cancelled CI build sends SIGTERM or SIGHUP): it runs
 //! its shutdown hooks and exits, and no Rust destructor deletes the heap dumps. The extension's
