@@ -507,6 +507,43 @@ mod tests {
     }
 
     #[test]
+    fn the_outcome_says_what_the_extension_throws_and_a_rewrite_passes() {
+        let conclusion = |rewrite_baseline, thrown| Conclusion {
+            rewrite_baseline,
+            notices: vec!["heapgrowth: a notice".into()],
+            thrown,
+        };
+        let updated = TestOutcome::of(conclusion(true, Thrown::Nothing));
+        assert_eq!(
+            (updated.status.java_name(), updated.notices.len()),
+            ("BASELINE_UPDATED", 1)
+        );
+        assert_eq!(
+            TestOutcome::of(conclusion(false, Thrown::Nothing)).status,
+            Status::Clean
+        );
+        let error = TestOutcome::of(conclusion(false, Thrown::IllegalState("E".into())));
+        assert_eq!((error.status, error.message.as_str()), (Status::Error, "E"));
+        let aborted = TestOutcome::of(conclusion(false, Thrown::Aborted("A".into())));
+        assert_eq!(aborted.status.java_name(), "INCONCLUSIVE");
+        let failure = TestOutcome::of(conclusion(
+            false,
+            Thrown::Failure {
+                message: "M".into(),
+                summary: "S".into(),
+            },
+        ));
+        assert_eq!(
+            (
+                failure.status.java_name(),
+                failure.message.as_str(),
+                failure.summary.as_str()
+            ),
+            ("GROWING", "M", "S")
+        );
+    }
+
+    #[test]
     fn an_error_report_fails_the_gate_with_its_message() {
         let report = ScenarioReport::failed("T.m", "heap dump failed: disk full".into());
         let result = gated(&report, "GcRoot(Class)\n");
