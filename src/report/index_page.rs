@@ -415,6 +415,37 @@ mod tests {
         assert_eq!(fs::read_to_string(dir.path().join(INDEX)).unwrap(), written);
     }
 
+    /// Parallel JUnit tests in one JVM: each rewrites the index after writing its page, and
+    /// the last rewrite lists every page.
+    #[test]
+    fn threads_rewriting_the_index_at_once_list_every_page() {
+        let dir = scratch("index-threads");
+        std::thread::scope(|scope| {
+            for thread in 0..4 {
+                let dir = dir.path();
+                scope.spawn(move || {
+                    for round in 0..10 {
+                        let name = format!("t{thread}.m{round}");
+                        fs::write(
+                            dir.join(format!("{name}.txt")),
+                            format!("Scenario {name}: ok\n"),
+                        )
+                        .unwrap();
+                        fs::write(dir.join(format!("{name}{PAGE_SUFFIX}")), "<html></html>\n")
+                            .unwrap();
+                        rewrite(dir).unwrap();
+                    }
+                });
+            }
+        });
+        let index = fs::read_to_string(dir.path().join(INDEX)).unwrap();
+        assert!(
+            index.contains("<title>heapgrowth: 40 test reports</title>"),
+            "{index}"
+        );
+        assert_eq!(index.matches("<td>ok</td>").count(), 40);
+    }
+
     #[test]
     fn instants_print_as_java_does() {
         assert_eq!(instant(0), "1970-01-01T00:00:00Z");
