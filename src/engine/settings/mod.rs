@@ -14,4 +14,6 @@ mod tests;
 pub use crate::support::settings_file::{read_settings_file, SettingsFileError};
 pub use ignore_files::{ignore_file_rules, PROJECT_IGNORE_FILE};
 pub use request::{RunSettings, SettingError, SettingsRequest, Source, WarnUnmatched};
-pub use table::{render_markdown, setting, DefaultValue, FrontEnd, Kind, Setting, SETTINGS};
+pub use table::{
+    render_markdown, setting, setting_named, DefaultValue, FrontEnd, Kind, Setting, SETTINGS,
+};

@@ -174,6 +174,16 @@ pub fn setting(key: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|setting| setting.key == key)
 }
 
+/// The setting `front_end` calls `name` (`heapgrowth.timeBudget` as a
+/// [`FrontEnd::JUnitProperty`], `timeBudgetSeconds` as a [`FrontEnd::JUnitAnnotation`]): how a
+/// front end given names (the JUnit extension's `key=value` pairs) finds the key that
+/// [`SettingsRequest::set`](super::SettingsRequest::set) takes.
+pub fn setting_named(front_end: FrontEnd, name: &str) -> Option<&'static Setting> {
+    SETTINGS
+        .iter()
+        .find(|setting| setting.name_in(front_end) == Some(name))
+}
+
 /// Why the build-tool plugins lack the settings of one test or of `heapgrowth run` only.
 const PLUGINS_PASS_PROPERTIES: &str = "the plugin passes the extension's system properties only";
 

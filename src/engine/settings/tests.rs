@@ -7,7 +7,9 @@ use std::path::Path;
 
 use clap::ArgAction;
 
-use super::table::{render_markdown, setting, DefaultValue, FrontEnd, Kind, Setting, SETTINGS};
+use super::table::{
+    render_markdown, setting, setting_named, DefaultValue, FrontEnd, Kind, Setting, SETTINGS,
+};
 use crate::engine::{DumpPolicy, SearchSettings, DEFAULT_TIME_BUDGET};
 use crate::growth::{
     IgnoreRule, SearchConfig, DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT,
@@ -531,4 +533,25 @@ fn docs_list_every_setting() {
         attributes.is_empty(),
         "{JUNIT_DOC} does not name the attributes {attributes:?}"
     );
+}
+
+#[test]
+fn a_front_end_name_finds_its_setting() {
+    let key = |front_end, name| setting_named(front_end, name).map(|s| s.key);
+    assert_eq!(
+        key(FrontEnd::JUnitProperty, "heapgrowth.timeBudget"),
+        Some("time_budget")
+    );
+    assert_eq!(
+        key(FrontEnd::JUnitAnnotation, "timeBudgetSeconds"),
+        Some("time_budget")
+    );
+    assert_eq!(
+        key(FrontEnd::Cli, "--no-builtin-ignores"),
+        Some("builtin_ignores")
+    );
+    assert_eq!(key(FrontEnd::Maven, "keepDumps"), Some("keep_dumps"));
+    // A name of another front end, or of none.
+    assert_eq!(key(FrontEnd::JUnitAnnotation, "heapgrowth.warmup"), None);
+    assert_eq!(key(FrontEnd::JUnitProperty, "heapgrowth.skip"), None);
 }
