@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::ignore_file_rules;
-use super::table::{setting, Kind, Setting};
+use super::table::{setting, Kind, Setting, SETTINGS};
 use crate::engine::{DumpPolicy, SearchSettings};
 use crate::growth::{IgnoreRule, RuleOrigin};
 use crate::report::{unmatched_rule_warning, unmatched_rules, ScenarioReport};
@@ -299,7 +299,7 @@ impl SettingsRequest {
         self.unmatched
     }
 
-    /// Gives the setting `key` (a key of [`SETTINGS`](super::SETTINGS)) the value `value`,
+    /// Gives the setting `key` (a key of [`SETTINGS`]) the value `value`,
     /// read as `from` writes it. Numbers and words are checked here, so errors come in the
     /// order the front end gives its values; ignore rules and files are checked by
     /// [`SettingsRequest::resolve`]. A value from a source that ranks below the one that set
@@ -380,6 +380,31 @@ impl SettingsRequest {
             }
             _ => Err(not_offered()),
         }
+    }
+
+    /// Gives each `(source, key, value)` of `given` as [`SettingsRequest::set`] does, in the
+    /// table's order of settings and, for one setting, the higher-ranked source first; values
+    /// of one setting and source keep their order (the rules of `@HeapGrowthTest(ignore)`).
+    /// The first error is then the one the table's order meets first, whatever order the front
+    /// end collected its values in (the JUnit extension's system properties come from a hash
+    /// table), and an attribute is read before its system property, which it makes unread.
+    /// A key the table lacks is given last, and is an error.
+    pub fn set_all<K: AsRef<str>, V: Into<OsString>>(
+        &mut self,
+        given: impl IntoIterator<Item = (Source, K, V)>,
+    ) -> Result<(), SettingError> {
+        let mut given: Vec<(Source, K, V)> = given.into_iter().collect();
+        given.sort_by_key(|(from, key, _)| {
+            let row = SETTINGS.iter().position(|s| s.key == key.as_ref());
+            (
+                row.unwrap_or(SETTINGS.len()),
+                std::cmp::Reverse(from.rank()),
+            )
+        });
+        for (from, key, value) in given {
+            self.set(from, key.as_ref(), value)?;
+        }
+        Ok(())
     }
 
     /// Where kept dumps go, for a front end that decides it rather than the user (JUnit: the
@@ -852,6 +877,69 @@ mod tests {
         );
         assert_eq!(settings.search.confirm_loops, 20);
         assert_eq!(settings.time_budget, Duration::from_secs(9));
+    }
+
+    #[test]
+    fn set_all_gives_the_values_in_the_tables_order_attributes_first() {
+        // As the JUnit extension collects them: system properties in a hash table's order.
+        let properties = [
+            (Source::SystemProperty, "keep_dumps", "sometimes"),
+            (Source::SystemProperty, "max_snapshots", "x"),
+            (Source::SystemProperty, "warmup", "not read"),
+            (Source::SystemProperty, "loops_per_snapshot", "y"),
+        ];
+        let attributes = [
+            (Source::Annotation, "ignore", "a.First.rule"),
+            (Source::Annotation, "warmup", "5"),
+            (Source::Annotation, "loops_per_snapshot", "-1"),
+            (Source::Annotation, "ignore", "a.Second.rule"),
+        ];
+        let error = |given: Vec<(Source, &str, &str)>| {
+            let mut request = SettingsRequest::junit();
+            request.set_all(given).unwrap_err().to_string()
+        };
+        let mut given: Vec<(Source, &str, &str)> = properties.to_vec();
+        given.extend(attributes);
+        // The first in the table's order is the error; warmup's attribute leaves its
+        // property unread.
+        assert_eq!(
+            error(given.clone()),
+            "system property heapgrowth.loopsPerSnapshot=y is not a number"
+        );
+        given.retain(|(_, key, _)| *key != "loops_per_snapshot");
+        assert_eq!(
+            error(given.clone()),
+            "system property heapgrowth.maxSnapshots=x is not a number"
+        );
+        given.retain(|(_, key, _)| *key != "max_snapshots");
+        assert_eq!(
+            error(given.clone()),
+            "system property heapgrowth.keepDumps=sometimes: expected never or failed"
+        );
+        given.retain(|(_, key, _)| *key != "keep_dumps");
+        let dir = PrivateTempDir::new("test").unwrap();
+        let mut request = in_project(SettingsRequest::junit(), dir.path());
+        request.set_all(given).unwrap();
+        let settings = request.resolve().unwrap();
+        assert_eq!(settings.search.warmup, 5);
+        let origin = "@HeapGrowthTest(ignore)".to_owned();
+        assert_eq!(
+            user_rules(&settings),
+            [
+                ("a.First.rule".to_owned(), origin.clone()),
+                ("a.Second.rule".to_owned(), origin)
+            ]
+        );
+        // A key the table lacks is an error, after the others.
+        let mut request = SettingsRequest::junit();
+        let unknown = request.set_all([
+            (Source::SystemProperty, "no_such_setting", "1"),
+            (Source::SystemProperty, "warmup", "x"),
+        ]);
+        assert_eq!(
+            unknown.unwrap_err().to_string(),
+            "system property heapgrowth.warmup=x is not a number"
+        );
     }
 
     #[test]
