@@ -299,12 +299,13 @@ impl SettingsRequest {
         self.unmatched
     }
 
-    /// Gives the setting `key` (a key of [`SETTINGS`]) the value `value`,
-    /// read as `from` writes it. Numbers and words are checked here, so errors come in the
-    /// order the front end gives its values; ignore rules and files are checked by
-    /// [`SettingsRequest::resolve`]. A value from a source that ranks below the one that set
-    /// the setting already is not read at all (an attribute of `@HeapGrowthTest` wins over
-    /// its system property, which then is not parsed: give the attributes first).
+    /// Gives the setting `key` (a key of [`SETTINGS`]) the value `value`, read as `from`
+    /// writes it. Numbers and words are checked here, so errors come in the order the front
+    /// end gives its values ([`SettingsRequest::set_all`] gives them in the table's order);
+    /// ignore rules and files are checked by [`SettingsRequest::resolve`]. A value from a
+    /// source that ranks below the one that set the setting already is not read at all (an
+    /// attribute of `@HeapGrowthTest` wins over its system property, which then is not
+    /// parsed).
     pub fn set(
         &mut self,
         from: Source,
