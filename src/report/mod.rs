@@ -1,9 +1,13 @@
 //! Reports of a run: the tree text (shark's layout), one JSON document, and an HTML page that
 //! draws the JSON.
 
+pub mod baseline;
 pub mod gate;
+#[cfg(test)]
+pub(crate) mod golden_tests;
 mod hostile;
 mod html;
+pub mod index_page;
 mod json;
 mod normalized;
 mod text;

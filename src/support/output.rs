@@ -398,6 +398,64 @@ fn random_u64() -> u64 {
     u64::from_ne_bytes(bytes)
 }
 
+/// A POSIX record lock (`fcntl(F_SETLKW)`, a write lock on the whole file) held on an open file
+/// until dropped: the lock Java's `FileChannel.lock()` takes on Linux, so a Rust writer and a
+/// Java one (an older extension in another test JVM) exclude each other. Such a lock belongs to
+/// the process, not to the descriptor: any close of *another* descriptor of the same file by this
+/// process drops it, and two threads of one process do not exclude each other. So read and write
+/// the file only through [`RecordLock::file`], and take a process-wide mutex around the lock
+/// when threads may contend (the JUnit extension's tests run in parallel threads).
+#[derive(Debug)]
+pub struct RecordLock<'f> {
+    file: &'f fs::File,
+}
+
+impl<'f> RecordLock<'f> {
+    /// Waits for and takes a write lock on all of `file` (opened for writing).
+    pub fn exclusive(file: &'f fs::File) -> io::Result<Self> {
+        loop {
+            match set_record_lock(file, libc::F_WRLCK as libc::c_short) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+                Ok(()) => return Ok(Self { file }),
+            }
+        }
+    }
+
+    /// The locked file.
+    pub fn file(&self) -> &'f fs::File {
+        self.file
+    }
+}
+
+impl Drop for RecordLock<'_> {
+    fn drop(&mut self) {
+        // Closing the file would release it too; unlocking first lets a file kept open (or a
+        // failed unlock, which there is nothing to do about) not hold others up.
+        let _ = set_record_lock(self.file, libc::F_UNLCK as libc::c_short);
+    }
+}
+
+/// `fcntl(F_SETLKW)` with `kind` (`F_WRLCK`, `F_UNLCK`) over the whole file, as Java's
+/// `FileChannel.lock()` asks (start 0, length 0: to the end, however the file grows).
+fn set_record_lock(file: &fs::File, kind: libc::c_short) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // Safety: `flock` is plain data, all zero is a valid value of it.
+    let mut region: libc::flock = unsafe { std::mem::zeroed() };
+    region.l_type = kind;
+    region.l_whence = libc::SEEK_SET as libc::c_short;
+    region.l_start = 0;
+    region.l_len = 0;
+    // Safety: the descriptor is open for as long as `file` is borrowed, and `region` is a valid
+    // `flock` that fcntl only reads for F_SETLKW.
+    let status = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLKW, &region) };
+    if status == -1 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

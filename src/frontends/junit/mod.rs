@@ -38,6 +38,9 @@ use crate::report::gate::{judge, Baseline, GateStatus, Judgement};
 use crate::report::{render_html, render_scenario, to_json, ScenarioReport, StackDepth};
 use crate::tempdir::{self, PrivateTempDir};
 
+mod baseline_file;
+mod outcome;
+
 /// Local references one callback creates at most; the frame frees them when it returns.
 const LOCAL_FRAME_CAPACITY: i32 = 16;
 
