@@ -4,8 +4,8 @@
 //! check a layer through the ones above it.
 //!
 //! Besides the layers: the model has no JNI, raw JNI calls happen only in `src/jvm` (through
-//! its boundary), no two files of a folder use each other both ways, and the front ends do not
-//! use each other.
+//! its boundary), no two modules of a folder (files or folders) use each other both ways, and the
+//! front ends do not use each other.
 
 use std::path::{Path, PathBuf};
 
@@ -88,6 +88,21 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "output",
         ],
     ),
+    // The JFR old-object session sits below the engine's search loop (`engine/jfr.rs` and the
+    // watch front end use it): naming the engine again would bring back the two-way pair
+    // `engine` <-> `old_object_session` that issue 31 broke.
+    (
+        "src/engine/old_object_session.rs",
+        &[
+            "old_object_session",
+            "attach",
+            "growth",
+            "jfr",
+            "line",
+            "report",
+            "tempdir",
+        ],
+    ),
     // Everything above, and its own parts.
     (
         "src/engine",
@@ -118,21 +133,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
 
 /// Files of `src/` that belong to no layer.
 const OUTSIDE_LAYERS: &[&str] = &["src/lib.rs", "src/main.rs"];
-
-/// Pairs of files in one folder that still use each other, `(folder, file stem, file stem)`,
-/// each being broken by its own step of issue 31 (§3 of docs/plans/issue-31.md); delete an
-/// entry when its cycle is gone. An entry no pair needs any more does not fail.
-const MUTUAL_NOT_YET_BROKEN: &[(&str, &str, &str)] = &[
-    // Cycle 1: `engine/mod.rs` and `old_object_session.rs` (through `crate::` paths, so the
-    // scan below, which reads `super::` paths of files other than `mod.rs`, does not see it).
-    ("src/engine", "mod", "old_object_session"),
-    // Cycle 2.
-    ("src/model/growth", "decode", "tree"),
-    // Cycle 3.
-    ("src/model/heap", "graph", "storage"),
-    // Cycle 6.
-    ("src/report", "gate", "normalized"),
-];
 
 /// JNIEnv calls that may run Java code or touch its exceptions: only `src/jvm` makes them.
 const RAW_JNI_CALLS: &[&str] = &[
@@ -224,28 +224,140 @@ fn used_modules(source: &str) -> Vec<String> {
     used
 }
 
-/// The names of `siblings` that `source` reaches through `super::NAME` (also in a group,
-/// `super::{NAME, ...}`), in code.
-fn sibling_uses(source: &str, siblings: &[String]) -> Vec<String> {
-    let code = code_lines(source).collect::<Vec<_>>().join("\n");
+/// `lib.rs`'s short names with the module paths they stand for: `growth` ->
+/// `model::growth`, `jfr_watch` -> `frontends::watch::jfr`, ...
+fn short_names() -> Vec<(String, Vec<String>)> {
+    let lib = read(Path::new("src/lib.rs"));
+    let code = code_lines(&lib).collect::<Vec<_>>().join(" ");
+    let mut names = Vec::new();
+    for statement in code.split(';').map(str::trim) {
+        let Some(used) = statement
+            .strip_prefix("pub use ")
+            .or_else(|| statement.strip_prefix("pub(crate) use "))
+        else {
+            continue;
+        };
+        let (prefix, items) = match used.split_once("::{") {
+            Some((prefix, group)) => (prefix, group.trim_end_matches('}').split(',').collect()),
+            None => ("", vec![used]),
+        };
+        for item in items.into_iter().map(str::trim).filter(|i| !i.is_empty()) {
+            let (path, alias) = match item.split_once(" as ") {
+                Some((path, alias)) => (path.trim(), alias.trim()),
+                None => (item, item.rsplit("::").next().unwrap()),
+            };
+            let full = prefix
+                .split("::")
+                .chain(path.split("::"))
+                .filter(|segment| !segment.is_empty())
+                .map(String::from)
+                .collect();
+            names.push((alias.to_string(), full));
+        }
+    }
+    names
+}
+
+/// The module path of a source file: `src/model/growth/tree/walk.rs` is
+/// `model::growth::tree::walk`, a folder's `mod.rs` is the folder, `lib.rs` the crate.
+fn module_of(file: &Path) -> Vec<String> {
+    let mut path: Vec<String> = file
+        .strip_prefix("src")
+        .unwrap()
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        path.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        path.pop();
+    }
+    path
+}
+
+/// `source` without its inline test module (`mod tests {` to its closing `}`, both at the start
+/// of a line, as rustfmt writes them): there `super::` is the file itself, and tests may use
+/// anything.
+fn outside_inline_tests(source: &str) -> String {
+    let mut kept = String::new();
+    let mut in_tests = false;
+    for line in source.lines() {
+        if in_tests {
+            in_tests = line != "}";
+        } else if line == "mod tests {" {
+            in_tests = true;
+        } else {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
+/// The module paths the code of `module` names through `crate::`, `super::` and `self::`,
+/// made absolute (short names of `short` expanded), each up to the first segment after any
+/// group: `super::{record::{self, Record}, Storage}` in `heap::graph` gives `heap::record` and
+/// `heap::Storage`.
+fn paths_used(
+    source: &str,
+    module: &[String],
+    short: &[(String, Vec<String>)],
+) -> Vec<Vec<String>> {
+    let code = code_lines(&outside_inline_tests(source))
+        .collect::<Vec<_>>()
+        .join("\n");
     let mut used = Vec::new();
     let mut from = 0;
-    while let Some(found) = code[from..].find("super::") {
-        let at = from + found;
-        // `before` is the whole code up to the match, so that the second `super::` of
-        // `super::super::x` sees the first one's `:`.
-        let before = &code[..at];
-        let after = &code[at + "super::".len()..];
-        from = at + "super::".len();
-        // `super::super::x` and `not_super::x` are not a sibling's paths.
-        if before
+    while let Some((at, start)) = ["crate::", "super::", "self::"]
+        .iter()
+        .filter_map(|start| code[from..].find(start).map(|at| (from + at, *start)))
+        .min()
+    {
+        from = at + start.len();
+        // `super::super::x` is read whole at its first `super::`; `heapgrowth::x`, `$crate::x`
+        // and `not_self::x` are not relative paths of the crate.
+        if code[..at]
             .chars()
             .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':' || c == '$')
         {
             continue;
         }
-        let names = match after.strip_prefix('{') {
+        let mut base: Vec<String> = match start {
+            "crate::" => Vec::new(),
+            "self::" => module.to_vec(),
+            _ => module[..module.len().saturating_sub(1)].to_vec(),
+        };
+        let mut rest = &code[from..];
+        while let Some(after) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = after;
+        }
+        let mut segments = Vec::new();
+        loop {
+            let name = identifier(rest);
+            if name.is_empty() {
+                break;
+            }
+            rest = &rest[name.len()..];
+            segments.push(name);
+            match rest.strip_prefix("::") {
+                Some(after) => rest = after,
+                None => break,
+            }
+        }
+        if start == "crate::" {
+            if let Some((_, full)) = short
+                .iter()
+                .find(|(alias, _)| segments.first() == Some(alias))
+            {
+                segments.splice(..1, full.iter().cloned());
+            }
+        }
+        base.extend(segments);
+        match rest.strip_prefix('{') {
             Some(group) => {
                 // The group's first path segments, outside nested groups.
                 let mut depth = 0;
@@ -259,21 +371,51 @@ fn sibling_uses(source: &str, siblings: &[String]) -> Vec<String> {
                         _ => {}
                     }
                 }
-                top.split(',').map(|part| identifier(part.trim())).collect()
+                for part in top.split(',').map(|part| identifier(part.trim())) {
+                    if !part.is_empty() && part != "self" {
+                        used.push(base.iter().cloned().chain([part]).collect());
+                    }
+                }
             }
-            None => vec![identifier(after)],
-        };
-        for name in names {
-            if siblings.contains(&name) && !used.contains(&name) {
-                used.push(name);
-            }
+            None => used.push(base),
         }
     }
     used
 }
 
+/// The name [`ALLOWED`] knows a module path by: the short name of `lib.rs` it lies in
+/// (the longest), else its top folder (`report`, `engine`, ...).
+fn layer_of<'a>(target: &'a [String], short: &'a [(String, Vec<String>)]) -> &'a str {
+    short
+        .iter()
+        .filter(|(_, full)| target.starts_with(full))
+        .max_by_key(|(_, full)| full.len())
+        .map_or(target[0].as_str(), |(alias, _)| alias.as_str())
+}
+
+/// The two modules of one folder that `module` naming `target` ties together, as
+/// `(folder, user, used)`: the children of their deepest common module on either side, if the
+/// used side is a module (a file or a folder) and not an item of that common module's `mod.rs`.
+/// A module naming its own parts or its ancestors ties no two siblings.
+fn sibling_edge(module: &[String], target: &[String]) -> Option<(PathBuf, String, String)> {
+    let common = module
+        .iter()
+        .zip(target)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common >= module.len() || common >= target.len() {
+        return None;
+    }
+    let folder: PathBuf = Path::new("src").join(module[..common].iter().collect::<PathBuf>());
+    let used = &target[common];
+    let is_module = root().join(&folder).join(format!("{used}.rs")).is_file()
+        || root().join(&folder).join(used).join("mod.rs").is_file();
+    is_module.then(|| (folder, module[common].clone(), used.clone()))
+}
+
 #[test]
 fn lower_layers_do_not_use_higher_ones() {
+    let short = short_names();
     let files = sources("src");
     for (dir, _) in ALLOWED {
         assert!(
@@ -295,9 +437,26 @@ fn lower_layers_do_not_use_higher_ones() {
         if allowed == ANY {
             continue;
         }
-        for module in used_modules(&read(file)) {
+        let source = read(file);
+        for module in used_modules(&source) {
             if !allowed.contains(&module.as_str()) {
                 violations.push(format!("{} uses crate::{module}", file.display()));
+            }
+        }
+        // `super::` paths too: a file may not climb out of its layer that way either.
+        let module = module_of(file);
+        for target in paths_used(&source, &module, &short) {
+            // A glob of an ancestor is an inline test module's `use super::*`.
+            if module.starts_with(&target) {
+                continue;
+            }
+            let layer = layer_of(&target, &short);
+            if !allowed.contains(&layer) {
+                violations.push(format!(
+                    "{} uses {} (of {layer})",
+                    file.display(),
+                    target.join("::")
+                ));
             }
         }
     }
@@ -345,38 +504,44 @@ fn jni_calls_only_in_jvm() {
 
 #[test]
 fn sibling_files_do_not_use_each_other_both_ways() {
-    let mut edges = Vec::new();
+    let short = short_names();
+    assert!(
+        short
+            .iter()
+            .any(|(alias, full)| alias == "growth" && full == &["model", "growth"]),
+        "lib.rs's short names were not read: {short:?}"
+    );
+    // `(folder, user, used, the file that uses)`: a folder module's files all speak for it.
+    let mut edges: Vec<(PathBuf, String, String, PathBuf)> = Vec::new();
     for file in sources("src") {
-        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
-        let dir = file.parent().unwrap();
-        // In `mod.rs`, `lib.rs` and `main.rs`, `super::` is the folder's parent.
-        if ["mod", "lib", "main"].contains(&stem.as_str()) {
-            continue;
-        }
-        let mut siblings: Vec<String> = std::fs::read_dir(root().join(dir))
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|path| path.extension().is_some_and(|e| e == "rs"))
-            .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
-            .filter(|sibling| *sibling != "mod" && *sibling != stem)
-            .collect();
-        siblings.sort();
-        for used in sibling_uses(&read(&file), &siblings) {
-            edges.push((dir.to_path_buf(), stem.clone(), used));
+        let module = module_of(&file);
+        for target in paths_used(&read(&file), &module, &short) {
+            if let Some((folder, from, to)) = sibling_edge(&module, &target) {
+                if !edges
+                    .iter()
+                    .any(|(d, f, t, by)| (d, f, t, by) == (&folder, &from, &to, &file))
+                {
+                    edges.push((folder, from, to, file.clone()));
+                }
+            }
         }
     }
     let mut violations = Vec::new();
-    for (dir, from, to) in &edges {
-        let back = edges
+    for (folder, from, to, by) in &edges {
+        if from >= to {
+            continue;
+        }
+        let back: Vec<String> = edges
             .iter()
-            .any(|(d, f, t)| d == dir && f == to && t == from);
-        let allowed = MUTUAL_NOT_YET_BROKEN.iter().any(|(d, a, b)| {
-            dir == Path::new(d) && ((from == a && to == b) || (from == b && to == a))
-        });
-        if back && from < to && !allowed {
+            .filter(|(d, f, t, _)| d == folder && f == to && t == from)
+            .map(|(_, _, _, file)| file.display().to_string())
+            .collect();
+        if !back.is_empty() {
             violations.push(format!(
-                "{0}/{from}.rs and {0}/{to}.rs use each other",
-                dir.display()
+                "{0}/{from} and {0}/{to} use each other ({1} uses {to}; {2} uses {from})",
+                folder.display(),
+                by.display(),
+                back.join(", ")
             ));
         }
     }
@@ -419,9 +584,55 @@ fn the_scan_sees_uses_and_skips_comments() {
 
 #[test]
 fn the_sibling_scan_reads_paths_and_groups() {
-    let siblings: Vec<String> = ["graph", "record", "storage", "tree"]
-        .map(String::from)
-        .to_vec();
+    let short = short_names();
+    let module = ["model", "heap", "resident"].map(String::from);
     let source = "use super::graph::Node;\n// super::tree\nuse super::{\n    record::{self, Record},\n    Storage,\n};\nlet x = super::super::storage::f();\n";
-    assert_eq!(sibling_uses(source, &siblings), ["graph", "record"]);
+    let siblings: Vec<String> = paths_used(source, &module, &short)
+        .iter()
+        .filter_map(|target| sibling_edge(&module, target))
+        .map(|(folder, from, to)| {
+            assert_eq!(
+                (folder.as_path(), from.as_str()),
+                (Path::new("src/model/heap"), "resident")
+            );
+            to
+        })
+        .collect();
+    assert_eq!(siblings, ["graph", "record"]);
+}
+
+#[test]
+fn the_sibling_scan_sees_crate_paths_and_folders() {
+    let short = short_names();
+    // A short name of lib.rs, and a folder module (`growth/tree/`) as the sibling.
+    let finish = ["model", "growth", "search", "finish"].map(String::from);
+    let source = "let t = crate::growth::tree::build(&graph);\n";
+    let used = paths_used(source, &finish, &short);
+    assert_eq!(used, [["model", "growth", "tree", "build"]]);
+    assert_eq!(
+        sibling_edge(&finish, &used[0]),
+        Some(("src/model/growth".into(), "search".into(), "tree".into()))
+    );
+    // A short name that stands for a file inside a folder.
+    let jfr = ["engine", "jfr"].map(String::from);
+    let used = paths_used(
+        "use crate::old_object_session::OldObjectSession;",
+        &jfr,
+        &short,
+    );
+    assert_eq!(
+        sibling_edge(&jfr, &used[0]),
+        Some((
+            "src/engine".into(),
+            "jfr".into(),
+            "old_object_session".into()
+        ))
+    );
+    // An item of the parent's `mod.rs`, and the module's own parts, tie no siblings.
+    let session = ["engine", "old_object_session"].map(String::from);
+    for source in ["use crate::engine::SearchSettings;", "use self::inner::X;"] {
+        let used = paths_used(source, &session, &short);
+        assert_eq!(used.len(), 1, "{source}");
+        assert_eq!(sibling_edge(&session, &used[0]), None, "{source}");
+    }
 }

@@ -43,6 +43,18 @@ pub enum DumpPolicy {
 pub type KeepDumps = DumpPolicy;
 
 impl DumpPolicy {
+    /// Every policy, in the order the command line lists them.
+    pub const ALL: [DumpPolicy; 3] = [DumpPolicy::Never, DumpPolicy::Failed, DumpPolicy::All];
+
+    /// The word that chooses it (`--keep-dumps failed`, `heapgrowth.keepDumps=failed`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            DumpPolicy::Never => "never",
+            DumpPolicy::Failed => "failed",
+            DumpPolicy::All => "all",
+        }
+    }
+
     /// How many of the latest dumps a search keeps in its private directory.
     pub fn kept_per_search(self) -> usize {
         match self {

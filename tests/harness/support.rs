@@ -118,7 +118,7 @@ impl Fixture {
 
     /// Writes an accepted snapshot for `scenario` in insta's format.
     pub fn write_snapshot(&self, scenario: &str, content: &str) -> Result<(), Failed> {
-        let text = format!("---\nsource: src/harness/child.rs\n---\n{content}");
+        let text = format!("---\nsource: src/frontends/harness/child.rs\n---\n{content}");
         std::fs::write(self.snapshot_path(scenario), text).map_err(|e| e.to_string().into())
     }
 

@@ -1,15 +1,15 @@
-//! The command line's arguments, as clap reads them, and the ignore rules they give.
+//! The command line's arguments, as clap reads them, and the ignore flags they give the
+//! settings request.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Parser, ValueEnum};
 
-use crate::engine;
+use crate::engine::{self, DumpPolicy};
 use crate::growth::{
-    IgnoreRule, RuleOrigin, DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT,
-    DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
+    DEFAULT_CONFIRM_LOOPS, DEFAULT_LOOPS_PER_SNAPSHOT, DEFAULT_MAX_SNAPSHOTS, DEFAULT_WARMUP_LOOPS,
 };
-use crate::settings;
+use crate::settings::{SettingError, SettingsRequest, Source};
 
 #[derive(Parser)]
 pub(super) struct WatchArgs {
@@ -221,29 +221,40 @@ pub(super) enum KeepDumps {
     All,
 }
 
+impl KeepDumps {
+    /// The engine's policy: this type only adds the help of each value.
+    pub(super) fn policy(self) -> DumpPolicy {
+        match self {
+            KeepDumps::Never => DumpPolicy::Never,
+            KeepDumps::Failed => DumpPolicy::Failed,
+            KeepDumps::All => DumpPolicy::All,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub(super) enum Format {
     Text,
     Json,
 }
 
-/// The built-in rules (unless --no-builtin-ignores), then the project's `heapgrowth-ignore.txt` in
-/// the current directory, then --ignore-file's, then --ignore's.
-pub(super) fn ignore_rules(args: &IgnoreArgs) -> Result<Vec<IgnoreRule>, String> {
-    let mut rules = if args.no_builtin_ignores {
-        Vec::new()
-    } else {
-        IgnoreRule::built_in()
-    };
-    rules.extend(settings::ignore_file_rules(
-        Path::new("."),
-        &args.ignore_file,
-    )?);
-    for rule in &args.ignore {
-        rules.push(
-            IgnoreRule::parse(rule, RuleOrigin::User("--ignore".into()))
-                .map_err(|e| format!("--ignore {rule:?}: {e}"))?,
-        );
+impl IgnoreArgs {
+    /// Gives `request` the ignore flags; the request assembles the rules (the built-in ones
+    /// unless --no-builtin-ignores, the project's `heapgrowth-ignore.txt` in the current
+    /// directory, --ignore-file's, then --ignore's).
+    pub(super) fn give(&self, request: &mut SettingsRequest) -> Result<(), SettingError> {
+        let from = Source::CommandLine;
+        request.set(
+            from,
+            "builtin_ignores",
+            (!self.no_builtin_ignores).to_string(),
+        )?;
+        for file in &self.ignore_file {
+            request.set(from, "ignore_file", file)?;
+        }
+        for rule in &self.ignore {
+            request.set(from, "ignore", rule)?;
+        }
+        Ok(())
     }
-    Ok(rules)
 }

@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::args::{ignore_rules, DiffArgs};
+use super::args::DiffArgs;
 use super::reporting::{say, Reporting};
-use crate::engine::{self, EngineError, SearchSettings};
+use crate::engine::{self, EngineError};
 use crate::report::EXIT_ERROR;
+use crate::settings::SettingsRequest;
 
 pub(super) fn diff(args: DiffArgs) -> ExitCode {
     let prepared = crate::diff::check_dumps(&args.dumps, args.loops.as_deref())
@@ -14,24 +15,23 @@ pub(super) fn diff(args: DiffArgs) -> ExitCode {
         .and_then(|()| {
             let mut inputs: Vec<&Path> = args.dumps.iter().map(PathBuf::as_path).collect();
             inputs.extend(args.ignores.ignore_file.iter().map(PathBuf::as_path));
-            let reporting = Reporting::new(&args.output, &inputs)?;
-            let ignore_rules = ignore_rules(&args.ignores)?;
+            let mut request = SettingsRequest::command_line();
+            let reporting = Reporting::new(&args.output, &inputs, request.unmatched())?;
+            args.ignores.give(&mut request).map_err(|e| e.to_string())?;
+            let settings = request.resolve().map_err(|e| e.to_string())?;
             for warning in crate::diff::order_warnings(&args.dumps) {
                 say(format_args!("warning: {warning}"));
             }
-            Ok((reporting, ignore_rules))
+            Ok((reporting, settings))
         });
-    let (reporting, ignore_rules) = match prepared {
+    let (reporting, settings) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => {
             say(format_args!("{error}"));
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    let settings = SearchSettings {
-        ignore_rules,
-        ..SearchSettings::default()
-    };
+    let settings = settings.search;
     let progress = engine::Progress::new(true);
     let loops = args.loops.as_deref();
     let result = crate::diff::diff(&args.dumps, loops, &settings, &progress)

@@ -41,6 +41,12 @@ enum Command {
     Watch(WatchArgs),
 }
 
+/// The command line as clap sees it: the settings table's test checks its flags and defaults.
+#[cfg(test)]
+pub(crate) fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 /// The command line's `main`: parses the arguments, runs the command, and gives its exit
 /// status.
 pub fn main() -> ExitCode {

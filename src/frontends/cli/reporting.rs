@@ -10,6 +10,7 @@ use super::args::{Format, OutputArgs};
 use crate::engine::EngineError;
 use crate::line::escape_line;
 use crate::report::{self, ScenarioReport, StackDepth, EXIT_ERROR};
+use crate::settings::WarnUnmatched;
 
 /// How and where the report is written, and the exit status it gives.
 pub(super) struct Reporting {
@@ -18,6 +19,8 @@ pub(super) struct Reporting {
     sink: ReportSink,
     /// `--html FILE`, checked.
     html: Option<crate::output::OutputFile>,
+    /// Which ignore rules that matched nothing are warned about.
+    unmatched: WarnUnmatched,
     /// Set by the first [`Reporting::finish`]: the JVM's exit hook and the end of the run can
     /// both get there (a scenario's thread calling System.exit as the run ends).
     finished: AtomicBool,
@@ -26,7 +29,11 @@ pub(super) struct Reporting {
 impl Reporting {
     /// Checks `--output` and `--html` against each other and `inputs` (see
     /// [`crate::output::check_outputs`]), before any work.
-    pub(super) fn new(args: &OutputArgs, inputs: &[&Path]) -> Result<Reporting, String> {
+    pub(super) fn new(
+        args: &OutputArgs,
+        inputs: &[&Path],
+        unmatched: WarnUnmatched,
+    ) -> Result<Reporting, String> {
         let mut outputs: Vec<(&str, &Path)> = Vec::new();
         outputs.extend(args.output.as_deref().map(|path| ("--output", path)));
         outputs.extend(args.html.as_deref().map(|path| ("--html", path)));
@@ -44,6 +51,7 @@ impl Reporting {
             },
             sink: ReportSink::new(output),
             html,
+            unmatched,
             finished: AtomicBool::new(false),
         })
     }
@@ -80,11 +88,8 @@ impl Reporting {
                 return EXIT_ERROR;
             }
         }
-        for rule in report::unmatched_rules(&reports) {
-            say(format_args!(
-                "warning: {}",
-                report::unmatched_rule_warning(rule)
-            ));
+        for warning in self.unmatched.warnings(&reports) {
+            say(format_args!("warning: {warning}"));
         }
         if let Some(failed) = reports.iter().find_map(|r| r.result.as_ref().err()) {
             // The first line is the error; the rest is a Java stack.

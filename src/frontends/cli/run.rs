@@ -4,25 +4,34 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::args::{ignore_rules, KeepDumps, RunArgs};
+use super::args::{KeepDumps, RunArgs};
 use super::reporting::{say, Reporting};
-use crate::engine::{self, DumpPolicy, RunOptions, SearchSettings};
-use crate::growth::SearchConfig;
+use crate::engine::{self, RunOptions};
 use crate::jvm::JvmOptions;
 use crate::report::EXIT_ERROR;
+use crate::settings::{SettingError, SettingsRequest, Source};
 
 pub(super) fn run(args: RunArgs) -> ExitCode {
+    let mut request = match request(&args) {
+        Ok(request) => request,
+        Err(error) => {
+            say(format_args!("{error}"));
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
     // Every path the run writes is checked before the JVM starts.
-    let checked = Reporting::new(&args.output, &run_inputs(&args)).and_then(|reporting| {
-        let keep_dumps_dir = match args.keep_dumps {
-            KeepDumps::Never => None,
-            KeepDumps::Failed | KeepDumps::All => Some(
-                crate::output::check_dir("--keep-dumps-dir", &args.keep_dumps_dir)
-                    .map_err(|e| e.to_string())?,
-            ),
-        };
-        Ok((Arc::new(reporting), keep_dumps_dir))
-    });
+    let checked = Reporting::new(&args.output, &run_inputs(&args), request.unmatched()).and_then(
+        |reporting| {
+            let keep_dumps_dir = match args.keep_dumps {
+                KeepDumps::Never => None,
+                KeepDumps::Failed | KeepDumps::All => Some(
+                    crate::output::check_dir("--keep-dumps-dir", &args.keep_dumps_dir)
+                        .map_err(|e| e.to_string())?,
+                ),
+            };
+            Ok((Arc::new(reporting), keep_dumps_dir))
+        },
+    );
     let (reporting, keep_dumps_dir) = match checked {
         Ok(checked) => checked,
         Err(error) => {
@@ -30,8 +39,13 @@ pub(super) fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    let ignore_rules = match ignore_rules(&args.ignores) {
-        Ok(rules) => rules,
+    let settings = keep_dumps_dir
+        .map_or(Ok(()), |dir| {
+            request.set(Source::CommandLine, "keep_dumps_dir", dir)
+        })
+        .and_then(|()| request.resolve());
+    let settings = match settings {
+        Ok(settings) => settings,
         Err(error) => {
             say(format_args!("{error}"));
             return ExitCode::from(EXIT_ERROR);
@@ -51,24 +65,9 @@ pub(super) fn run(args: RunArgs) -> ExitCode {
         return ExitCode::from(EXIT_ERROR);
     }
     let options = RunOptions {
-        attribution: !args.no_attribution,
-        settings: SearchSettings {
-            warmup: args.warmup,
-            search: SearchConfig {
-                loops_per_snapshot: args.loops_per_snapshot,
-                max_snapshots: args.max_snapshots,
-                confirm_loops: args.confirm_loops,
-            },
-            time_budget: std::time::Duration::from_secs(args.time_budget),
-            keep_dumps: match args.keep_dumps {
-                KeepDumps::Never => DumpPolicy::Never,
-                KeepDumps::Failed => DumpPolicy::Failed,
-                KeepDumps::All => DumpPolicy::All,
-            },
-            ignore_rules,
-            jfr: args.jfr,
-        },
-        keep_dumps_in: keep_dumps_dir,
+        attribution: settings.attribution,
+        settings: settings.search,
+        keep_dumps_in: settings.keep_dumps_dir,
         ..RunOptions::new(
             JvmOptions {
                 java_home: args.java_home,
@@ -88,6 +87,27 @@ pub(super) fn run(args: RunArgs) -> ExitCode {
         at_jvm_end.finish(result);
     });
     ExitCode::from(reporting.finish(result))
+}
+
+/// The run's settings as the command line gives them: clap has checked each value, so only
+/// the ignore rules and files can be wrong, and the request says so when it resolves.
+fn request(args: &RunArgs) -> Result<SettingsRequest, SettingError> {
+    let mut request = SettingsRequest::command_line();
+    let from = Source::CommandLine;
+    request.set(from, "warmup", args.warmup.to_string())?;
+    request.set(
+        from,
+        "loops_per_snapshot",
+        args.loops_per_snapshot.to_string(),
+    )?;
+    request.set(from, "max_snapshots", args.max_snapshots.to_string())?;
+    request.set(from, "confirm_loops", args.confirm_loops.to_string())?;
+    request.set(from, "time_budget", args.time_budget.to_string())?;
+    request.set(from, "jfr", args.jfr.to_string())?;
+    request.set(from, "keep_dumps", args.keep_dumps.policy().name())?;
+    request.set(from, "attribution", (!args.no_attribution).to_string())?;
+    args.ignores.give(&mut request)?;
+    Ok(request)
 }
 
 /// What `run` reads that an output must not replace: the jars and other files of its class

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::args::{ignore_rules, WatchArgs};
+use super::args::WatchArgs;
 use super::reporting::{say, Reporting};
-use crate::engine::SearchSettings;
 use crate::line::escape_line;
 use crate::report::EXIT_ERROR;
+use crate::settings::{SettingsRequest, Source};
 
 pub(super) fn watch(args: WatchArgs) -> ExitCode {
     use crate::watch::{self, ConfirmationDue, Pace, WatchEvent, WatchOptions};
@@ -17,9 +17,18 @@ pub(super) fn watch(args: WatchArgs) -> ExitCode {
         .iter()
         .map(PathBuf::as_path)
         .collect();
-    let prepared = Reporting::new(&args.output, &inputs)
-        .and_then(|reporting| Ok((reporting, ignore_rules(&args.ignores)?)));
-    let (reporting, ignore_rules) = match prepared {
+    let mut request = SettingsRequest::command_line();
+    let prepared =
+        Reporting::new(&args.output, &inputs, request.unmatched()).and_then(|reporting| {
+            let attribution = (!args.no_attribution).to_string();
+            request
+                .set(Source::CommandLine, "attribution", attribution)
+                .and_then(|()| args.ignores.give(&mut request))
+                .and_then(|()| request.resolve())
+                .map_err(|e| e.to_string())
+                .map(|settings| (reporting, settings))
+        });
+    let (reporting, settings) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => {
             say(format_args!("{error}"));
@@ -41,12 +50,9 @@ pub(super) fn watch(args: WatchArgs) -> ExitCode {
         } else {
             Default::default()
         },
-        settings: SearchSettings {
-            ignore_rules,
-            ..SearchSettings::default()
-        },
+        settings: settings.search,
         attach: Default::default(),
-        attribution: !args.no_attribution,
+        attribution: settings.attribution,
         sampling_interval: args.sampling_interval,
         gc_every: args.gc_every,
     };

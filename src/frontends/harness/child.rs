@@ -7,12 +7,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use super::{heapgrowth_dir, trial::CRASH_LOG, Harness, RESULT_ENV};
-use crate::engine::{run as run_engine, DumpPolicy, RunOptions};
+use crate::engine::{run as run_engine, RunOptions};
 use crate::jvm::JvmOptions;
 use crate::report::gate::{judge, Baseline};
 use crate::report::{
     render_html, render_normalized, render_scenario, write_report_file, ScenarioReport, StackDepth,
 };
+use crate::settings::WarnUnmatched;
 
 /// Runs trial `name` and exits; the verdict goes to the file named by [`RESULT_ENV`].
 pub(super) fn run(harness: &Harness, name: &str) -> ! {
@@ -160,20 +161,22 @@ fn scenario_report(
     #[cfg(feature = "j4rs")]
     if let Some(scenario) = harness.rust_scenario_named(name) {
         let j4rs_jar = harness.j4rs_jar.as_deref().map(super::in_crate);
-        return super::rust::scenario_report(
+        let settings = harness.run_settings(false)?;
+        let report = super::rust::scenario_report(
             scenario,
             name,
             jvm,
-            &harness.search_settings()?,
+            &settings.search,
             j4rs_jar.as_deref(),
-        );
+        )?;
+        warn_unmatched(settings.unmatched, name, &report);
+        return Ok(report);
     }
+    let settings = harness.run_settings(true)?;
+    let unmatched = settings.unmatched;
     let mut options = RunOptions::new(jvm, vec![name.to_owned()]);
-    options.settings = harness.search_settings()?;
-    options.keep_dumps_in = harness.kept_dumps_dir()?;
-    if options.keep_dumps_in.is_some() {
-        options.settings.keep_dumps = DumpPolicy::Failed;
-    }
+    options.settings = settings.search;
+    options.keep_dumps_in = settings.keep_dumps_dir;
     options.progress = false;
     // When the scenario ends the JVM (System.exit, a crash), the verdict is still written.
     let verdict_path = result_path.to_path_buf();
@@ -189,9 +192,19 @@ fn scenario_report(
         let _ = std::fs::write(&verdict_path, format!("fail\n{message}"));
     })
     .map_err(|e| format!("cannot run scenario {name}: {e}"))?;
-    reports
+    let report = reports
         .pop()
-        .ok_or_else(|| format!("the engine returned no report for {name}"))
+        .ok_or_else(|| format!("the engine returned no report for {name}"))?;
+    warn_unmatched(unmatched, name, &report);
+    Ok(report)
+}
+
+/// Prints the warnings about ignore rules that matched nothing the harness gives (none so far:
+/// see [`WarnUnmatched`]).
+fn warn_unmatched(unmatched: WarnUnmatched, name: &str, report: &ScenarioReport) {
+    for warning in unmatched.warnings(std::slice::from_ref(report)) {
+        println!("heapgrowth: {name}: warning: {warning}");
+    }
 }
 
 /// The user's JVM options, then: the crash log into the trial's private directory (the parent

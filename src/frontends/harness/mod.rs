@@ -33,7 +33,7 @@ use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 pub use crate::engine::KeepDumps;
 use crate::engine::SearchSettings;
-use crate::growth::{IgnoreRule, RuleOrigin};
+use crate::settings::{RunSettings, SettingError, SettingsRequest, Source};
 
 /// The j4rs that [`Harness::rust_scenario`] closures receive a `Jvm` of, re-exported so a user
 /// crate calls Java with the same version.
@@ -229,35 +229,49 @@ impl Harness {
         self
     }
 
-    /// Where a failing trial's dumps go, if they are kept.
-    fn kept_dumps_dir(&self) -> Result<Option<PathBuf>, String> {
-        let keep = match std::env::var(KEEP_DUMPS_ENV).as_deref() {
-            Ok("failed") => KeepDumps::Failed,
-            Ok("never") => KeepDumps::Never,
-            Ok(other) => {
-                return Err(format!(
-                    "{KEEP_DUMPS_ENV}={other}: expected never or failed"
-                ))
+    /// The settings of a trial: the builder's search settings with every ignore rule of the
+    /// builder and the crate's `heapgrowth-ignore.txt`, and, for a Java scenario
+    /// (`keeps_dumps`), which dumps to keep and where.
+    fn run_settings(&self, keeps_dumps: bool) -> Result<RunSettings, String> {
+        let mut request = SettingsRequest::harness(crate_dir(), self.settings.clone());
+        let from = Source::Harness;
+        let given = (|| {
+            for file in &self.ignore_files {
+                request.set(from, "ignore_file", in_crate(file))?;
             }
-            Err(_) => self.keep_dumps,
+            for rule in &self.growth_rules {
+                request.set(from, "ignore", rule)?;
+            }
+            Ok::<(), SettingError>(())
+        })();
+        // The environment overrides the builder for one run. Its error comes after those of
+        // the rules, as it did before the request.
+        let kept = if keeps_dumps {
+            self.keep_dumps_of(&mut request)
+        } else {
+            Ok(())
         };
-        Ok((keep == KeepDumps::Failed).then(|| heapgrowth_dir().join("dumps")))
+        let settings = given.and_then(|()| request.resolve());
+        let settings = settings.map_err(|e| e.to_string())?;
+        kept.map_err(|e| e.to_string())?;
+        Ok(settings)
     }
 
-    /// The search settings with every ignore rule of the builder and the project file.
-    fn search_settings(&self) -> Result<SearchSettings, String> {
-        let mut settings = self.settings.clone();
-        let rules = &mut settings.ignore_rules;
-        let files: Vec<PathBuf> = self.ignore_files.iter().map(|f| in_crate(f)).collect();
-        rules.extend(crate::settings::ignore_file_rules(&crate_dir(), &files)?);
-        for rule in &self.growth_rules {
-            let origin = RuleOrigin::User("Harness::ignore_growth".into());
-            rules.push(
-                IgnoreRule::parse(rule, origin)
-                    .map_err(|e| format!("ignore_growth({rule:?}): {e}"))?,
-            );
+    /// Gives `request` the builder's [`Harness::keep_dumps`], then [`KEEP_DUMPS_ENV`], and
+    /// where the dumps go.
+    fn keep_dumps_of(&self, request: &mut SettingsRequest) -> Result<(), SettingError> {
+        // `All` keeps nothing here yet, as before the request: the harness keeps the dumps of
+        // a failure only.
+        let builder = match self.keep_dumps {
+            KeepDumps::Failed => KeepDumps::Failed,
+            _ => KeepDumps::Never,
+        };
+        request.set(Source::Harness, "keep_dumps", builder.name())?;
+        if let Ok(value) = std::env::var(KEEP_DUMPS_ENV) {
+            request.set(Source::Environment, "keep_dumps", value)?;
         }
-        Ok(settings)
+        request.keep_dumps_in(heapgrowth_dir().join("dumps"));
+        Ok(())
     }
 
     /// Loops, snapshots, time budget and ignore rules (default: the engine's).

@@ -1,6 +1,6 @@
 //! The one JNI boundary: every call into a JNIEnv that can throw goes through [`catch`], and
 //! every `extern "system"` body runs in [`entry`] (or [`entry_quiet`], for a method that must
-//! never throw). Java strings and classes cross it through [`string`], [`strings`],
+//! never throw). Java strings and classes cross it through [`string`], [`strings`](fn@strings),
 //! [`new_string_array`], [`as_class`] and [`load_class`], each written once here.
 
 mod classes;

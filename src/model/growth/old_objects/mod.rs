@@ -1,8 +1,9 @@
 //! Growth judged from JFR old-object samples (`heapgrowth watch --jfr`), for the large-heap case:
 //! heaps of hundreds of gigabytes that cannot be dumped (docs/architecture.md, Glossary). At each
 //! dump of the recording, the samples still alive are grouped by class, by the reference path from
-//! their GC root and by allocation stack; per-class sample counts feed a [`ClassTrend`] with the
-//! sample preset ([`ClassTrendConfig::old_object_samples`]), and a class it selects is growing.
+//! their GC root and by allocation stack; per-class sample counts feed a
+//! [`ClassTrend`](super::ClassTrend) with the sample preset
+//! ([`ClassTrendConfig::old_object_samples`]), and a class it selects is growing.
 //! What the large-heap case taught: one long recording's 256 samples say little; counted per
 //! interval and compared over time, they point at the leak.
 //!

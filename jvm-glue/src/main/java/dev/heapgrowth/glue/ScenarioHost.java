@@ -25,7 +25,7 @@ public final class ScenarioHost {
      * The name of every scenario's class loader, followed by {@code -N}, N counting the
      * scenarios opened in this JVM: the engine's path tree takes the classes of the loader with
      * the largest N as roots, and those of a closed scenario's loader, which can outlive it for
-     * a while (a JIT compile can hold it), apart from them (src/growth/roots.rs).
+     * a while (a JIT compile can hold it), apart from them (src/model/growth/roots.rs).
      */
     static final String LOADER_NAME = "heapgrowth-scenario";
 
@@ -60,7 +60,7 @@ public final class ScenarioHost {
      */
     public static ScenarioHost open(String className, String[] classpathEntries, long timeoutMillis)
             throws ScenarioSetupException, ScenarioFailure, ScenarioTimeout {
-        // The engine recognises this loader by its name (src/growth/roots.rs) and takes its
+        // The engine recognises this loader by its name (src/model/growth/roots.rs) and takes its
         // classes as roots, as the application loader's are.
         String loaderName = LOADER_NAME + "-" + OPENED.incrementAndGet();
         URLClassLoader loader = new URLClassLoader(
