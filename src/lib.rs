@@ -27,4 +27,4 @@ pub use frontends::{diff, harness, watch};
 pub use jvm::jvmti;
 pub use model::{growth, heap, hprof, jfr};
 pub(crate) use support::parallel;
-pub use support::{class_name, line, output, tempdir};
+pub use support::{class_name, java_text, line, output, tempdir};

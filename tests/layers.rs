@@ -22,6 +22,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "support",
             "class_name",
+            "java_text",
             "line",
             "output",
             "parallel",
@@ -84,6 +85,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "heap",
             "hprof",
             "jfr",
+            "java_text",
             "line",
             "output",
         ],
@@ -109,6 +111,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "support",
             "class_name",
+            "java_text",
             "line",
             "output",
             "parallel",

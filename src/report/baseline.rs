@@ -8,6 +8,8 @@
 //! and trims trailing blank lines as `replaceAll("\n+$", "\n")` does. The golden outputs of the
 //! Java (`tests/junit/golden/`) are the tests.
 
+use crate::java_text;
+
 /// A test's section starts with a line of this prefix and the test's name.
 pub const SECTION_PREFIX: &str = "## ";
 
@@ -19,7 +21,7 @@ pub fn section(text: &str, name: &str) -> String {
     let mut inside = false;
     for line in java_lines(text) {
         if let Some(header) = line.strip_prefix(SECTION_PREFIX) {
-            inside = java_trim(header) == name;
+            inside = java_text::trim(header) == name;
         } else if inside {
             out.push_str(line);
             out.push('\n');
@@ -37,7 +39,7 @@ pub fn replace_section(old: &str, name: &str, blocks: &str) -> String {
     let mut inside = false;
     for line in old.split('\n') {
         if let Some(header) = line.strip_prefix(SECTION_PREFIX) {
-            inside = java_trim(header) == name;
+            inside = java_text::trim(header) == name;
         }
         let leading_blank = line.is_empty() && out.is_empty();
         if !inside && !leading_blank {
@@ -102,11 +104,6 @@ fn java_lines(text: &str) -> Vec<&str> {
     }
     lines.push(&text[start..]);
     lines
-}
-
-/// Java's `String.trim`: every char up to U+0020 off both ends (not Unicode white space).
-pub(crate) fn java_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c <= ' ')
 }
 
 /// Java's `replaceAll("\n+$", "\n")` on text that ends with `\n`: `$` matches at the end and

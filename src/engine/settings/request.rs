@@ -9,13 +9,14 @@
 //! about ([`WarnUnmatched`]), and that only the command line keeps every dump.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::ignore_file_rules;
 use super::table::{setting, Kind, Setting, SETTINGS};
 use crate::engine::{DumpPolicy, SearchSettings};
 use crate::growth::{IgnoreRule, RuleOrigin};
+use crate::java_text;
 use crate::report::{unmatched_rule_warning, unmatched_rules, ScenarioReport};
 
 /// Where a value comes from: it decides how the text is read, how an error names it, and
@@ -359,8 +360,9 @@ impl SettingsRequest {
                 if from == Source::SystemProperty {
                     // One file, named as Java's `Path.of` names it.
                     self.ignore_files.clear();
-                    if !java_is_blank(&read.value) {
-                        self.ignore_files.push(java_path_text(&read.value).into());
+                    if !java_text::is_blank(&read.value) {
+                        self.ignore_files
+                            .push(java_text::display(Path::new(&read.value)).into());
                     }
                 } else {
                     self.ignore_files.push(value.into());
@@ -518,10 +520,10 @@ impl Reading {
         match self.from {
             Source::SystemProperty | Source::Annotation => {
                 let text = if self.from == Source::SystemProperty {
-                    if java_is_blank(&self.value) {
+                    if java_text::is_blank(&self.value) {
                         return Ok(None);
                     }
-                    java_trim(&self.value)
+                    java_text::trim(&self.value)
                 } else {
                     &self.value
                 };
@@ -569,7 +571,7 @@ impl Reading {
     /// `never` (as the Java extension read it); the error shows the trimmed value.
     fn policy(&self, words: &[&str]) -> Result<Option<DumpPolicy>, SettingError> {
         let word = match self.from {
-            Source::SystemProperty => match java_trim(&self.value) {
+            Source::SystemProperty => match java_text::trim(&self.value) {
                 "" => return Ok(Some(DumpPolicy::Never)),
                 trimmed => trimmed,
             },
@@ -594,49 +596,6 @@ fn one_of(words: &[&str]) -> String {
         [only] => (*only).to_owned(),
         [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
     }
-}
-
-/// Java's `String.trim()`: every char up to U+0020 off both ends.
-fn java_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| c <= ' ')
-}
-
-/// Java's `String.isBlank()`: empty, or only chars `Character.isWhitespace` takes (spaces and
-/// separators but not the non-breaking ones, and the ASCII controls 9-13 and 28-31).
-fn java_is_blank(text: &str) -> bool {
-    text.chars().all(|c| {
-        matches!(
-            c,
-            '\t' | '\n'
-                | '\u{B}'
-                | '\u{C}'
-                | '\r'
-                | '\u{1C}'..='\u{1F}'
-                | ' '
-                | '\u{1680}'
-                | '\u{2000}'..='\u{2006}'
-                | '\u{2008}'..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{205F}'
-                | '\u{3000}'
-        )
-    })
-}
-
-/// A path as Java's `Path.of(text).toString()` writes it on Unix: repeated `/` as one, and no
-/// trailing `/` but the root's.
-fn java_path_text(text: &str) -> String {
-    let mut path = String::with_capacity(text.len());
-    for c in text.chars() {
-        if !(c == '/' && path.ends_with('/')) {
-            path.push(c);
-        }
-    }
-    if path.len() > 1 && path.ends_with('/') {
-        path.pop();
-    }
-    path
 }
 
 #[cfg(test)]
@@ -1073,8 +1032,6 @@ mod tests {
             .set(Source::SystemProperty, "ignore_file", "  ")
             .unwrap();
         assert!(request.ignore_files.is_empty());
-        assert_eq!(java_path_text("/"), "/");
-        assert_eq!(java_path_text("a///b"), "a/b");
     }
 
     #[test]
@@ -1188,16 +1145,7 @@ mod tests {
     }
 
     #[test]
-    fn java_blank_and_trim_are_javas() {
-        assert!(java_is_blank(""));
-        assert!(java_is_blank(
-            " \t\n\u{B}\u{C}\r\u{1C}\u{1F}\u{1680}\u{2000}\u{2028}\u{3000}"
-        ));
-        for not_blank in ['\u{A0}', '\u{2007}', '\u{202F}', '\u{85}', 'x'] {
-            assert!(!java_is_blank(&not_blank.to_string()), "{not_blank:?}");
-        }
-        assert_eq!(java_trim("\u{0} x\u{1F} "), "x");
-        assert_eq!(java_trim("\u{2003}x"), "\u{2003}x");
+    fn choices_are_listed_as_a_sentence() {
         assert_eq!(one_of(&["never", "failed"]), "never or failed");
         assert_eq!(one_of(&["never", "failed", "all"]), "never, failed or all");
     }

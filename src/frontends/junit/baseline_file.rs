@@ -14,7 +14,8 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::outcome::{java_absolute, java_display, working_directory};
+use super::outcome::working_directory;
+use crate::java_text;
 use crate::output::RecordLock;
 use crate::report::baseline;
 
@@ -28,7 +29,7 @@ static REWRITING: Mutex<()> = Mutex::new(());
 /// is an error: the message of one line naming the file (as `Path.toString` shows it) that the
 /// extension throws as `SettingsFileException`.
 pub(super) fn read(path: &Path) -> Result<String, String> {
-    let shown = java_display(path);
+    let shown = java_text::display(path);
     match fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return Err(directory(&shown)),
         Ok(_) => {}
@@ -49,7 +50,7 @@ pub(super) fn read(path: &Path) -> Result<String, String> {
 /// the file: "is a directory" and "is not UTF-8" as [`read`] says them (the Java threw them as
 /// `SettingsFileException`); any other says what failed and why.
 pub(super) fn replace_section(path: &Path, name: &str, blocks: &str) -> Result<(), String> {
-    let shown = java_display(path);
+    let shown = java_text::display(path);
     if fs::metadata(path).is_ok_and(|meta| meta.is_dir()) {
         return Err(directory(&shown));
     }
@@ -59,7 +60,7 @@ pub(super) fn replace_section(path: &Path, name: &str, blocks: &str) -> Result<(
             opening(&shown, &e)
         )
     };
-    let absolute = java_absolute(path, &working_directory());
+    let absolute = java_text::absolute(path, &working_directory());
     if let Some(parent) = Path::new(&absolute).parent() {
         fs::create_dir_all(parent).map_err(|e| cannot("create the directory of", e))?;
     }

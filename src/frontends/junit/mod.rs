@@ -34,7 +34,6 @@ use jni::objects::JObject;
 use jni::JNIEnv;
 
 use crate::engine::{self, Progress};
-use crate::growth::RuleOrigin;
 use crate::jvm::boundary::BoundaryError;
 use crate::jvm::test_callback::{self, TestCallback};
 use crate::jvm::{JavaAccess, LiveAgent};
@@ -45,7 +44,7 @@ use crate::report::{render_html, render_scenario, to_json, ScenarioReport, Stack
 use self::driver::TestMethod;
 use self::dump_gate::DUMPS;
 use self::outcome::{Conclusion, RunStatus, TestRun, Thrown};
-use self::request::{TestRequest, ANNOTATION_RULES};
+use self::request::TestRequest;
 
 /// What the extension does with a test's run: `TestOutcome.Status` in Java.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +180,11 @@ fn run_test<'local>(
     let keep_in = request.keep_dumps_dir.as_deref();
     engine::settle_kept_dumps(&mut report, keep_in.filter(|_| failed));
     drop(dumps);
-    warn_unmatched_annotation_rules(&report, name);
+    // Only the annotation's rules (`WarnUnmatched::InlineOnly`): an ignore file's are shared by
+    // every test, so a rule that fits one test matches nothing in the others.
+    for warning in request.unmatched.warnings(std::slice::from_ref(&report)) {
+        eprintln!("heapgrowth: {name}: warning: {warning}");
+    }
     let result = gate(&report, &judgement);
     let agent_line = reports::agent_status_line(
         agent
@@ -220,19 +223,6 @@ fn run_test<'local>(
         }
     }
     Ok(TestOutcome::of(conclusion))
-}
-
-/// Warns on stderr about the annotation's rules that matched nothing. Only the annotation's:
-/// an ignore file's are shared by every test, so a rule that fits one test matches nothing in
-/// the others.
-fn warn_unmatched_annotation_rules(report: &ScenarioReport, name: &str) {
-    let from_annotation = RuleOrigin::User(ANNOTATION_RULES.into());
-    for rule in crate::report::unmatched_rules(std::slice::from_ref(report)) {
-        if rule.origin == from_annotation {
-            let warning = crate::report::unmatched_rule_warning(rule);
-            eprintln!("heapgrowth: {name}: warning: {warning}");
-        }
-    }
 }
 
 /// heapgrowth's shared classes in the test JVM, from the extension's jar (JNI's `FindClass` in

@@ -16,6 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::java_text;
 use crate::report::baseline;
 
 /// The text report's line that says how the run compares with the baseline (the index page
@@ -135,7 +136,7 @@ pub(super) fn text_report(run: &TestRun) -> String {
         };
         let file = match run.baseline {
             None => "no baseline file (system property heapgrowth.baseline)".to_owned(),
-            Some(file) => format!("file {}", java_absolute(file, run.cwd)),
+            Some(file) => format!("file {}", java_text::absolute(file, run.cwd)),
         };
         report.push_str(&format!("\n{BASELINE_LINE}{judged}; {file}\n"));
     }
@@ -145,7 +146,10 @@ pub(super) fn text_report(run: &TestRun) -> String {
 
 /// What the extension does once the reports are written: see [`Conclusion`].
 pub(super) fn conclude(run: &TestRun) -> Conclusion {
-    let page = java_resolve(&java_display(run.report_dir), &format!("{}.html", run.name));
+    let page = java_text::resolve(
+        &java_text::display(run.report_dir),
+        &format!("{}.html", run.name),
+    );
     let see_page = html_report_line(Path::new(&page), run.cwd);
     let ended = |thrown| Conclusion {
         rewrite_baseline: false,
@@ -179,7 +183,10 @@ pub(super) fn conclude(run: &TestRun) -> Conclusion {
         notices.push(stale_notice(run.name, run.baseline, run.stale));
     }
     let thrown = if run.status == RunStatus::Growing {
-        let text = java_resolve(&java_display(run.report_dir), &format!("{}.txt", run.name));
+        let text = java_text::resolve(
+            &java_text::display(run.report_dir),
+            &format!("{}.txt", run.name),
+        );
         Thrown::Failure {
             message: format!(
                 "{}\n{}\nAgent: {}{see_page}",
@@ -213,20 +220,20 @@ pub(super) fn how_to_accept_in(baseline: Option<&Path>, cwd: &Path) -> String {
         Some(file) => format!(
             "To accept this growth instead of fixing it, {rewrite}: that writes it to the baseline \
              {}, to commit.",
-            java_absolute(file, cwd)
+            java_text::absolute(file, cwd)
         ),
     }
 }
 
 /// The line every thrown message ends with, its own line break first: `\nHTML report: <page>`.
 pub(super) fn html_report_line(page: &Path, cwd: &Path) -> String {
-    format!("\nHTML report: {}", java_absolute(page, cwd))
+    format!("\nHTML report: {}", java_text::absolute(page, cwd))
 }
 
 /// `HeapGrowthFailure.getMessage()`: the message's first line (after white space, as Java's
 /// `strip` sees it) and where the whole text report is.
 pub(super) fn failure_summary(message: &str, text_report: &Path, cwd: &Path) -> String {
-    let stripped = message.trim_matches(java_whitespace);
+    let stripped = message.trim_matches(java_text::is_whitespace);
     let first = if stripped.is_empty() {
         "heapgrowth: growing paths"
     } else {
@@ -235,7 +242,7 @@ pub(super) fn failure_summary(message: &str, text_report: &Path, cwd: &Path) -> 
     };
     format!(
         "{first} (the whole report: {})",
-        java_absolute(text_report, cwd)
+        java_text::absolute(text_report, cwd)
     )
 }
 
@@ -243,7 +250,7 @@ pub(super) fn failure_summary(message: &str, text_report: &Path, cwd: &Path) -> 
 pub(super) fn baseline_updated_notice(baseline: &Path, name: &str) -> String {
     format!(
         "heapgrowth: baseline {} updated for {name}",
-        java_display(baseline)
+        java_text::display(baseline)
     )
 }
 
@@ -262,9 +269,9 @@ pub(super) fn stale_notice(name: &str, baseline: Option<&Path>, stale: &str) -> 
 /// `build/reports/heapgrowth`; shown as Java shows the path. `properties` gives a system
 /// property's value, `None` when unset.
 pub(super) fn report_dir(properties: impl Fn(&str) -> Option<String>) -> PathBuf {
-    let set = |name: &str| properties(name).filter(|value| !java_blank(value));
+    let set = |name: &str| properties(name).filter(|value| !java_text::is_blank(value));
     if let Some(configured) = set("heapgrowth.reportDir") {
-        return PathBuf::from(java_display(Path::new(&configured)));
+        return PathBuf::from(java_text::display(Path::new(&configured)));
     }
     let maven = properties("surefire.test.class.path").is_some()
         || properties("surefire.real.class.path").is_some();
@@ -272,10 +279,10 @@ pub(super) fn report_dir(properties: impl Fn(&str) -> Option<String>) -> PathBuf
         return PathBuf::from("build/reports/heapgrowth");
     }
     let target = match set("basedir") {
-        Some(basedir) => java_display(Path::new(&format!("{basedir}/target"))),
+        Some(basedir) => java_text::display(Path::new(&format!("{basedir}/target"))),
         None => "target".to_owned(),
     };
-    PathBuf::from(java_resolve(&target, "heapgrowth-reports"))
+    PathBuf::from(java_text::resolve(&target, "heapgrowth-reports"))
 }
 
 /// The working directory relative paths are shown from (Java's `user.dir`); `.` when it is gone.
@@ -283,71 +290,9 @@ pub(super) fn working_directory() -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
-/// `Path.of(path).toString()`: repeated `/` collapsed, a trailing `/` dropped (but for `/`).
-pub(super) fn java_display(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    let mut shown = String::with_capacity(text.len());
-    for c in text.chars() {
-        if !(c == '/' && shown.ends_with('/')) {
-            shown.push(c);
-        }
-    }
-    if shown.len() > 1 && shown.ends_with('/') {
-        shown.pop();
-    }
-    shown
-}
-
-/// `Path.of(path).toAbsolutePath().toString()` with `cwd` as `user.dir`.
-pub(super) fn java_absolute(path: &Path, cwd: &Path) -> String {
-    let shown = java_display(path);
-    if shown.starts_with('/') {
-        shown
-    } else {
-        java_resolve(&java_display(cwd), &shown)
-    }
-}
-
-/// `base.resolve(child)` of two paths as Java shows them: `child` when it is absolute or `base`
-/// is empty, `base` when `child` is empty, else the two joined by one `/`.
-fn java_resolve(base: &str, child: &str) -> String {
-    if child.starts_with('/') || base.is_empty() {
-        child.to_owned()
-    } else if child.is_empty() {
-        base.to_owned()
-    } else if base.ends_with('/') {
-        format!("{base}{child}")
-    } else {
-        format!("{base}/{child}")
-    }
-}
-
 /// A path in string concatenation: `null` for none, as Java prints a null `Path`.
 fn java_or_null(path: Option<&Path>) -> String {
-    path.map_or_else(|| "null".to_owned(), java_display)
-}
-
-/// Java's `Character.isWhitespace`: the Unicode space separators but the no-break ones
-/// (U+00A0, U+2007, U+202F), the line and paragraph separators, and the ASCII controls
-/// \t \n U+000B \f \r and U+001C..U+001F. Not U+0085.
-pub(super) fn java_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t'..='\r'
-            | '\u{1C}'..='\u{20}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{2006}'
-            | '\u{2008}'..='\u{200A}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{205F}'
-            | '\u{3000}'
-    )
-}
-
-/// Java's `String.isBlank`: empty or only [`java_whitespace`].
-pub(super) fn java_blank(text: &str) -> bool {
-    text.chars().all(java_whitespace)
+    path.map_or_else(|| "null".to_owned(), java_text::display)
 }
 
 #[cfg(test)]
@@ -390,7 +335,7 @@ mod tests {
             record("text", &text_report(&run));
             let conclusion = conclude(&run);
             if conclusion.rewrite_baseline {
-                record("rewrite", &java_display(run.baseline.unwrap()));
+                record("rewrite", &java_text::display(run.baseline.unwrap()));
             }
             for notice in &conclusion.notices {
                 record("notice", notice);
@@ -417,8 +362,8 @@ mod tests {
             out.push_str(&format!(
                 "{}\t{}\t{}\t{}\n",
                 p[0],
-                escape(&java_display(&path)),
-                escape(&java_absolute(&path, cwd)),
+                escape(&java_text::display(&path)),
+                escape(&java_text::absolute(&path, cwd)),
                 escape(&how_to_accept_in(Some(&path), cwd))
             ));
         }
@@ -452,14 +397,5 @@ mod tests {
             out.push_str(&format!("{}\t{}\n", c[0], escape(&dir.to_string_lossy())));
         }
         assert_eq!(out, read_golden("expected/report_dir.txt"));
-    }
-
-    #[test]
-    fn whitespace_is_javas() {
-        assert!(java_blank(" \t\u{2003}\u{1F}\u{3000}"));
-        assert!(!java_blank("\u{A0}"));
-        assert!(!java_whitespace('\u{85}'));
-        assert!(!java_whitespace('\u{2007}'));
-        assert!(java_blank(""));
     }
 }

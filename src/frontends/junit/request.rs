@@ -9,17 +9,14 @@
 //! `Boolean.getBoolean`, paths as `Path.of` (blank: none), and the errors come in the order the
 //! extension threw them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::engine::SearchSettings;
-use crate::growth::{IgnoreRule, RuleOrigin};
+use crate::java_text;
 use crate::jvm::boundary::BoundaryError;
-use crate::report::baseline::java_trim as trim;
-
-use super::outcome::{java_blank as is_blank, java_display};
-
-/// Where the rules of a test's `@HeapGrowthTest(ignore = ...)` come from, as reports say.
-pub(super) const ANNOTATION_RULES: &str = "@HeapGrowthTest(ignore)";
+use crate::settings::{
+    setting_named, FrontEnd, SettingError, SettingsRequest, Source, WarnUnmatched,
+};
 
 /// The settings of one test run, parsed and checked.
 #[derive(Debug)]
@@ -39,11 +36,13 @@ pub(super) struct TestRequest {
     pub(super) report_dir: PathBuf,
     /// The library named by the JVM's `-agentpath:` option, if it is heapgrowth's agent.
     pub(super) agent_path: Option<String>,
+    /// Which of the rules that matched nothing to warn about.
+    pub(super) unmatched: WarnUnmatched,
 }
 
 /// Why a request cannot run, as the exception the extension threw for it.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub(super) enum SettingError {
+pub(super) enum RequestError {
     /// The baseline file cannot be used (`SettingsFileException`).
     #[error("{0}")]
     SettingsFile(String),
@@ -55,12 +54,26 @@ pub(super) enum SettingError {
     Settings(String),
 }
 
-impl From<SettingError> for BoundaryError {
-    fn from(error: SettingError) -> BoundaryError {
+impl From<RequestError> for BoundaryError {
+    fn from(error: RequestError) -> BoundaryError {
         match error {
-            SettingError::SettingsFile(message) => BoundaryError::settings_file(message),
-            SettingError::Property(message) => BoundaryError::illegal_argument(message),
-            SettingError::Settings(message) => BoundaryError::illegal_state(message),
+            RequestError::SettingsFile(message) => BoundaryError::settings_file(message),
+            RequestError::Property(message) => BoundaryError::illegal_argument(message),
+            RequestError::Settings(message) => BoundaryError::illegal_state(message),
+        }
+    }
+}
+
+/// A value the extension read itself before (a number, a word) threw
+/// `IllegalArgumentException`; an ignore file or rule, `IllegalStateException`.
+impl From<SettingError> for RequestError {
+    fn from(error: SettingError) -> RequestError {
+        let message = error.to_string();
+        match error {
+            SettingError::NotANumber { .. } | SettingError::NotAChoice { .. } => {
+                RequestError::Property(message)
+            }
+            _ => RequestError::Settings(message),
         }
     }
 }
@@ -103,44 +116,38 @@ impl<'p> Pairs<'p> {
 
     /// A path property; blank means none.
     fn path(&self, key: &str) -> Option<PathBuf> {
-        self.get(key).filter(|v| !is_blank(v)).map(PathBuf::from)
+        self.get(key)
+            .filter(|v| !java_text::is_blank(v))
+            .map(PathBuf::from)
     }
 
-    /// The attribute `@name` if it is not negative, else the property (blank: -1, the
-    /// engine's default), parsed as `Integer.parseInt(value.trim())`.
-    fn number(&self, attribute: &str, property: &str) -> Result<i32, SettingError> {
-        let set = self
-            .get(attribute)
-            .and_then(|v| v.parse::<i32>().ok())
-            .unwrap_or(-1);
-        if set >= 0 {
-            return Ok(set);
-        }
-        match self.get(property) {
-            None => Ok(-1),
-            Some(value) if is_blank(value) => Ok(-1),
-            Some(value) => parse_int(trim(value)).ok_or_else(|| {
-                SettingError::Property(format!(
-                    "system property {property}={value} is not a number"
-                ))
-            }),
-        }
+    /// The pairs that are search settings of the table, with their source: `@name` an
+    /// attribute of `@HeapGrowthTest`, `heapgrowth.name` a system property. Other pairs
+    /// (`heapgrowth.skip`, a property the table does not know) are not settings of a search,
+    /// and are left alone as the extension always left them.
+    fn search_settings(&self) -> Vec<(Source, &'static str, &'p str)> {
+        self.0
+            .iter()
+            .filter_map(|&(name, value)| {
+                let (from, setting) = match name.strip_prefix('@') {
+                    Some(attribute) => (
+                        Source::Annotation,
+                        setting_named(FrontEnd::JUnitAnnotation, attribute)?,
+                    ),
+                    None => (
+                        Source::SystemProperty,
+                        setting_named(FrontEnd::JUnitProperty, name)?,
+                    ),
+                };
+                (!OWN_SETTINGS.contains(&setting.key)).then_some((from, setting.key, value))
+            })
+            .collect()
     }
-}
-
-/// `Integer.parseInt`: an optional sign, then ASCII digits, within `int`'s range.
-fn parse_int(text: &str) -> Option<i32> {
-    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    // Rust's parser takes the same sign and digits, and refuses what overflows.
-    text.parse().ok()
 }
 
 impl TestRequest {
     /// The request of `pairs`; the first error is the one the extension threw first.
-    pub(super) fn parse(pairs: &[String]) -> Result<TestRequest, SettingError> {
+    pub(super) fn parse(pairs: &[String]) -> Result<TestRequest, RequestError> {
         let pairs = Pairs::new(pairs);
         let baseline_file = pairs.path("heapgrowth.baseline");
         let update_baseline = pairs.switch("heapgrowth.updateBaseline");
@@ -148,55 +155,37 @@ impl TestRequest {
         let baseline_text = match &baseline_file {
             None => None,
             Some(file) => {
-                Some(super::baseline_file::read(file).map_err(SettingError::SettingsFile)?)
+                Some(super::baseline_file::read(file).map_err(RequestError::SettingsFile)?)
             }
         };
-        let numbers = [
-            pairs.number("@warmup", "heapgrowth.warmup")?,
-            pairs.number("@loopsPerSnapshot", "heapgrowth.loopsPerSnapshot")?,
-            pairs.number("@maxSnapshots", "heapgrowth.maxSnapshots")?,
-            pairs.number("@confirmLoops", "heapgrowth.confirmLoops")?,
-            pairs.number("@timeBudgetSeconds", "heapgrowth.timeBudget")?,
-        ];
-        let jfr = pairs.switch("@jfr") || pairs.switch("heapgrowth.jfr");
-        // As the extension passed it: the path as Java's `Path` shows it.
-        let ignore_file = pairs
-            .path("heapgrowth.ignoreFile")
-            .map(|file| java_display(&file));
-        let keep_failed = keep_dumps(pairs.get("heapgrowth.keepDumps"))?;
         let report_dir = super::outcome::report_dir(|key| pairs.get(key).map(str::to_owned));
+        let mut request = SettingsRequest::junit();
+        request.set_all(pairs.search_settings())?;
         // A rewrite passes whatever grows: nothing to keep then.
-        let keep_dumps_dir = (keep_failed && !update_baseline).then(|| report_dir.join("dumps"));
-        let rules: Vec<&str> = pairs.all("@ignore").collect();
-        let mut settings = search_settings(numbers, jfr, &rules, ignore_file.as_deref())?;
-        settings.keep_dumps = if keep_dumps_dir.is_some() {
-            crate::engine::DumpPolicy::Failed
-        } else {
-            crate::engine::DumpPolicy::Never
-        };
+        if !update_baseline {
+            request.keep_dumps_in(report_dir.join("dumps"));
+        }
+        let resolved = request.resolve()?;
+        resolved
+            .search
+            .validate()
+            .map_err(|e| RequestError::Settings(e.to_string()))?;
         Ok(TestRequest {
-            settings,
+            settings: resolved.search,
             baseline_file,
             baseline_text,
             update_baseline,
-            keep_dumps_dir,
+            keep_dumps_dir: resolved.keep_dumps_dir,
             report_dir,
             agent_path: agent_path(pairs.all("jvm.arg")),
+            unmatched: resolved.unmatched,
         })
     }
 }
 
-/// `heapgrowth.keepDumps` (trimmed): `failed` keeps the last two heap dumps of a failing
-/// test; `never` or blank (the default) keeps none.
-fn keep_dumps(value: Option<&str>) -> Result<bool, SettingError> {
-    match trim(value.unwrap_or("never")) {
-        "never" | "" => Ok(false),
-        "failed" => Ok(true),
-        other => Err(SettingError::Property(format!(
-            "system property heapgrowth.keepDumps={other}: expected never or failed"
-        ))),
-    }
-}
+/// The settings this front end reads itself, for where the baseline and the reports are
+/// rather than how to search; the settings request takes every other one of the table.
+const OWN_SETTINGS: &[&str] = &["baseline", "update_baseline", "report_dir"];
 
 /// The library named by the first `-agentpath:` option that is heapgrowth's agent (its path
 /// holds `heapgrowth_agent`), without the agent's options.
@@ -208,56 +197,15 @@ fn agent_path<'p>(arguments: impl Iterator<Item = &'p str>) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The settings of one test: `[warmup, loopsPerSnapshot, maxSnapshots, confirmLoops,
-/// timeBudgetSeconds]` (negative: the default), the built-in ignore rules, then those of
-/// `ignore_file`, then the test's own `rules`; validated.
-fn search_settings(
-    [warmup, loops_per_snapshot, max_snapshots, confirm_loops, time_budget]: [i32; 5],
-    jfr: bool,
-    rules: &[&str],
-    ignore_file: Option<&str>,
-) -> Result<SearchSettings, SettingError> {
-    let mut settings = SearchSettings::default();
-    let set = |value: i32, field: &mut u32| {
-        if value >= 0 {
-            *field = value as u32;
-        }
-    };
-    set(warmup, &mut settings.warmup);
-    set(loops_per_snapshot, &mut settings.search.loops_per_snapshot);
-    set(max_snapshots, &mut settings.search.max_snapshots);
-    set(confirm_loops, &mut settings.search.confirm_loops);
-    if time_budget >= 0 {
-        settings.time_budget = std::time::Duration::from_secs(time_budget as u64);
-    }
-    settings.jfr = jfr;
-    // The project's file, found in the test JVM's working directory (the project directory
-    // under Gradle and Maven), then the one the build names.
-    let files: Vec<PathBuf> = ignore_file.map(PathBuf::from).into_iter().collect();
-    settings.ignore_rules.extend(
-        crate::settings::ignore_file_rules(Path::new("."), &files)
-            .map_err(SettingError::Settings)?,
-    );
-    for rule in rules {
-        let origin = RuleOrigin::User(ANNOTATION_RULES.into());
-        settings
-            .ignore_rules
-            .push(IgnoreRule::parse(rule, origin).map_err(|e| {
-                SettingError::Settings(format!("@HeapGrowthTest(ignore = {rule:?}): {e}"))
-            })?);
-    }
-    settings
-        .validate()
-        .map_err(|e| SettingError::Settings(e.to_string()))?;
-    Ok(settings)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
+    use crate::growth::IgnoreRule;
     use crate::tempdir::PrivateTempDir;
 
-    fn parse(pairs: &[&str]) -> Result<TestRequest, SettingError> {
+    fn parse(pairs: &[&str]) -> Result<TestRequest, RequestError> {
         let pairs: Vec<String> = pairs.iter().map(|p| (*p).to_owned()).collect();
         TestRequest::parse(&pairs)
     }
@@ -365,7 +313,7 @@ mod tests {
             }
             assert_eq!(
                 result.unwrap_err(),
-                SettingError::Property(format!(
+                RequestError::Property(format!(
                     "system property heapgrowth.maxSnapshots={value} is not a number"
                 ))
             );
@@ -373,7 +321,7 @@ mod tests {
         // The numbers are read in order: warm-up's error comes first.
         assert_eq!(
             parse(&["heapgrowth.timeBudget=x", "heapgrowth.warmup=y"]).unwrap_err(),
-            SettingError::Property("system property heapgrowth.warmup=y is not a number".into())
+            RequestError::Property("system property heapgrowth.warmup=y is not a number".into())
         );
     }
 
@@ -395,7 +343,7 @@ mod tests {
     fn keep_dumps_is_trimmed_checked_and_keeps_nothing_while_the_baseline_is_rewritten() {
         assert_eq!(
             parse(&["heapgrowth.keepDumps= sometimes "]).unwrap_err(),
-            SettingError::Property(
+            RequestError::Property(
                 "system property heapgrowth.keepDumps=sometimes: expected never or failed".into()
             )
         );
@@ -458,14 +406,14 @@ mod tests {
             request.settings.ignore_rules.len(),
             IgnoreRule::built_in().len() + 1
         );
-        let SettingError::Settings(error) = parse(&["@ignore=*"]).unwrap_err() else {
+        let RequestError::Settings(error) = parse(&["@ignore=*"]).unwrap_err() else {
             panic!("not an illegal state");
         };
         assert!(
             error.starts_with("@HeapGrowthTest(ignore = \"*\"): "),
             "{error}"
         );
-        let SettingError::Settings(missing) =
+        let RequestError::Settings(missing) =
             parse(&["heapgrowth.ignoreFile=/nonexistent/ignore.txt"]).unwrap_err()
         else {
             panic!("not an illegal state");
@@ -481,7 +429,7 @@ mod tests {
         let pair = format!("heapgrowth.ignoreFile={path}");
         assert_eq!(
             parse(&[&pair]).unwrap_err(),
-            SettingError::Settings(format!("ignore file {path} is a directory"))
+            RequestError::Settings(format!("ignore file {path} is a directory"))
         );
         let latin1 = dir.path().join("ignore.txt");
         std::fs::write(&latin1, b"com.example.A.b caf\xe9\n").unwrap();
@@ -489,7 +437,7 @@ mod tests {
         let pair = format!("heapgrowth.ignoreFile={latin1}");
         assert_eq!(
             parse(&[&pair]).unwrap_err(),
-            SettingError::Settings(format!("ignore file {latin1} is not UTF-8 at byte 19"))
+            RequestError::Settings(format!("ignore file {latin1} is not UTF-8 at byte 19"))
         );
     }
 
@@ -497,14 +445,14 @@ mod tests {
     fn bad_settings_are_refused_after_the_rules() {
         assert!(matches!(
             parse(&["@loopsPerSnapshot=0"]),
-            Err(SettingError::Settings(_))
+            Err(RequestError::Settings(_))
         ));
         assert!(matches!(
             parse(&["@timeBudgetSeconds=0"]),
-            Err(SettingError::Settings(_))
+            Err(RequestError::Settings(_))
         ));
         // The rule's error comes before the settings' one.
-        let SettingError::Settings(error) =
+        let RequestError::Settings(error) =
             parse(&["@loopsPerSnapshot=0", "@ignore=*"]).unwrap_err()
         else {
             panic!("not an illegal state");
@@ -519,12 +467,40 @@ mod tests {
         let pair = format!("heapgrowth.baseline={path}//");
         assert_eq!(
             parse(&[&pair, "heapgrowth.warmup=x"]).unwrap_err(),
-            SettingError::SettingsFile(format!("baseline file {path} is a directory"))
+            RequestError::SettingsFile(format!("baseline file {path} is a directory"))
         );
         let missing = format!("heapgrowth.baseline={path}/none.txt");
         assert_eq!(
             parse(&[&missing]).unwrap().baseline_text.as_deref(),
             Some("")
         );
+    }
+
+    #[test]
+    fn every_system_property_of_the_settings_table_is_read() {
+        use crate::settings::{setting, DefaultValue, Kind, SETTINGS};
+        let default = format!("{:?}", parse(DEFAULTS));
+        for row in SETTINGS {
+            let Some(property) = row.property else {
+                continue;
+            };
+            let value = match row.kind {
+                Kind::Count { .. } | Kind::Seconds { .. } => "7",
+                Kind::Switch => "true",
+                Kind::Choice(_) => "failed",
+                Kind::Path | Kind::Paths | Kind::Rule => "elsewhere/x.txt",
+            };
+            let given = with_defaults(&[&format!("{property}={value}")]);
+            assert_ne!(
+                format!("{:?}", TestRequest::parse(&given)),
+                default,
+                "{property}={value} changes nothing"
+            );
+        }
+        // The report directory's default is the table's.
+        let Some(DefaultValue::Text(report_dir)) = setting("report_dir").map(|s| s.default) else {
+            panic!("report_dir has no default");
+        };
+        assert_eq!(parse(DEFAULTS).unwrap().report_dir, Path::new(report_dir));
     }
 }
