@@ -242,7 +242,9 @@ signals() {
             local tmp=$work/tmp-$signal-$round
             mkdir -p "$tmp"
             # java.io.tmpdir too: the JVM ignores $TMPDIR, the extension extracts the engine there.
+            # The reports of the interrupted test go to the work directory, not the source tree.
             python3 - "$tmp" "$signal" "$work/signal.log" java -Djava.io.tmpdir="$tmp" -XX:-UsePerfData \
+                -Dheapgrowth.reportDir="$work/signal-reports-$signal-$round/heapgrowth" \
                 -cp "$launcher:$jar:$work/classes" org.junit.platform.console.ConsoleLauncher \
                 --disable-banner --disable-ansi-colors \
                 --select-class com.example.shutdown.DumpUntilKilledTest <<'PY' \
