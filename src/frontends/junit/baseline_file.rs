@@ -239,7 +239,7 @@ mod tests {
         );
     }
 
-    /// §2.6 of the plan: an unreadable baseline (EACCES) reads as Java's AccessDeniedException.
+    /// An unreadable baseline (EACCES) reads as Java's AccessDeniedException said it.
     /// Made up here: the tests may run as root, whom no permission stops.
     #[test]
     fn permission_denied_is_named_as_java_names_it() {

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Golden outputs of the JUnit extension's Java-side logic (issue 31, plan §2.6), captured once
+ * Golden outputs of the JUnit extension's Java-side logic (issue 31), captured once
  * from the unchanged Java by {@code capture.sh}: the Rust ports ({@code src/report/baseline.rs},
  * {@code src/report/index_page.rs}, {@code src/frontends/junit/baseline_file.rs} and
  * {@code outcome.rs}) must give the same bytes. In package {@code dev.heapgrowth.junit} to call

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Captures the golden outputs of the JUnit extension's Java-side logic into expected/ (issue 31,
-# plan §2.6): Golden.java runs the extension's package-private statics over cases/. Run once
-# from the Java that still has that logic (before the JUnit API 8 switch); the files it writes
-# are then the contract the Rust ports are tested against (src/report/baseline.rs,
+# before its port to Rust): Golden.java runs the extension's package-private statics over
+# cases/. Run once from the Java that still has that logic (before the JUnit API 8 switch): the
+# files it writes are then the contract the Rust ports are tested against (src/report/baseline.rs,
 # src/report/index_page.rs, src/frontends/junit/{baseline_file,outcome}.rs).
 #
 # The extension's classes: HEAPGROWTH_JUNIT_JAR, else $CARGO_TARGET_DIR/java/heapgrowth-junit.jar
