@@ -51,8 +51,8 @@ pub fn render_html(reports: &[ScenarioReport]) -> String {
     )
 }
 
-/// Text for HTML content and attribute values.
-fn escape_html(text: &str) -> String {
+/// Text for HTML content and attribute values (the report page's and `index.html`'s).
+pub(super) fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -16,6 +16,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::html::escape_html;
 use crate::output::{check_outputs, write_file, OutputError, RecordLock};
 
 /// The index page's file name; it is no test's page.
@@ -154,10 +155,10 @@ pub fn render(rows: &[IndexRow]) -> String {
     for row in &sorted {
         table.push_str(&format!(
             "<tr><td><a href=\"./{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            escape(&encode(&format!("{}{PAGE_SUFFIX}", row.name))),
-            escape(&row.name),
-            escape(&row.summary),
-            escape(&row.baseline),
+            escape_html(&encode(&format!("{}{PAGE_SUFFIX}", row.name))),
+            escape_html(&row.name),
+            escape_html(&row.summary),
+            escape_html(&row.baseline),
             instant(row.written),
         ));
     }
@@ -331,22 +332,6 @@ fn encode(file: &str) -> String {
     out
 }
 
-/// Text for HTML content and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,7 +377,7 @@ mod tests {
                 "{}\t{}\t{}\n",
                 golden_escape(name),
                 encode(name),
-                golden_escape(&escape(name))
+                golden_escape(&escape_html(name))
             ));
         }
         assert_eq!(out, read_golden("expected/index/encode_escape.txt"));
