@@ -180,6 +180,10 @@ impl DumpFollower {
         let Some((thread, handed_over)) = self.thread.take() else {
             return Followed::default();
         };
+        // The dump is written and the JVM waits for this read: the thread no longer takes CPU
+        // from the dump writer, and on a busy machine, at `SCHED_IDLE`, it would get none
+        // (issue 33: every dump then paid the whole wait, and the usual read after it).
+        crate::parallel::back_to_normal_priority(self.tid.load(Ordering::Acquire));
         // Wakes it if it waits for the file to grow.
         thread.unpark();
         // Late, or gone (a panic there is a bug): the usual read still gives the graph.
