@@ -17,7 +17,8 @@ use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::html::escape_html;
-use crate::output::{check_outputs, write_file, OutputError, RecordLock};
+use super::{write_checked_report, ReportFileError};
+use crate::output::RecordLock;
 
 /// The index page's file name; it is no test's page.
 pub const INDEX: &str = "index.html";
@@ -63,17 +64,9 @@ pub enum IndexError {
         /// Why.
         source: io::Error,
     },
-    /// `index.html` is not a file that can be written (as for every report file).
+    /// `index.html` could not be written, as every report file is written.
     #[error(transparent)]
-    Output(#[from] OutputError),
-    /// Writing `index.html` failed (the message the extension's `writeReport` gives).
-    #[error("cannot write the report file {path}: {source}")]
-    Write {
-        /// `index.html`.
-        path: String,
-        /// Why.
-        source: io::Error,
-    },
+    Write(#[from] ReportFileError),
 }
 
 /// One thread of this process at a time: a POSIX lock does not exclude the threads of the
@@ -82,15 +75,14 @@ static REWRITING: Mutex<()> = Mutex::new(());
 
 /// Rewrites `dir/index.html` from the pages now in `dir`, under the directory's lock
 /// (`.heapgrowth-index.lock`, created if missing), written as every report file is
-/// ([`crate::output::write_file`], after [`crate::output::check_outputs`]).
+/// ([`write_checked_report`]).
 pub fn rewrite(dir: &Path) -> Result<(), IndexError> {
     let _one_thread = REWRITING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let lock_path = dir.join(LOCK);
-    let shown = |path: &Path| crate::line::escape_line(&path.display().to_string());
     let lock_error = |source| IndexError::Lock {
-        path: shown(&lock_path),
+        path: crate::line::escape_line(&lock_path.display().to_string()),
         source,
     };
     let lock_file = fs::OpenOptions::new()
@@ -101,12 +93,7 @@ pub fn rewrite(dir: &Path) -> Result<(), IndexError> {
         .map_err(lock_error)?;
     let _lock = RecordLock::exclusive(&lock_file).map_err(lock_error)?;
     let page = render(&rows_in(dir)?);
-    let index = dir.join(INDEX);
-    let checked = check_outputs(&[("report file", &index)], &[])?;
-    write_file(&checked[0].target, page.as_bytes()).map_err(|source| IndexError::Write {
-        path: shown(&index),
-        source,
-    })
+    Ok(write_checked_report(&dir.join(INDEX), &page)?)
 }
 
 /// The rows of the pages in `dir`: every regular file (or link to one) `<name>.html` but

@@ -341,6 +341,35 @@ pub fn write_report_file(path: &Path, text: &str) -> std::io::Result<()> {
     crate::output::write_file(path, text.as_bytes())
 }
 
+/// A report file that [`write_checked_report`] could not write.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportFileError {
+    /// The path is not one an output may have ([`crate::output::check_outputs`]).
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// Writing failed.
+    #[error("cannot write the report file {path}: {source}")]
+    Write {
+        /// The file, as a terminal may show it.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Checks `path` as every output is checked ([`crate::output::check_outputs`]: not a directory
+/// or a special file, not through another user's symbolic link, in a directory that takes a new
+/// file), then writes `text` there ([`write_report_file`]). The JUnit front end's report files
+/// and `index.html` are written this way.
+pub fn write_checked_report(path: &Path, text: &str) -> Result<(), ReportFileError> {
+    let checked = crate::output::check_outputs(&[("report file", path)], &[])?;
+    write_report_file(&checked[0].target, text).map_err(|source| ReportFileError::Write {
+        path: crate::line::escape_line(&path.display().to_string()),
+        source,
+    })
+}
+
 /// Reports the unit tests of several report modules share.
 #[cfg(test)]
 pub(crate) mod test_reports {

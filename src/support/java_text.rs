@@ -33,6 +33,12 @@ pub fn is_blank(text: &str) -> bool {
     text.chars().all(is_whitespace)
 }
 
+/// Java's `Boolean.parseBoolean` (and so `Boolean.getBoolean` of a property's value): `true` in
+/// any case, and nothing else, not even with white space around it.
+pub fn is_true(text: &str) -> bool {
+    text.eq_ignore_ascii_case("true")
+}
+
 /// `Path.of(path).toString()`: repeated `/` as one, and no trailing `/` but the root's.
 pub fn display(path: &Path) -> String {
     let text = path.to_string_lossy();
@@ -88,6 +94,8 @@ mod tests {
         }
         assert_eq!(trim("\u{0} x\u{1F} "), "x");
         assert_eq!(trim("\u{2003}x"), "\u{2003}x");
+        assert!(is_true("TrUe"));
+        assert!(!is_true(" true") && !is_true("yes") && !is_true(""));
     }
 
     #[test]

@@ -555,7 +555,7 @@ impl Reading {
     /// Boolean.getBoolean("heapgrowth.jfr")` did).
     fn switch(&self) -> Result<Option<bool>, SettingError> {
         match (self.from, self.value.as_str()) {
-            (Source::SystemProperty, value) => Ok(Some(value.eq_ignore_ascii_case("true"))),
+            (Source::SystemProperty, value) => Ok(Some(java_text::is_true(value))),
             (Source::Annotation, "false") => Ok(None),
             (_, "true") => Ok(Some(true)),
             (_, "false") => Ok(Some(false)),

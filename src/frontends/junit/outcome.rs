@@ -10,9 +10,8 @@
 //! trailing `/` dropped, `.` and `..` kept) and `toAbsolutePath()` makes them absolute against
 //! the working directory (Java's `user.dir`), without resolving anything.
 //!
-//! Plain data in, `String` out: the JNI path (the junit-v8 branch) builds a [`TestRun`] from the
-//! search and the request, calls [`text_report`] and [`conclude`], and does what the
-//! [`Conclusion`] says.
+//! Plain data in, `String` out: `run_test` builds a [`TestRun`] from the search and the
+//! request, calls [`text_report`] and [`conclude`], and does what the [`Conclusion`] says.
 
 use std::path::{Path, PathBuf};
 
@@ -71,7 +70,7 @@ pub(super) struct TestRun<'a> {
     pub accepted_nodes: usize,
     /// Baseline blocks that no longer grow.
     pub stale_blocks: usize,
-    /// The agent's status line (what `NativeEngine.agentStatus` returned).
+    /// The agent's status line (`reports::agent_status_line`).
     pub agent: &'a str,
     /// `heapgrowth.baseline` as given (a blank property is none).
     pub baseline: Option<&'a Path>,

@@ -3,10 +3,11 @@
 //! writes its reports ([`crate::output`]), and the `Agent:` line of the text report and the
 //! failure message. The texts are the extension's (JUnit API 7), byte for byte.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::jvmti::AgentCapabilities;
 use crate::line::escape_line;
+use crate::report::write_checked_report;
 
 /// Why a test JVM without `-agentpath:` has no agent, and what that costs.
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded (no -agentpath: option): \
@@ -38,22 +39,9 @@ fn yes(value: bool) -> &'static str {
     }
 }
 
-/// Writes one report file as every front end writes its reports: the path checked (not a
-/// directory or a special file, not through another user's symbolic link, in a directory that
-/// takes a new file), then a new temporary file renamed over it.
-fn write_report(path: &Path, text: &str) -> Result<(), String> {
-    let checked =
-        crate::output::check_outputs(&[("report file", path)], &[]).map_err(|e| e.to_string())?;
-    crate::output::write_file(&checked[0].target, text.as_bytes()).map_err(|e| {
-        format!(
-            "cannot write the report file {}: {e}",
-            escape_line(&path.display().to_string())
-        )
-    })
-}
-
-/// Writes the test's reports into `dir` (created first, as `Files.createDirectories` did);
-/// returns the test's page. The index of the pages is rewritten next
+/// Writes the test's reports into `dir` (created first, as `Files.createDirectories` did), each
+/// checked and written as every front end writes its reports
+/// ([`crate::report::write_checked_report`]). The index of the pages is rewritten next
 /// ([`crate::report::index_page::rewrite`]).
 pub(super) fn write_all(
     dir: &Path,
@@ -61,18 +49,18 @@ pub(super) fn write_all(
     text: &str,
     json: &str,
     html: &str,
-) -> Result<PathBuf, String> {
+) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| {
         format!(
             "cannot create the report directory {}: {e}",
             escape_line(&dir.display().to_string())
         )
     })?;
-    write_report(&dir.join(format!("{name}.txt")), text)?;
-    write_report(&dir.join(format!("{name}.json")), json)?;
-    let page = dir.join(format!("{name}.html"));
-    write_report(&page, html)?;
-    Ok(page)
+    for (extension, content) in [("txt", text), ("json", json), ("html", html)] {
+        write_checked_report(&dir.join(format!("{name}.{extension}")), content)
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -92,12 +80,17 @@ mod tests {
     fn the_reports_go_into_a_directory_created_first_and_a_bad_path_is_one_line() {
         let dir = crate::tempdir::PrivateTempDir::new("test").unwrap();
         let reports = dir.path().join("new/reports");
-        let page = write_all(&reports, "a.T.x", "text\n", "{}", "<html>").unwrap();
-        assert_eq!(page, reports.join("a.T.x.html"));
-        assert_eq!(
-            std::fs::read_to_string(reports.join("a.T.x.txt")).unwrap(),
-            "text\n"
-        );
+        write_all(&reports, "a.T.x", "text\n", "{}", "<html>").unwrap();
+        for (file, content) in [
+            ("a.T.x.txt", "text\n"),
+            ("a.T.x.json", "{}"),
+            ("a.T.x.html", "<html>"),
+        ] {
+            assert_eq!(
+                std::fs::read_to_string(reports.join(file)).unwrap(),
+                content
+            );
+        }
         std::fs::create_dir(reports.join("b.T.y.json")).unwrap();
         let error = write_all(&reports, "b.T.y", "", "", "").unwrap_err();
         assert!(

@@ -110,8 +110,7 @@ impl<'p> Pairs<'p> {
 
     /// `Boolean.getBoolean(key)`: "true" in any case, nothing else.
     fn switch(&self, key: &str) -> bool {
-        self.get(key)
-            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+        self.get(key).is_some_and(java_text::is_true)
     }
 
     /// A path property; blank means none.
