@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use heapgrowth::jvm::{Jvm, JvmError, JvmOptions, Scenario};
+use heapgrowth::jvm::{Jvm, JvmError, JvmOptions, LiveScenario, Recorder, Scenario};
 use heapgrowth::tempdir::{install_interrupt_cleanup, PrivateTempDir, INTERRUPTED_EXIT_STATUS};
 
 /// Scenario classes compiled at test time, one `(file, source)` each, all in package `t`.
@@ -265,6 +265,29 @@ public class TimerThreads implements Runnable {
             sleeper.join();
         }
     }
+}"#,
+    ),
+    (
+        "DefinesClasses.java",
+        r#"package t;
+/** A loader that defined a class (a copy of t.Counter's bytes): ClassLoader.classes holds it. */
+public class DefinesClasses implements Runnable {
+    public static final Loader LOADER = new Loader();
+    /** Null, for the failure text of a path through a null field. */
+    public static java.util.List<Object> EMPTY;
+    static {
+        try (java.io.InputStream in = DefinesClasses.class.getResourceAsStream("Counter.class")) {
+            byte[] bytes = in.readAllBytes();
+            LOADER.define(bytes);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+    public static final class Loader extends ClassLoader {
+        Loader() { super(DefinesClasses.class.getClassLoader()); }
+        Class<?> define(byte[] bytes) { return defineClass("t.Counter", bytes, 0, bytes.length); }
+    }
+    public void run() {}
 }"#,
     ),
     (
@@ -550,6 +573,118 @@ fn static_initializer_throwing_is_constructor_threw_with_cause() {
         .stack
         .iter()
         .any(|l| l == "at t.StaticInitThrows.compute(StaticInitThrows.java:4)"));
+}
+
+/// The recorder live attribution chooses for the path `steps` below `t.DefinesClasses.LOADER`
+/// (no agent: the choice needs only the path's objects).
+fn recorder_below_loader(steps: &[[&str; 4]]) -> Recorder {
+    let mut scenario = open("t.DefinesClasses").unwrap();
+    let start = scenario.path_start().unwrap();
+    let mut path = vec![
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "LOADER",
+            "t.DefinesClasses$Loader",
+        ],
+    ];
+    path.extend_from_slice(steps);
+    let live = start.follow_path(&path, None).unwrap();
+    let recorder = live.recorder().unwrap();
+    drop(live);
+    drop(scenario);
+    recorder
+}
+
+/// Issue 32: reflection lists no field of `ClassLoader` (the JDK filters them), so the path
+/// `ClassLoader.classes` is followed through JNI (`hiddenField`) and the list is read.
+#[test]
+fn a_class_loaders_hidden_classes_field_is_followed_through_jni() {
+    let classes = [
+        "INSTANCE_FIELD",
+        "java.lang.ClassLoader",
+        "classes",
+        "java.util.ArrayList",
+    ];
+    assert_eq!(
+        recorder_below_loader(&[classes]),
+        Recorder::ContainerWrites {
+            label: "ArrayList".into()
+        }
+    );
+    // The list was read: its one entry is the class the loader defined.
+    assert_eq!(
+        recorder_below_loader(&[
+            classes,
+            [
+                "ARRAY_ENTRY",
+                "java.util.ArrayList",
+                "[x]",
+                "java.lang.Class"
+            ]
+        ]),
+        Recorder::Allocations {
+            reason: "the node is a java.lang.Class reached through an array or collection entry"
+                .into()
+        }
+    );
+}
+
+/// Issue 32: a step that fails says what happened, not "the path changed" when it did not.
+#[test]
+fn path_step_failures_say_what_happened() {
+    let reason = |steps: &[[&str; 4]]| match recorder_below_loader(steps) {
+        Recorder::None { reason } => reason,
+        other => panic!("expected no recorder, got {other:?}"),
+    };
+    assert_eq!(
+        reason(&[["INSTANCE_FIELD", "java.lang.ClassLoader", "noSuchField", "java.util.ArrayList"]]),
+        "java.lang.ClassLoader.noSuchField is not a field heapgrowth can find in java.lang.ClassLoader \
+         (reflection does not list it, and JNI knows no field of that name whose type is \
+         java.util.ArrayList or one of its supertypes)"
+    );
+    // Found through JNI, but this loader is not parallel capable: the map is null.
+    assert_eq!(
+        reason(&[[
+            "INSTANCE_FIELD",
+            "java.lang.ClassLoader",
+            "parallelLockMap",
+            "java.util.concurrent.ConcurrentHashMap"
+        ]]),
+        "no live object found at INSTANCE_FIELD java.lang.ClassLoader.parallelLockMap -> \
+         java.util.concurrent.ConcurrentHashMap: 1 owner, the field null in 1 (the path changed \
+         since the last snapshot)"
+    );
+    // Found (declared Object), holding another class than the dump said: a loader that is not
+    // parallel capable is its own assertion lock.
+    assert_eq!(
+        reason(&[["INSTANCE_FIELD", "java.lang.ClassLoader", "assertionLock", "java.util.ArrayList"]]),
+        "no live object found at INSTANCE_FIELD java.lang.ClassLoader.assertionLock -> java.util.ArrayList: \
+         1 owner, holding another class in 1 (the path changed since the last snapshot)"
+    );
+    let mut scenario = open("t.DefinesClasses").unwrap();
+    let start = scenario.path_start().unwrap();
+    let path = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "EMPTY",
+            "java.util.ArrayList",
+        ],
+    ];
+    let live = start.follow_path(&path, None).unwrap();
+    assert_eq!(
+        live.recorder().unwrap(),
+        Recorder::None {
+            reason: "no live object found at STATIC_FIELD t.DefinesClasses.EMPTY -> java.util.ArrayList: \
+                     the static field is null (the path changed since the last snapshot)"
+                .into()
+        }
+    );
+    drop(live);
+    drop(scenario);
 }
 
 #[test]
