@@ -351,6 +351,53 @@ fn commons_pool() {
     library_clean("corpus.libs.KeyedPoolPerTenantClean");
 }
 
+// 7. Class and class-loader leaks (issue 32): a class defined per call into a loader that lives.
+
+#[test]
+fn classes_defined_per_call_into_a_long_lived_loader() {
+    // The node is the loader itself, its children its classes (CLASS steps).
+    let nodes = jdk(
+        "corpus.attribution.DefinedClassPerCallLeak",
+        "app/TemplateLoader.java",
+        GROWS,
+    );
+    assert_eq!(nodes.as_array().unwrap().len(), 1, "{nodes}");
+    jdk_clean("corpus.attribution.DefinedClassLoaderDropped");
+}
+
+#[test]
+fn byte_buddy_and_javassist() {
+    // Byte Buddy: the generator loader, and a lock per new class name in the parallelLockMap of
+    // each parent loader asked for it: a field reflection hides, followed through JNI.
+    let nodes = library(
+        "corpus.libs.ByteBuddyClassPerCallLeak",
+        "ByteBuddyClassPerCallLeak.java",
+        GROWS,
+    );
+    let hidden = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| {
+            node["path"].as_array().unwrap().iter().any(|step| {
+                step["owner"] == "java.lang.ClassLoader" && step["name"] == "parallelLockMap"
+            })
+        })
+        .count();
+    assert!(
+        hidden >= 1,
+        "no node through ClassLoader.parallelLockMap: {nodes}"
+    );
+    library_clean("corpus.libs.ByteBuddyTypeCacheClean");
+    // Javassist: the ClassPool keeps every CtClass it made until detach().
+    library(
+        "corpus.libs.JavassistPoolLeak",
+        "JavassistPoolLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.JavassistDetachedOnce");
+}
+
 #[test]
 fn the_text_report_shows_each_stack_down_to_the_users_line_and_marks_it() {
     let output = heapgrowth_on(library_classpath(), &["corpus.libs.GuavaCacheLeak"], &[]);
