@@ -270,24 +270,61 @@ public class TimerThreads implements Runnable {
     (
         "DefinesClasses.java",
         r#"package t;
-/** A loader that defined a class (a copy of t.Counter's bytes): ClassLoader.classes holds it. */
+/**
+ * A loader that defined a class (a copy of t.Counter's bytes): ClassLoader.classes holds it. And
+ * a hidden class it defined (a Lookup.defineHiddenClass of t.HiddenTemplate's bytes, from
+ * t.HiddenMaker defined in it). Its findClass records every name it is asked for.
+ */
 public class DefinesClasses implements Runnable {
     public static final Loader LOADER = new Loader();
     /** Null, for the failure text of a path through a null field. */
     public static java.util.List<Object> EMPTY;
+    /** The names LOADER.findClass was asked for: a CLASS step must ask none. */
+    public static final java.util.List<String> ASKED = new java.util.ArrayList<>();
+    public static final Class<?> HIDDEN;
     static {
-        try (java.io.InputStream in = DefinesClasses.class.getResourceAsStream("Counter.class")) {
-            byte[] bytes = in.readAllBytes();
-            LOADER.define(bytes);
+        try {
+            LOADER.define("t.Counter", bytes("Counter.class"));
+            Class<?> maker = LOADER.define("t.HiddenMaker", bytes("HiddenMaker.class"));
+            HIDDEN = (Class<?>) maker.getMethod("make", byte[].class).invoke(null, (Object) bytes("HiddenTemplate.class"));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+    public static byte[] bytes(String resource) {
+        try (java.io.InputStream in = DefinesClasses.class.getResourceAsStream(resource)) {
+            return in.readAllBytes();
         } catch (java.io.IOException e) {
             throw new IllegalStateException(e);
         }
     }
     public static final class Loader extends ClassLoader {
-        Loader() { super(DefinesClasses.class.getClassLoader()); }
-        Class<?> define(byte[] bytes) { return defineClass("t.Counter", bytes, 0, bytes.length); }
+        public Loader() { super(DefinesClasses.class.getClassLoader()); }
+        public Class<?> define(String name, byte[] bytes) { return defineClass(name, bytes, 0, bytes.length); }
+        @Override protected Class<?> findClass(String name) throws ClassNotFoundException {
+            ASKED.add(name);
+            throw new ClassNotFoundException(name);
+        }
     }
     public void run() {}
+}"#,
+    ),
+    (
+        "HiddenMaker.java",
+        r#"package t;
+/** Defined by DefinesClasses.LOADER: defines a hidden class in that loader. */
+public class HiddenMaker {
+    public static Class<?> make(byte[] bytes) throws IllegalAccessException {
+        return java.lang.invoke.MethodHandles.lookup().defineHiddenClass(bytes, true).lookupClass();
+    }
+}"#,
+    ),
+    (
+        "HiddenTemplate.java",
+        r#"package t;
+/** Only ever defined as a hidden class (t.HiddenTemplate/0x...). */
+public class HiddenTemplate {
+    public int answer() { return 42; }
 }"#,
     ),
     (
@@ -685,6 +722,130 @@ fn path_step_failures_say_what_happened() {
     );
     drop(live);
     drop(scenario);
+}
+
+/// The recorder (or the reason there is none) for `steps` below `t.DefinesClasses.LOADER`, with
+/// the agent when `agent`; and whether the loader's `findClass` was asked for any name.
+fn class_step(steps: &[[&str; 4]], agent: bool) -> (Recorder, bool) {
+    let mut scenario = open("t.DefinesClasses").unwrap();
+    let start = scenario.path_start().unwrap();
+    let mut path = vec![
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "LOADER",
+            "t.DefinesClasses$Loader",
+        ],
+    ];
+    path.extend_from_slice(steps);
+    let live_agent = if agent {
+        Some(jvm().live_agent().expect("the agent is loaded"))
+    } else {
+        None
+    };
+    let recorder = start
+        .follow_path(&path, live_agent)
+        .unwrap()
+        .recorder()
+        .unwrap();
+    let asked = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "ASKED",
+            "java.util.ArrayList",
+        ],
+        [
+            "ARRAY_ENTRY",
+            "java.util.ArrayList",
+            "[x]",
+            "java.lang.String",
+        ],
+    ];
+    let asked = match start.follow_path(&asked, None).unwrap().recorder().unwrap() {
+        Recorder::None { reason } => {
+            assert!(
+                reason.starts_with("no live object found at ARRAY_ENTRY"),
+                "{reason}"
+            );
+            false
+        }
+        _ => true,
+    };
+    drop(scenario);
+    (recorder, asked)
+}
+
+/// Issue 32: a `CLASS` step finds the classes a loader defined without loading anything by name
+/// (no `Class.forName`: a loader's `loadClass` may define a class on demand); with the agent
+/// JVMTI lists them, hidden classes included; without it the loader's `findLoadedClass`.
+#[test]
+fn class_steps_find_defined_classes_without_asking_the_loader() {
+    let defined = [
+        "CLASS",
+        "t.DefinesClasses$Loader",
+        "t.Counter",
+        "java.lang.Class",
+    ];
+    let found = Recorder::Allocations {
+        reason: "the node is a java.lang.Class reached through the class loader that defined it"
+            .into(),
+    };
+    for agent in [false, true] {
+        assert_eq!(
+            class_step(&[defined], agent),
+            (found.clone(), false),
+            "agent {agent}"
+        );
+    }
+    let missing = [
+        "CLASS",
+        "t.DefinesClasses$Loader",
+        "t.Missing",
+        "java.lang.Class",
+    ];
+    let (recorder, asked) = class_step(&[missing], false);
+    assert!(!asked, "the loader was asked for a name");
+    assert_eq!(
+        recorder,
+        Recorder::None {
+            reason: "no live object found at CLASS t.DefinesClasses$Loader.t.Missing -> java.lang.Class: \
+                     none of the 1 object(s) at the step before has loaded a class of that name (it was \
+                     unloaded, or it is a hidden class, which no name finds: heapgrowth's JVMTI agent \
+                     lists those; load it with -agentpath:)"
+                .into()
+        }
+    );
+    let (recorder, asked) = class_step(&[missing], true);
+    assert!(!asked, "the loader was asked for a name");
+    assert_eq!(
+        recorder,
+        Recorder::None {
+            reason: "no live object found at CLASS t.DefinesClasses$Loader.t.Missing -> java.lang.Class: \
+                     no class of that name defined by the 1 object(s) at the step before is loaded now \
+                     (the path changed since the last snapshot)"
+                .into()
+        }
+    );
+    // A hidden class (t.HiddenTemplate/0x...): only the agent's list has it.
+    let hidden = [
+        "CLASS",
+        "t.DefinesClasses$Loader",
+        "t.HiddenTemplate",
+        "java.lang.Class",
+    ];
+    assert_eq!(class_step(&[hidden], true), (found, false));
+    match class_step(&[hidden], false) {
+        (Recorder::None { reason }, false) => {
+            assert!(
+                reason.contains("it is a hidden class, which no name finds"),
+                "{reason}"
+            )
+        }
+        other => panic!("without the agent a hidden class is not found by name: {other:?}"),
+    }
 }
 
 #[test]

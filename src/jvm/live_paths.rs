@@ -84,16 +84,23 @@ impl PathStart {
                 }
                 _ => JObjectArray::from(JObject::null()),
             };
+            let loaded = match agent {
+                Some(agent) if steps.iter().any(|step| step[0] == "CLASS") => {
+                    loaded_classes(env, agent.jvmti)?
+                }
+                _ => JObjectArray::from(JObject::null()),
+            };
             let result = env.call_static_method(
                 as_class(&self.java.live_attribution),
                 "open",
-                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;[Ljava/lang/Object;)Ldev/heapgrowth/attribution/LiveAttribution;",
+                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;[Ljava/lang/Object;[Ljava/lang/Class;)Ldev/heapgrowth/attribution/LiveAttribution;",
                 &[
                     JValue::Object(self.loader.as_obj()),
                     JValue::Object(self.thread.as_obj()),
                     JValue::Object(instance),
                     JValue::Object(&array),
                     JValue::Object(&locals),
+                    JValue::Object(&loaded),
                 ],
             );
             let session = self.java.unexpected(env, "following the path for attribution", result)?.l()?;
@@ -144,6 +151,21 @@ impl PathStart {
         }
         Ok(array)
     }
+}
+
+/// Every class loaded now, as a `Class[]` for a path's `CLASS` steps (JVMTI lists them: no class
+/// is looked up by name, so nothing is loaded or defined, and hidden classes are there).
+fn loaded_classes<'local>(
+    env: &mut JNIEnv<'local>,
+    jvmti: &JvmtiEnv,
+) -> Result<JObjectArray<'local>, JvmError> {
+    let classes = jvmti.loaded_classes(env)?;
+    let array = env.new_object_array(classes.len() as i32, "java/lang/Class", JObject::null())?;
+    for (i, class) in classes.into_iter().enumerate() {
+        env.set_object_array_element(&array, i as i32, &class)?;
+        env.delete_local_ref(class)?;
+    }
+    Ok(array)
 }
 
 /// The JVMTI recorder the Java side chose for a node (a recording proxy, the last resort, is

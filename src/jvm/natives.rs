@@ -45,6 +45,11 @@ pub(super) fn register(env: &mut JNIEnv, class: &JClass) -> Result<(), JvmError>
             write_field as *mut c_void,
         ),
         method(
+            "findLoadedClass",
+            "(Ljava/lang/ClassLoader;Ljava/lang/String;)Ljava/lang/Class;".into(),
+            find_loaded_class as *mut c_void,
+        ),
+        method(
             "hiddenField",
             format!("(Ljava/lang/Class;Ljava/lang/String;[Ljava/lang/String;Z){FIELD}"),
             hidden_field as *mut c_void,
@@ -140,6 +145,34 @@ extern "system" fn hidden_field<'local>(
             }
         }
         Ok(std::ptr::null_mut())
+    })
+}
+
+/// `static native Class<?> findLoadedClass(ClassLoader loader, String name)`: what
+/// `loader.findLoadedClass(name)` returns, the class `loader` already loaded under that name, or
+/// null. The method is protected (and final, so no loader overrides it): JNI calls it without
+/// an access check, and, unlike `Class.forName`, it never runs the loader's `loadClass`, which
+/// may define a class on demand.
+extern "system" fn find_loaded_class<'local>(
+    mut env: JNIEnv<'local>,
+    _class: JClass<'local>,
+    loader: JObject<'local>,
+    name: JString<'local>,
+) -> jobject {
+    entry(&mut env, std::ptr::null_mut(), |env| {
+        if loader.is_null() {
+            return Err(BoundaryError::illegal_argument(
+                "findLoadedClass: no loader",
+            ));
+        }
+        let result = env.call_method(
+            &loader,
+            "findLoadedClass",
+            "(Ljava/lang/String;)Ljava/lang/Class;",
+            &[JValue::Object(&name)],
+        );
+        // An exception it threw stays pending for Java to see (`entry` throws nothing over it).
+        Ok(result?.l()?.into_raw())
     })
 }
 

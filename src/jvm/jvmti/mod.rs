@@ -30,6 +30,7 @@ macro_rules! jvmti {
 }
 
 mod allocation_sampling;
+mod classes;
 mod events;
 mod field_watch;
 mod heap;

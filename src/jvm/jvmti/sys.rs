@@ -313,3 +313,8 @@ jvmti_functions! {
     /// `GetCapabilities` (89): the capabilities this environment possesses.
     89 => fn GetCapabilities(capabilities_ptr: *mut jvmtiCapabilities);
 }
+
+jvmti_functions! {
+    /// `GetLoadedClasses` (78): every class loaded now, hidden classes included.
+    78 => fn GetLoadedClasses(class_count_ptr: *mut jint, classes_ptr: *mut *mut jclass);
+}

@@ -77,6 +77,10 @@ public final class LiveAttribution {
     private final String[] steps;
     /** What the {@code LOCAL} step below the root holds (found by JVMTI), or null. */
     private final Object[] locals;
+    /** Every class loaded when the path was opened (listed by JVMTI, for {@code CLASS} steps), or null. */
+    private final Class<?>[] loadedClasses;
+    /** The kind of the path's last step. */
+    private String lastKind = "";
     /** Objects at the step before the growing node (the owners of its field). */
     private List<Object> owners = List.of();
     /** Objects of the growing node itself. */
@@ -103,12 +107,14 @@ public final class LiveAttribution {
     private int replacedWhileProxied;
 
     private LiveAttribution(
-            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals) {
+            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals,
+            Class<?>[] loadedClasses) {
         this.loader = loader;
         this.scenarioThread = scenarioThread;
         this.instance = instance;
         this.steps = steps;
         this.locals = locals;
+        this.loadedClasses = loadedClasses;
     }
 
     /**
@@ -124,7 +130,20 @@ public final class LiveAttribution {
      */
     public static LiveAttribution open(
             ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals) {
-        LiveAttribution attribution = new LiveAttribution(loader, scenarioThread, instance, steps, locals);
+        return open(loader, scenarioThread, instance, steps, locals, null);
+    }
+
+    /**
+     * As {@link #open(ClassLoader, Thread, Object, String[], Object[])}, with every class loaded
+     * now ({@code loadedClasses}, listed by JVMTI, hidden classes included), where a {@code
+     * CLASS} step looks for the classes its loaders defined; null without heapgrowth's agent,
+     * when a {@code CLASS} step asks each loader for a class it already loaded, by name.
+     */
+    public static LiveAttribution open(
+            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals,
+            Class<?>[] loadedClasses) {
+        LiveAttribution attribution =
+                new LiveAttribution(loader, scenarioThread, instance, steps, locals, loadedClasses);
         attribution.walkOrSayWhy();
         return attribution;
     }
@@ -281,6 +300,15 @@ public final class LiveAttribution {
                     break;
                 case "CLASS":
                     next = classesDefinedBy(current, name);
+                    why = "no live object found at " + kind + " " + owner + "." + name + " -> " + target + ": "
+                            + (loadedClasses != null
+                                    ? "no class of that name defined by the " + current.size()
+                                            + " object(s) at the step before is loaded now (the path changed since"
+                                            + " the last snapshot)"
+                                    : "none of the " + current.size() + " object(s) at the step before has loaded a"
+                                            + " class of that name (it was unloaded, or it is a hidden class, which no"
+                                            + " name finds: heapgrowth's JVMTI agent lists those; load it with"
+                                            + " -agentpath:)");
                     break;
                 case "LOCAL":
                     if (i == 4 && locals != null) {
@@ -311,6 +339,7 @@ public final class LiveAttribution {
             }
             previous = current;
             current = next;
+            lastKind = kind;
         }
         owners = previous;
         targets = current;
@@ -392,29 +421,48 @@ public final class LiveAttribution {
     }
 
     /**
-     * The classes named {@code className} that a {@code CLASS} step reaches from {@code owners}:
-     * those the class loaders among them defined, or the class of an instance among them.
+     * The classes named {@code className} (as reports name them: a hidden class without its
+     * address suffix) that a {@code CLASS} step reaches from {@code owners}: those the class
+     * loaders among them defined, or the class of an instance among them. Nothing is loaded by
+     * name (a loader's {@code loadClass} may define a class on demand, a side effect in the
+     * scenario): the loaded classes JVMTI listed are searched, or without them each loader's
+     * {@code findLoadedClass}.
      */
-    private static List<Object> classesDefinedBy(List<Object> owners, String className) {
+    private List<Object> classesDefinedBy(List<Object> owners, String className) {
         List<Object> out = new ArrayList<>();
-        for (Object loader : owners) {
-            if (!(loader instanceof ClassLoader)) {
-                if (loader != null && loader.getClass().getName().equals(className)) {
-                    out.add(loader.getClass());
-                }
-                continue;
+        Set<Object> loaders = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Object owner : owners) {
+            if (owner instanceof ClassLoader) {
+                loaders.add(owner);
+            } else if (owner != null && matches(owner.getClass(), className)) {
+                out.add(owner.getClass());
             }
-            try {
-                Class<?> c = Class.forName(className, false, (ClassLoader) loader);
-                if (c.getClassLoader() == loader) {
+        }
+        if (loaders.isEmpty()) {
+            return out;
+        }
+        if (loadedClasses != null) {
+            for (Class<?> c : loadedClasses) {
+                if (c != null && loaders.contains(c.getClassLoader()) && matches(c, className)) {
                     out.add(c);
                 }
-            } catch (ClassNotFoundException | LinkageError e) {
-                // Not defined by this loader (a hidden class has no name to look up).
+            }
+            return out;
+        }
+        for (Object loader : loaders) {
+            Class<?> c = findLoadedClass((ClassLoader) loader, className);
+            if (c != null && c.getClassLoader() == loader) {
+                out.add(c);
             }
         }
         return out;
     }
+
+    /**
+     * {@code loader.findLoadedClass(name)}, called through JNI (it is protected): the class
+     * {@code loader} already loaded under that binary name, or null. Loads nothing.
+     */
+    private static native Class<?> findLoadedClass(ClassLoader loader, String name);
 
     /**
      * The class of a static field step: among the classes the step before reached (a
@@ -490,15 +538,18 @@ public final class LiveAttribution {
 
     /**
      * The JVM descriptors a field holding a {@code target} can be declared with: the class's,
-     * its superclasses' and its interfaces'. The class is looked up among those already loaded
-     * by the field's class's loader or the scenario's (it was in the heap dump); if it cannot
-     * be, only {@code Object}'s.
+     * its superclasses' and its interfaces'. The class is looked up among those the field's
+     * class's loader or the scenario's already loaded (it was in the heap dump; nothing is
+     * loaded), else among the JDK's; if it is in none, only {@code Object}'s.
      */
     private String[] candidateDescriptors(Class<?> declaring, String target) {
         Set<String> out = new LinkedHashSet<>();
-        Class<?> type = typeNamed(target, declaring.getClassLoader());
+        Class<?> type = declaring.getClassLoader() == null ? null : typeNamed(target, declaring.getClassLoader());
         if (type == null && declaring.getClassLoader() != loader) {
             type = typeNamed(target, loader);
+        }
+        if (type == null) {
+            type = typeNamed(target, null);
         }
         if (type != null && type.isArray()) {
             out.add(descriptor(type));
@@ -523,7 +574,11 @@ public final class LiveAttribution {
         return out.toArray(new String[0]);
     }
 
-    /** The class (or array class) named {@code name} as reports name it, through {@code from}; null if unknown. */
+    /**
+     * The class (or array class) named {@code name} as reports name it that {@code from} already
+     * loaded, or the JDK's boot loader when {@code from} is null (which runs no scenario code);
+     * null if there is none.
+     */
     private static Class<?> typeNamed(String name, ClassLoader from) {
         String binary = name;
         int dimensions = 0;
@@ -532,7 +587,12 @@ public final class LiveAttribution {
             dimensions++;
         }
         try {
-            Class<?> type = PRIMITIVES.containsKey(binary) ? PRIMITIVES.get(binary) : Class.forName(binary, false, from);
+            Class<?> type = PRIMITIVES.containsKey(binary) ? PRIMITIVES.get(binary)
+                    : from == null ? Class.forName(binary, false, null)
+                    : findLoadedClass(from, binary);
+            if (type == null) {
+                return null;
+            }
             for (int i = 0; i < dimensions; i++) {
                 type = type.arrayType();
             }
@@ -673,7 +733,9 @@ public final class LiveAttribution {
                 : "a " + sample.getClass().getName();
         if (field == null || Modifier.isFinal(field.getModifiers())) {
             return new String[] {"allocations", "the node is " + what + " reached through "
-                    + (field == null ? "an array or collection entry" : "a final field")};
+                    + (field != null ? "a final field"
+                            : lastKind.equals("CLASS") ? "the class loader that defined it"
+                            : "an array or collection entry")};
         }
         boolean isStatic = Modifier.isStatic(field.getModifiers());
         String owner = field.getDeclaringClass().getName();
@@ -692,7 +754,9 @@ public final class LiveAttribution {
         }
         if (field == null) {
             return "a proxy needs a field, and the node is reached through "
-                    + (threadGroup != null ? "a thread" : "an array or collection entry");
+                    + (threadGroup != null ? "a thread"
+                            : lastKind.equals("CLASS") ? "the class loader that defined it"
+                            : "an array or collection entry");
         }
         Class<?> declared = field.getType();
         boolean collectionInterface = declared.isInterface()
