@@ -328,6 +328,49 @@ public class HiddenTemplate {
 }"#,
     ),
     (
+        "DefinesPerLoop.java",
+        r#"package t;
+/** Each loop, its loader defines a class (t.Gen0001, t.Gen0002, ...) and a hidden class. */
+public class DefinesPerLoop implements Runnable {
+    public static final DefinesClasses.Loader LOADER = new DefinesClasses.Loader();
+    static final java.util.List<Class<?>> KEPT = new java.util.ArrayList<>();
+    private static final java.lang.reflect.Method MAKE;
+    static {
+        try {
+            MAKE = LOADER.define("t.HiddenMaker", DefinesClasses.bytes("HiddenMaker.class")).getMethod("make", byte[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+    private int loop;
+    public void run() {
+        loop++;
+        byte[] bytes = DefinesClasses.bytes("Gen0000.class");
+        byte[] from = "Gen0000".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] to = String.format("Gen%04d", loop).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int i = 0; i + from.length <= bytes.length; i++) {
+            if (java.util.Arrays.equals(bytes, i, i + from.length, from, 0, from.length)) {
+                System.arraycopy(to, 0, bytes, i, to.length);
+            }
+        }
+        KEPT.add(LOADER.define(String.format("t.Gen%04d", loop), bytes));
+        try {
+            KEPT.add((Class<?>) MAKE.invoke(null, (Object) DefinesClasses.bytes("HiddenTemplate.class")));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}"#,
+    ),
+    (
+        "Gen0000.java",
+        r#"package t;
+/** The template DefinesPerLoop copies under a new name each loop. */
+public class Gen0000 {
+    public int serial() { return 0; }
+}"#,
+    ),
+    (
         "UnloadMe.java",
         r#"package t;
 public class UnloadMe implements Runnable {
@@ -846,6 +889,84 @@ fn class_steps_find_defined_classes_without_asking_the_loader() {
         }
         other => panic!("without the agent a hidden class is not found by name: {other:?}"),
     }
+}
+
+/// Issue 32: the class-definition recorder (JVMTI `ClassLoad`) records the stack of a
+/// `defineClass` and of a `Lookup.defineHiddenClass` in the node's loader, and keeps the classes
+/// still loaded after a full collection.
+#[test]
+fn class_definitions_record_defining_stacks_of_plain_and_hidden_classes() {
+    let agent = jvm().live_agent().expect("the agent is loaded");
+    let mut scenario = open("t.DefinesPerLoop").unwrap();
+    let start = scenario.path_start().unwrap();
+    let path = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesPerLoop",
+            "LOADER",
+            "t.DefinesClasses$Loader",
+        ],
+    ];
+    let live = start.follow_path(&path, Some(agent)).unwrap();
+    let recording = live
+        .record_class_definitions(agent.jvmti)
+        .unwrap()
+        .expect("the node is a class loader");
+    scenario.run_loops(4).unwrap();
+    scenario.collect_garbage().unwrap();
+    let record = recording.stop().unwrap();
+    let names: Vec<&str> = record.survivors.iter().map(|c| c.name.as_str()).collect();
+    let plain: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("t.Gen"))
+        .collect();
+    assert_eq!(
+        plain,
+        ["t.Gen0001", "t.Gen0002", "t.Gen0003", "t.Gen0004"],
+        "{names:?}"
+    );
+    let hidden = names
+        .iter()
+        .filter(|n| n.starts_with("t.HiddenTemplate/0x"))
+        .count();
+    assert_eq!(hidden, 4, "{names:?}");
+    let stack_of = |prefix: &str| {
+        let class = record
+            .survivors
+            .iter()
+            .find(|c| c.name.starts_with(prefix))
+            .unwrap();
+        record.stacks[class.stack]
+            .iter()
+            .map(|f| format!("{}.{}", f.class, f.method))
+            .collect::<Vec<_>>()
+    };
+    let plain = stack_of("t.Gen");
+    assert!(
+        plain.contains(&"java.lang.ClassLoader.defineClass".to_owned()),
+        "{plain:?}"
+    );
+    assert!(
+        plain.contains(&"t.DefinesPerLoop.run".to_owned()),
+        "{plain:?}"
+    );
+    let hidden = stack_of("t.HiddenTemplate/");
+    assert!(
+        hidden.contains(&"java.lang.invoke.MethodHandles$Lookup.defineHiddenClass".to_owned()),
+        "{hidden:?}"
+    );
+    assert!(
+        hidden.contains(&"t.HiddenMaker.make".to_owned()),
+        "{hidden:?}"
+    );
+    assert!(
+        hidden.contains(&"t.DefinesPerLoop.run".to_owned()),
+        "{hidden:?}"
+    );
+    drop(live);
+    drop(scenario);
 }
 
 #[test]

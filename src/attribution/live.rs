@@ -7,11 +7,12 @@
 //! and identity in its field), is the last resort: where the agent is missing, or where the
 //! others saw nothing. Each recorder that saw nothing adds its reason to the answer.
 
+use super::class_definitions::growing_definitions;
 use super::{
     group, operations, split_container_stack, without_host_frames, Attribution, Frame, RecordKind,
     Recorded, StackFrame,
 };
-use crate::growth::GrowingNode;
+use crate::growth::{GrowingNode, StepKind};
 use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
@@ -62,6 +63,12 @@ fn attribute_inner(
             };
             if let Some(attributed) = note(watched, &mut saw_nothing) {
                 return Ok(attributed);
+            }
+            if gains_classes(node) {
+                let defined = with_class_definitions(agent, scenario, &live, loops, &user)?;
+                if let Some(attributed) = note(defined, &mut saw_nothing) {
+                    return Ok(attributed);
+                }
             }
             let sampled = with_allocations(agent, scenario, &live, node, loops, &user)?;
             if let Some(attributed) = note(sampled, &mut saw_nothing) {
@@ -156,6 +163,63 @@ fn with_allocations(
         recorded,
         |_| RecordKind::Allocations,
         "allocation sampling saw no new object of the node's growing classes stay below it",
+    ))
+}
+
+/// Whether the node gains classes: a class loader whose new children are classes it defined
+/// (`CLASS` steps).
+fn gains_classes(node: &GrowingNode) -> bool {
+    node.children
+        .iter()
+        .any(|child| child.step.kind == StepKind::Class && child.new > 0)
+}
+
+/// The class-definition recorder: the stacks that defined the classes the node's loaders
+/// defined during the loops and still hold after a full collection, when a name pattern has a
+/// class for at least half the loops (a generator's class per call).
+fn with_class_definitions(
+    agent: LiveAgent,
+    scenario: &mut dyn LiveScenario,
+    live: &LiveNode,
+    loops: u32,
+    user: &UserCode,
+) -> Result<Attribution, JvmError> {
+    if !agent.capabilities.tag_objects {
+        return Ok(Attribution::not_attributed(
+            "recording class definitions needs the JVMTI capability can_tag_objects, which the \
+             agent lacks",
+        ));
+    }
+    let Some(recording) = live.record_class_definitions(agent.jvmti)? else {
+        return Ok(Attribution::not_attributed(
+            "the node's objects are not class loaders, whose class definitions heapgrowth could \
+             record",
+        ));
+    };
+    // Only classes still held after a full collection count: a class per loop that its loader
+    // lets go is not the growth.
+    let ran = run_and_settle(scenario, loops).and_then(|()| scenario.collect_garbage());
+    let record = recording.stop()?;
+    ran?;
+    let survivors: Vec<(&str, usize)> = record
+        .survivors
+        .iter()
+        .map(|class| (class.name.as_str(), class.stack))
+        .collect();
+    let growing = match growing_definitions(&survivors, record.defined, loops) {
+        Ok(growing) => growing,
+        Err(reason) => return Ok(Attribution::not_attributed(reason)),
+    };
+    let mut stacks: Vec<Option<Vec<Frame>>> = record.stacks.into_iter().map(Some).collect();
+    let recorded: Vec<Recorded> = growing
+        .into_iter()
+        .filter_map(|i| stacks.get_mut(i)?.take())
+        .filter_map(|frames| split_container_stack(&user.classify(frames)))
+        .collect();
+    Ok(attributed(
+        recorded,
+        |_| RecordKind::ClassDefinitions,
+        "the class-definition recorder saw no class defined from code outside the JDK",
     ))
 }
 

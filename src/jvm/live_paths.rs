@@ -10,7 +10,8 @@ use jni::JNIEnv;
 use super::boundary::{as_class, new_string_array, string, strings_or_empty};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
-    AgentCapabilities, AllocationSampling, FieldWatch, Frame, JvmtiEnv, WatchRecord, WatchedField,
+    AgentCapabilities, AllocationSampling, ClassDefinitions, ClassRecord, FieldWatch, Frame,
+    JvmtiEnv, WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -378,6 +379,59 @@ impl LiveNode {
             sampling,
             java: Arc::clone(&self.java),
         })
+    }
+}
+
+impl LiveNode {
+    /// Starts recording the classes the node's class loaders define (the node's objects that
+    /// are class loaders); `None` if none of them is one.
+    pub fn record_class_definitions<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+    ) -> Result<Option<ActiveClassDefinitions<'j>>, JvmError> {
+        let recording = self.java.with_env(|env| {
+            let result =
+                env.call_method(&self.session, "nodeObjects", "()[Ljava/lang/Object;", &[]);
+            let objects = JObjectArray::from(
+                self.java
+                    .unexpected(env, "finding the node's objects", result)?
+                    .l()?,
+            );
+            let length = env.get_array_length(&objects)?;
+            let mut loaders = Vec::new();
+            for i in 0..length {
+                let object = env.get_object_array_element(&objects, i)?;
+                if env.is_instance_of(&object, "java/lang/ClassLoader")? {
+                    loaders.push(object);
+                }
+            }
+            if loaders.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some(jvmti.record_class_definitions(env, &loaders)?))
+        })?;
+        Ok(recording.map(|recording| ActiveClassDefinitions {
+            recording,
+            java: Arc::clone(&self.java),
+        }))
+    }
+}
+
+/// A class-definition recording in place; dropping it switches it off.
+#[derive(Debug)]
+pub struct ActiveClassDefinitions<'j> {
+    recording: ClassDefinitions<'j>,
+    java: Arc<JavaAccess>,
+}
+
+impl ActiveClassDefinitions<'_> {
+    /// Switches the recording off: the classes still loaded (run a full collection first) and
+    /// the stacks that defined them.
+    pub fn stop(self) -> Result<ClassRecord, JvmError> {
+        let ActiveClassDefinitions { recording, java } = self;
+        java.with_env(
+            |env| Ok(recording.stop(env, &mut |env, class| java.code_source(env, class))?),
+        )
     }
 }
 

@@ -362,7 +362,33 @@ fn classes_defined_per_call_into_a_long_lived_loader() {
         GROWS,
     );
     assert_eq!(nodes.as_array().unwrap().len(), 1, "{nodes}");
+    // The class-definition recorder (JVMTI ClassLoad on the node's loader).
+    assert_eq!(
+        nodes[0]["attribution"]["kind"], "classes defined at",
+        "{nodes}"
+    );
     jdk_clean("corpus.attribution.DefinedClassLoaderDropped");
+    // Without the agent: no recorder but a proxy, which a loader in a static final field of
+    // its own class's type cannot take; both reasons given.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.attribution.DefinedClassPerCallLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    let reason = report["scenarios"][0]["growing"][0]["attribution"]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not attributed without the agent: {report}"))
+        .to_owned();
+    assert!(
+        reason.starts_with("heapgrowth's JVMTI agent is not loaded")
+            && reason.ends_with(
+                "; a proxy needs a field declared as a Collection or Map interface, and \
+                 DefinedClassPerCallLeak.GENERATOR is a corpus.app.TemplateLoader"
+            ),
+        "{reason}"
+    );
 }
 
 #[test]
@@ -373,6 +399,16 @@ fn byte_buddy_and_javassist() {
         "corpus.libs.ByteBuddyClassPerCallLeak",
         "ByteBuddyClassPerCallLeak.java",
         GROWS,
+    );
+    let generator = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["path"][1]["name"] == "GENERATED")
+        .unwrap_or_else(|| panic!("no node at the generator loader: {nodes}"));
+    assert_eq!(
+        generator["attribution"]["kind"], "classes defined at",
+        "{generator}"
     );
     let hidden = nodes
         .as_array()
