@@ -109,8 +109,8 @@ fn note(attribution: Attribution, saw_nothing: &mut Vec<String>) -> Option<Attri
 /// Why nothing but a proxy can record without the agent. Every front end shows it, so it names
 /// each way to load the agent rather than one build tool's.
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded, and only a recording proxy \
-    works without it (for field watches and allocation sampling, load the agent with \
-    -agentpath:, as the Gradle plugin and the Maven plugin's prepare-agent goal do)";
+    works without it (for field watches, class definitions and allocation sampling, load the \
+    agent with -agentpath:, as the Gradle plugin and the Maven plugin's prepare-agent goal do)";
 
 /// Allocation sampling: the allocation stacks of the objects of the node's growing classes
 /// that were allocated during the loops and are below the node's objects afterwards.
