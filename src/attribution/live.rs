@@ -13,7 +13,7 @@ use super::{
     Recorded, StackFrame,
 };
 use crate::growth::{GrowingNode, StepKind};
-use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
+use crate::jvm::{ActiveClassDefinitions, JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
 /// `agent` is heapgrowth's JVMTI agent, when the JVM has it. Never fails: every problem
@@ -39,10 +39,20 @@ fn attribute_inner(
 ) -> Result<Attribution, JvmError> {
     let steps: Vec<[&str; 4]> = node.path.iter().map(step_strings).collect();
     let start = scenario.path_start()?;
-    let live = start.follow_path(&steps, agent)?;
     let user = UserCode {
         scenario_source: start.scenario_code_source()?,
     };
+    if is_class_root_group(node) {
+        let Some(agent) = agent else {
+            return Ok(Attribution::not_attributed(CLASS_ROOTS_NO_AGENT));
+        };
+        if !agent.capabilities.tag_objects {
+            return Ok(Attribution::not_attributed(NO_TAGS_FOR_CLASSES));
+        }
+        let recording = start.record_all_class_definitions(agent.jvmti)?;
+        return with_class_definitions(scenario, Some(recording), loops, &user);
+    }
+    let live = start.follow_path(&steps, agent)?;
     let mut saw_nothing: Vec<String> = Vec::new();
     match agent {
         Some(agent) => {
@@ -65,7 +75,12 @@ fn attribute_inner(
                 return Ok(attributed);
             }
             if gains_classes(node) {
-                let defined = with_class_definitions(agent, scenario, &live, loops, &user)?;
+                let defined = if agent.capabilities.tag_objects {
+                    let recording = live.record_class_definitions(agent.jvmti)?;
+                    with_class_definitions(scenario, recording, loops, &user)?
+                } else {
+                    Attribution::not_attributed(NO_TAGS_FOR_CLASSES)
+                };
                 if let Some(attributed) = note(defined, &mut saw_nothing) {
                     return Ok(attributed);
                 }
@@ -166,6 +181,22 @@ fn with_allocations(
     ))
 }
 
+/// Whether the node is the root group of classes itself (`GcRoot(Class)`, `GcRoot(StickyClass)`
+/// with no step below): classes a loader defines and keeps that hold static fields.
+fn is_class_root_group(node: &GrowingNode) -> bool {
+    matches!(node.path.as_slice(), [root] if root.kind == StepKind::GcRoot
+        && (root.name == "Class" || root.name == "StickyClass"))
+}
+
+/// Why a node that is the set of classes held as roots is not attributed without the agent.
+const CLASS_ROOTS_NO_AGENT: &str = "the node is the set of classes held as GC roots, which grows \
+    as classes are defined and kept; naming the code that defines them needs heapgrowth's JVMTI \
+    agent (ClassLoad events): load it with -agentpath:";
+
+/// Why class definitions cannot be recorded by an agent without tags.
+const NO_TAGS_FOR_CLASSES: &str = "recording class definitions needs the JVMTI capability \
+    can_tag_objects, which the agent lacks";
+
 /// Whether the node gains classes: a class loader whose new children are classes it defined
 /// (`CLASS` steps).
 fn gains_classes(node: &GrowingNode) -> bool {
@@ -178,19 +209,12 @@ fn gains_classes(node: &GrowingNode) -> bool {
 /// defined during the loops and still hold after a full collection, when a name pattern has a
 /// class for at least half the loops (a generator's class per call).
 fn with_class_definitions(
-    agent: LiveAgent,
     scenario: &mut dyn LiveScenario,
-    live: &LiveNode,
+    recording: Option<ActiveClassDefinitions>,
     loops: u32,
     user: &UserCode,
 ) -> Result<Attribution, JvmError> {
-    if !agent.capabilities.tag_objects {
-        return Ok(Attribution::not_attributed(
-            "recording class definitions needs the JVMTI capability can_tag_objects, which the \
-             agent lacks",
-        ));
-    }
-    let Some(recording) = live.record_class_definitions(agent.jvmti)? else {
+    let Some(recording) = recording else {
         return Ok(Attribution::not_attributed(
             "the node's objects are not class loaders, whose class definitions heapgrowth could \
              record",

@@ -417,6 +417,23 @@ impl LiveNode {
     }
 }
 
+impl PathStart {
+    /// Starts recording every class defined, whatever its loader: for a node that is the set of
+    /// classes held as GC roots itself (`GcRoot(Class)`), which no path below leads to.
+    pub fn record_all_class_definitions<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+    ) -> Result<ActiveClassDefinitions<'j>, JvmError> {
+        let recording = self
+            .java
+            .with_env(|env| Ok(jvmti.record_class_definitions(env, &[])?))?;
+        Ok(ActiveClassDefinitions {
+            recording,
+            java: Arc::clone(&self.java),
+        })
+    }
+}
+
 /// A class-definition recording in place; dropping it switches it off.
 #[derive(Debug)]
 pub struct ActiveClassDefinitions<'j> {

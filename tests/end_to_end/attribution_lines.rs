@@ -392,6 +392,46 @@ fn classes_defined_per_call_into_a_long_lived_loader() {
 }
 
 #[test]
+fn classes_defined_through_a_lookup_into_the_scenarios_loader() {
+    // The set of class roots itself grows (no step below the root): every class defined is
+    // recorded; and ClassLoader.classes, a field reflection hides, gets a container watch.
+    let nodes = jdk(
+        "corpus.attribution.LookupDefinedClassLeak",
+        "app/LookupGenerator.java",
+        GROWS,
+    );
+    let kinds: Vec<&str> = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| node["attribution"]["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"classes defined at"), "{nodes}");
+    assert!(kinds.contains(&"calls to defineClass()"), "{nodes}");
+    jdk_clean("corpus.attribution.LookupHiddenClassDropped");
+    // Without the agent, the class roots' reason says what would record them.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.attribution.LookupDefinedClassLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    let roots = report["scenarios"][0]["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["path"].as_array().unwrap().len() == 1)
+        .unwrap_or_else(|| panic!("no class-root node: {report}"));
+    assert_eq!(
+        roots["attribution"]["reason"],
+        "the node is the set of classes held as GC roots, which grows as classes are defined and \
+         kept; naming the code that defines them needs heapgrowth's JVMTI agent (ClassLoad \
+         events): load it with -agentpath:"
+    );
+}
+
+#[test]
 fn byte_buddy_and_javassist() {
     // Byte Buddy: the generator loader, and a lock per new class name in the parallelLockMap of
     // each parent loader asked for it: a field reflection hides, followed through JNI.

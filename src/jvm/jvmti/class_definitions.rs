@@ -4,7 +4,8 @@
 //! lazily), and which of those classes are still loaded afterwards.
 //!
 //! The node's loaders are tagged [`LOADER_TAG`]; the callback keeps a class when its defining
-//! loader (`GetClassLoader`) has that tag, records the stack and tags the class object
+//! loader (`GetClassLoader`) has that tag (or every class, for a node that is the set of classes
+//! itself), records the stack and tags the class object
 //! `DEFINED_TAG_BASE + serial`. After the loops and a full collection (the caller runs it), the
 //! classes still tagged are the ones still loaded: an unloaded class's tag goes with it.
 //! One recording is active at a time; the callback stays thin and never unwinds into the JVM.
@@ -27,6 +28,8 @@ const DEFINED_TAG_BASE: sys::jlong = 0x4847_4446_0000_0000;
 
 /// What the callback records, shared with it through [`DEFINING`].
 struct Defining {
+    /// Only classes of the tagged loaders (else every class).
+    filter_by_loader: bool,
     /// The stack of each class recorded, by serial.
     stacks: Vec<RawStack>,
     /// Classes of the loaders not recorded because of the cap.
@@ -74,8 +77,8 @@ pub struct ClassRecord {
 }
 
 impl JvmtiEnv {
-    /// Starts recording the classes `loaders` define (none are recorded without loaders; needs
-    /// `can_tag_objects`). `ClassLoad` needs no capability of its own.
+    /// Starts recording the classes `loaders` define, or every class defined when `loaders` is
+    /// empty (needs `can_tag_objects`). `ClassLoad` needs no capability of its own.
     pub fn record_class_definitions<'e>(
         &'e self,
         jni: &mut JNIEnv,
@@ -87,6 +90,7 @@ impl JvmtiEnv {
                 return Err(JvmtiError::ClassRecordingBusy);
             }
             *defining = Some(Defining {
+                filter_by_loader: !loaders.is_empty(),
                 stacks: Vec::new(),
                 dropped: 0,
             });
@@ -207,6 +211,25 @@ pub(super) unsafe extern "system" fn on_class_load(
     }));
 }
 
+/// Whether `klass`'s defining loader carries [`LOADER_TAG`].
+///
+/// # Safety
+/// `jvmti` must be the live environment of the event and `klass` a live class reference.
+unsafe fn defined_by_tagged_loader(jvmti: *mut sys::jvmtiEnv, klass: sys::jclass) -> bool {
+    let mut loader: sys::jobject = std::ptr::null_mut();
+    // Safety: live environment and class (caller); `loader` is writable. The local reference
+    // it returns is freed when the callback returns.
+    if unsafe { sys::GetClassLoader(jvmti, klass, &mut loader) } != sys::JVMTI_ERROR_NONE
+        || loader.is_null()
+    {
+        return false;
+    }
+    let mut tag: sys::jlong = 0;
+    // Safety: live environment and reference.
+    let found = unsafe { sys::GetTag(jvmti, loader, &mut tag) };
+    found == sys::JVMTI_ERROR_NONE && tag == LOADER_TAG
+}
+
 /// # Safety
 /// `jvmti` must be the live environment of the event and `klass` a live class reference.
 unsafe fn record_definition(jvmti: *mut sys::jvmtiEnv, klass: sys::jclass) {
@@ -214,18 +237,8 @@ unsafe fn record_definition(jvmti: *mut sys::jvmtiEnv, klass: sys::jclass) {
     let Some(recording) = defining.as_mut() else {
         return;
     };
-    let mut loader: sys::jobject = std::ptr::null_mut();
-    // Safety: live environment and class (caller); `loader` is writable. The local reference
-    // it returns is freed when the callback returns.
-    if unsafe { sys::GetClassLoader(jvmti, klass, &mut loader) } != sys::JVMTI_ERROR_NONE
-        || loader.is_null()
-    {
-        return;
-    }
-    let mut tag: sys::jlong = 0;
-    // Safety: live environment and reference.
-    if unsafe { sys::GetTag(jvmti, loader, &mut tag) } != sys::JVMTI_ERROR_NONE || tag != LOADER_TAG
-    {
+    // Safety: live environment and class (caller).
+    if recording.filter_by_loader && !unsafe { defined_by_tagged_loader(jvmti, klass) } {
         return;
     }
     if recording.stacks.len() >= MAX_EVENTS {
