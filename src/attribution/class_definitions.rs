@@ -22,7 +22,7 @@ pub fn growing_definitions(
     if survivors.is_empty() {
         return Err(if defined == 0 {
             format!(
-                "the node's class loaders defined no class during the {loops} attribution loops"
+                "the class-definition recorder saw no class defined during the {loops} attribution loops"
             )
         } else {
             format!(
@@ -105,7 +105,10 @@ mod tests {
     fn says_why_when_nothing_grows() {
         assert_eq!(
             growing_definitions(&[], 0, 4),
-            Err("the node's class loaders defined no class during the 4 attribution loops".into())
+            Err(
+                "the class-definition recorder saw no class defined during the 4 attribution loops"
+                    .into()
+            )
         );
         assert_eq!(
             growing_definitions(&[], 4, 4),
