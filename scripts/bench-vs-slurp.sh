@@ -16,9 +16,7 @@
 # live-50M.hprof, the benchmark heap at 10 M and 50 M objects (514 MB and 2.5 GB).
 #
 # Environment: REPLAY, another build's replay binary (default: this checkout's release build,
-# built if missing); DUMPS_DIR for the dumps made; OURS_MODES, the values of
-# HEAPGROWTH_REFERENCE_ARRAY to run ours with (default `auto`: the engine's own choice; `on
-# off` compares the compact array of resolved references with decoding from the dump). Dumps are read once before the rounds so
+# built if missing); DUMPS_DIR for the dumps made. Dumps are read once before the rounds so
 # both tools find them in the page cache. Results: docs/bench.md, "Issue 33 ... hprof-slurp".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,12 +82,10 @@ print("%.3f %d %d" % (wall, usage.ru_maxrss, anon))
 PY
 }
 
-tools=()
-for mode in ${OURS_MODES:-auto}; do tools+=("ours-$mode"); done
-tools+=(slurp)
+tools=(ours slurp)
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)," \
     "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "ours: $replay DUMP 1 (ours-MODE: HEAPGROWTH_REFERENCE_ARRAY=MODE); hprof-slurp: $("$slurp" --version)"
+echo "ours: $replay DUMP 1; hprof-slurp: $("$slurp" --version)"
 mb() { awk '{printf "%d\n", $1 / 1024}'; }
 for dump in "${dumps[@]}"; do
     cat "$dump" >/dev/null
@@ -106,8 +102,7 @@ for dump in "${dumps[@]}"; do
             if [ "$tool" = slurp ]; then
                 read -r wall rss anon < <(measure nice -n 19 "$slurp" "$dump")
             else
-                read -r wall rss anon < <(HEAPGROWTH_REFERENCE_ARRAY=${tool#ours-} \
-                    measure nice -n 19 "$replay" "$dump" 1)
+                read -r wall rss anon < <(measure nice -n 19 "$replay" "$dump" 1)
             fi
             walls[$tool]+="$wall "; rsss[$tool]+="$rss "; anons[$tool]+="$anon "
             wall_of[$tool]=$wall
