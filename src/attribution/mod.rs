@@ -25,6 +25,7 @@
 //! same [`Attribution`].
 
 pub mod attached;
+pub mod kept_by;
 pub mod live;
 pub mod old_objects;
 
@@ -210,6 +211,10 @@ pub struct StackCount {
     pub operation: String,
     /// Innermost first, at most [`MAX_FRAMES`].
     pub frames: Vec<StackFrame>,
+    /// Where the objects this stack linked under the node were allocated, when that is
+    /// another place than [`StackCount::frames`]' (the stack above is the call that made them
+    /// reachable, "kept by"; this one the `new`, "made at"). Innermost first.
+    pub made_at: Option<Vec<StackFrame>>,
 }
 
 impl StackCount {
@@ -282,6 +287,7 @@ pub fn group_counted(recorded: impl IntoIterator<Item = (Recorded, u64)>) -> Vec
             count,
             operation,
             frames,
+            made_at: None,
         })
         .collect();
     stacks.sort_by(|a, b| {
@@ -423,12 +429,14 @@ mod tests {
                 StackCount {
                     count: 2,
                     operation: "add".into(),
-                    frames: a
+                    frames: a,
+                    made_at: None,
                 },
                 StackCount {
                     count: 1,
                     operation: "add".into(),
-                    frames: b
+                    frames: b,
+                    made_at: None,
                 },
             ]
         );
@@ -453,6 +461,7 @@ mod tests {
             count: 4,
             operation: "add".into(),
             frames: vec![],
+            made_at: None,
         };
         assert_eq!(
             counted.headline(&RecordKind::Calls(vec!["add".into()])),

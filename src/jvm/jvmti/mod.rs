@@ -7,7 +7,7 @@
 
 mod sys;
 
-pub use allocation_sampling::AllocationSampling;
+pub use allocation_sampling::{AllocationSampling, SampleRecord, SampledObject};
 pub use field_watch::{FieldWatch, WatchedField};
 /// Raw JNI field id, as JNI's GetFieldID returns it.
 pub use jni::sys::jfieldID;
