@@ -147,6 +147,16 @@ pub fn cap_caveat(recorder: &str, recorded: usize, dropped: u64) -> Option<Strin
     })
 }
 
+/// [`cap_caveat`] for a recorder that saw nothing under the node: what it missed may have been.
+pub fn cap_reason(recorder: &str, recorded: usize, dropped: u64) -> Option<String> {
+    (dropped > 0).then(|| {
+        format!(
+            "{recorder} stopped recording after {recorded} events (its cap), and {dropped} more \
+             were not recorded: the node's new objects may be among them"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,5 +271,8 @@ mod tests {
         let caveat = cap_caveat("allocation sampling", 20_000, 512).unwrap();
         assert!(caveat.contains("after 20000 events"), "{caveat}");
         assert!(caveat.contains("512 more"), "{caveat}");
+        assert_eq!(cap_reason("allocation sampling", 20_000, 0), None);
+        let reason = cap_reason("allocation sampling", 20_000, 512).unwrap();
+        assert!(reason.ends_with("may be among them"), "{reason}");
     }
 }

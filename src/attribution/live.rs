@@ -165,6 +165,18 @@ fn with_allocations(
         false => None,
     };
     let sampling = live.sample_allocations(agent.jvmti, &classes, root_group, !root_group)?;
+    // The fields that link the node's growing children below its objects, for a value watch
+    // (one field watch at a time: not beside the owner-field watch).
+    let linking: Vec<(&str, &str)> = node
+        .children
+        .iter()
+        .filter(|child| child.new > 0 && child.step.kind == crate::growth::StepKind::InstanceField)
+        .map(|child| (child.step.owner.as_str(), child.step.name.as_str()))
+        .collect();
+    let values = match owner.is_none() && capabilities.field_modification_events && !root_group {
+        true => live.value_watch(agent.jvmti, &linking)?,
+        false => None,
+    };
     // A thread's allocation buffer, made before sampling started, has no sample point: until
     // it is replaced, the thread's allocations are not seen (a scenario that allocates a few
     // objects a loop may never fill it). A collection retires every thread's buffer.
@@ -173,6 +185,10 @@ fn with_allocations(
         .and_then(|()| run_and_settle(scenario, loops));
     // The objects that are the node now: an array replaced on every add holds the new ones.
     let refreshed = live.refresh();
+    let values = match values {
+        Some((watch, label)) => Some((watch.stop()?, label)),
+        None => None,
+    };
     let record = sampling.stop(live, !root_group)?;
     let watched = match owner {
         Some((watch, fields)) => Some((watch.stop()?, fields)),
@@ -185,17 +201,16 @@ fn with_allocations(
         )));
     }
     let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
+    let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
     let found = Found::new(record, user);
     let mut reasons = Vec::new();
     if let Some((watch, fields)) = watched {
-        let cap = kept_by::cap_caveat(
-            &format!("the watch on {}'s fields", fields.label),
-            watch.stacks.len(),
-            watch.dropped,
-        );
+        let recorder = format!("the watch on {}'s fields", fields.label);
+        let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
+        let missed = kept_by::cap_reason(&recorder, watch.stacks.len(), watch.dropped);
         match owner_writes(watch, &fields, &found, node, loops, user) {
             Ok(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
-            Err(reason) => reasons.push(reason),
+            Err(reason) => reasons.extend(std::iter::once(reason).chain(missed)),
         }
     }
     let node_is_array = node
@@ -204,6 +219,14 @@ fn with_allocations(
         .is_some_and(|step| step.target.ends_with("[]"));
     if let Some(attribution) = link_allocations(&found, node_is_array) {
         return Ok(with_caveats(attribution, caps));
+    }
+    if let Some((watch, label)) = values {
+        let recorder = format!("the watch on {label}");
+        let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
+        match linking_writes(watch, &label, &found, user) {
+            Ok(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
+            Err(reason) => reasons.push(reason),
+        }
     }
     let recorded: Vec<Recorded> = found
         .objects
@@ -221,7 +244,7 @@ fn with_allocations(
         Attribution::NotAttributed { reason } => {
             reasons.push(reason);
             // The cap said in the reason: the node's new objects may be past it.
-            reasons.extend(caps);
+            reasons.extend(cap_reason);
             Attribution::not_attributed(reasons.join("; "))
         }
         attributed if root_group => with_caveats(
@@ -233,8 +256,9 @@ fn with_allocations(
 }
 
 /// What an attribution of a group of threads always says: the allocation is all there is.
-const THREAD_CAVEAT: &str = "a thread is kept from its start() on, by the JVM itself, not by \
-    a field: no recorder sees that call, so the place shown is where the thread was allocated";
+const THREAD_CAVEAT: &str = "the node is a group of threads, which the JVM keeps as GC roots \
+    while they run: the call that keeps one is its start(), which no recorder here watches, so \
+    the place shown is where the thread was allocated";
 
 /// `attribution` with `caveats` added (an attributed one; a reason stays as it is).
 fn with_caveats(
@@ -352,6 +376,41 @@ fn owner_writes(
     let stacks = group_kept(per_field.swap_remove(chosen));
     Ok(Attribution::Attributed {
         kind: RecordKind::Calls(operations(&stacks)),
+        stacks,
+        caveats: Vec::new(),
+    })
+}
+
+/// Value-watched writes: the writes of a new object of a growing class, now under the node,
+/// into a field that links the node's children (`parent.left = node`), with the object's
+/// allocation as made-at. `Err(reason)` when none.
+fn linking_writes(
+    watch: WatchRecord,
+    label: &str,
+    found: &Found,
+    user: &UserCode,
+) -> Result<Attribution, String> {
+    let events: Vec<KeptEvent> = watch
+        .stacks
+        .into_iter()
+        .zip(watch.paired)
+        .filter_map(|(frames, value)| {
+            let made_at = found.made_at(value)?;
+            Some(KeptEvent {
+                operation: String::new(),
+                frames: user.classify(frames),
+                made_at: Some(made_at),
+            })
+        })
+        .collect();
+    if events.is_empty() {
+        return Err(format!(
+            "the watch on {label} saw no new object written that stayed under the node"
+        ));
+    }
+    let stacks = group_kept(events);
+    Ok(Attribution::Attributed {
+        kind: RecordKind::Writes(label.to_owned()),
         stacks,
         caveats: Vec::new(),
     })
@@ -477,11 +536,12 @@ fn with_watch(
     let ran = run_and_settle(scenario, loops);
     let record = watch.stop()?;
     ran?;
+    let cap = kept_by::cap_caveat("the field watch", record.stacks.len(), record.dropped);
     let stacks = record
         .stacks
         .into_iter()
         .map(|frames| user.classify(frames));
-    Ok(match field {
+    let watched = match field {
         Some(label) => {
             let recorded: Vec<Recorded> = stacks.map(|frames| (String::new(), frames)).collect();
             let nothing = format!("the field watch saw no write to {label}");
@@ -493,7 +553,8 @@ fn with_watch(
                 .collect();
             attributed(recorded, RecordKind::Calls, "the field watch saw no change")
         }
-    })
+    };
+    Ok(with_caveats(watched, cap))
 }
 
 /// Runs the attribution loops, then waits for the work they handed to other threads (a task

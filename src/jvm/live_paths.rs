@@ -421,6 +421,72 @@ impl LiveNode {
         }))
     }
 
+    /// Starts a value-filtered watch on the fields that link the node's children below its
+    /// objects (`fields`: declaring class and field name, from the children's `INSTANCE_FIELD`
+    /// steps): the writes of a reference to an object allocation sampling tagged, with its
+    /// tag. Allocation sampling must be running. The label names the fields for the report
+    /// (`SearchTree$Node.left and .right`); `None` if no field was found.
+    pub fn value_watch<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+        fields: &[(&str, &str)],
+    ) -> Result<Option<(ActiveWatch<'j>, String)>, JvmError> {
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        let found = self.java.with_env(|env| {
+            let flat: Vec<&str> = fields.iter().flat_map(|(c, f)| [*c, *f]).collect();
+            let names = new_string_array(env, &flat)?;
+            let result = env.call_method(
+                &self.session,
+                "valueFieldPlan",
+                "([Ljava/lang/String;)[Ljava/lang/String;",
+                &[JValue::Object(&names)],
+            );
+            let plan = JObjectArray::from(
+                self.java
+                    .unexpected(env, "choosing the linking fields", result)?
+                    .l()?,
+            );
+            let plan = strings_or_empty(env, &plan)?;
+            if plan.is_empty() {
+                return Ok(None);
+            }
+            let classes = self.objects(
+                env,
+                "finding the linking fields' classes",
+                "valueFieldClasses",
+                "()[Ljava/lang/Class;",
+            )?;
+            let mut watched = Vec::new();
+            let mut names = Vec::new();
+            for (class, field) in classes.iter().zip(plan.chunks_exact(2)) {
+                let declaring: &JClass = class.into();
+                let id = env.get_field_id(declaring, &field[0], &field[1]);
+                let id = self.java.unexpected(env, "finding a linking field", id)?;
+                watched.push((declaring, WatchedField::Instance(id)));
+                names.push(field[0].clone());
+            }
+            let watch = jvmti.watch_sampled_values_written(env, &watched)?;
+            Ok(Some((watch, names)))
+        })?;
+        Ok(found.map(|(watch, names)| {
+            let owner = fields
+                .iter()
+                .find(|(_, f)| names.first() == Some(&f.to_string()))
+                .map_or("", |(c, _)| *c);
+            let simple = owner.rsplit('.').next().unwrap_or(owner);
+            let label = format!("{simple}.{}", names.join(" and ."));
+            (
+                ActiveWatch {
+                    watch,
+                    java: Arc::clone(&self.java),
+                },
+                label,
+            )
+        }))
+    }
+
     /// Starts sampling every allocation of the classes named `class_names` (the node's
     /// children's classes, as reports name them), and with `links` of the node's link classes
     /// (the entries its containers allocate on an add, its own arrays when they are replaced

@@ -244,6 +244,12 @@ impl Drop for AllocationSampling<'_> {
     }
 }
 
+/// Whether `tag` is one sampling gives a new object (see [`JvmtiEnv::sample_allocations`]):
+/// what a value-filtered field watch keeps.
+pub(super) fn is_sample_tag(tag: sys::jlong) -> bool {
+    (FIRST_OBJECT_TAG..=FIRST_OBJECT_TAG + MAX_EVENTS as sys::jlong).contains(&tag)
+}
+
 /// The tag of the last object of a watched (not only link) class the thread whose `JNIEnv` is `jni`
 /// allocated while sampling runs, if any: a field watch's callback, on the same thread, pairs
 /// the write it records with the object the code made just before (best effort: the code may

@@ -25,6 +25,9 @@ struct Recording {
     /// The watched fields' ids.
     fields: Vec<usize>,
     filter_by_tag: bool,
+    /// Only writes of a reference to a new object allocation sampling tagged (the value's tag
+    /// is recorded as the write's pair).
+    filter_by_value: bool,
     stacks: Vec<RawStack>,
     /// Per stack: the index in `fields` of the field written, and the object allocation
     /// sampling saw the writing thread make last (see [`super::allocation_sampling`]).
@@ -76,6 +79,18 @@ impl JvmtiEnv {
         self.watch_fields_writes(jni, &[(class, field)], owners)
     }
 
+    /// Starts recording the stack of every write to `fields` (of any object) whose new value is
+    /// an object allocation sampling tagged, with that object's tag: the writes that link a
+    /// new object (`parent.left = node`). Needs allocation sampling running, and the
+    /// capabilities of [`JvmtiEnv::watch_field_writes`].
+    pub fn watch_sampled_values_written<'e>(
+        &'e self,
+        jni: &mut JNIEnv,
+        fields: &[(&JClass, WatchedField)],
+    ) -> Result<FieldWatch<'e>, JvmtiError> {
+        self.start_watch(jni, fields, &[], true)
+    }
+
     /// [`JvmtiEnv::watch_field_writes`] on several fields at once (an owner's fields, each
     /// declared by `class` or one of its superclasses); the record says which field each write
     /// was to.
@@ -84,6 +99,16 @@ impl JvmtiEnv {
         jni: &mut JNIEnv,
         fields: &[(&JClass, WatchedField)],
         owners: &[JObject],
+    ) -> Result<FieldWatch<'e>, JvmtiError> {
+        self.start_watch(jni, fields, owners, false)
+    }
+
+    fn start_watch<'e>(
+        &'e self,
+        jni: &mut JNIEnv,
+        fields: &[(&JClass, WatchedField)],
+        owners: &[JObject],
+        by_value: bool,
     ) -> Result<FieldWatch<'e>, JvmtiError> {
         let raw = |field: &WatchedField| match *field {
             WatchedField::Instance(id) => id.into_raw(),
@@ -97,6 +122,7 @@ impl JvmtiEnv {
             *active = Some(Recording {
                 fields: fields.iter().map(|(_, f)| raw(f) as usize).collect(),
                 filter_by_tag: !owners.is_empty(),
+                filter_by_value: by_value,
                 stacks: Vec::new(),
                 writes: Vec::new(),
                 dropped: 0,
@@ -220,22 +246,31 @@ pub(super) unsafe extern "system" fn on_field_modification(
     _field_klass: sys::jclass,
     object: sys::jobject,
     field: sys::jfieldID,
-    _signature_type: c_char,
-    _new_value: sys::jvalue,
+    signature_type: c_char,
+    new_value: sys::jvalue,
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
+        // A reference written ('L' object, '[' array): the value is the union's `l`.
+        let value = if signature_type as u8 == b'L' || signature_type as u8 == b'[' {
+            // Safety: for these signature types the JVM set the union's object member.
+            unsafe { new_value.l }
+        } else {
+            std::ptr::null_mut()
+        };
         // Safety: the JVM passes its live environment and the references of this event.
-        unsafe { record_write(jvmti, jni, object, field) }
+        unsafe { record_write(jvmti, jni, object, field, value) }
     }));
 }
 
 /// # Safety
-/// `jvmti` must be the live environment of the event and `object` NULL or a live reference.
+/// `jvmti` must be the live environment of the event, `object` and `value` NULL or live
+/// references.
 unsafe fn record_write(
     jvmti: *mut sys::jvmtiEnv,
     jni: *mut sys::JNIEnv,
     object: sys::jobject,
     field: sys::jfieldID,
+    value: sys::jobject,
 ) {
     let mut active = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());
     let Some(recording) = active.as_mut() else {
@@ -256,6 +291,16 @@ unsafe fn record_write(
             return;
         }
     }
+    let mut value_tag: sys::jlong = 0;
+    if recording.filter_by_value {
+        // Safety: live environment and reference (caller).
+        if value.is_null()
+            || unsafe { sys::GetTag(jvmti, value, &mut value_tag) } != sys::JVMTI_ERROR_NONE
+            || !super::allocation_sampling::is_sample_tag(value_tag)
+        {
+            return;
+        }
+    }
     if recording.stacks.len() >= MAX_EVENTS {
         recording.dropped += 1;
         return;
@@ -264,8 +309,11 @@ unsafe fn record_write(
     if let Some(stack) = unsafe { current_stack(jvmti) } {
         recording.stacks.push(stack);
         // Lock order: the watch's, then sampling's (sampling never takes the watch's).
-        recording
-            .writes
-            .push((index, super::allocation_sampling::last_sample_on(jni)));
+        let paired = if recording.filter_by_value {
+            Some(value_tag)
+        } else {
+            super::allocation_sampling::last_sample_on(jni)
+        };
+        recording.writes.push((index, paired));
     }
 }

@@ -989,4 +989,45 @@ public final class LiveAttribution {
     public String ownerLabel() {
         return owners.isEmpty() ? "" : simpleName(owners.get(0).getClass().getName());
     }
+
+    /** The fields a value-filtered watch watches (see {@link #valueFieldPlan}). */
+    private final List<Field> valueFields = new ArrayList<>();
+
+    /**
+     * The reference fields through which the node's children are linked below its objects,
+     * from the children's {@code INSTANCE_FIELD} steps ({@code ownersAndNames}: the declaring
+     * class's name, then the field's, per step): 2 strings each (name, JNI descriptor). A watch
+     * on them keeps the writes whose value is a new object ({@code parent.left = node}).
+     * Fields of classes the scenario's loader cannot load, and primitive fields, are left out.
+     */
+    public String[] valueFieldPlan(String[] ownersAndNames) {
+        valueFields.clear();
+        List<String> out = new ArrayList<>();
+        if (failure != null || threadGroup != null) {
+            return new String[0];
+        }
+        for (int i = 0; i + 1 < ownersAndNames.length; i += 2) {
+            Class<?>[] owner = classesNamed(new String[] {ownersAndNames[i]});
+            if (owner.length == 0) {
+                continue;
+            }
+            Field f = findField(owner[0], ownersAndNames[i], ownersAndNames[i + 1]);
+            if (f == null || Modifier.isStatic(f.getModifiers()) || valueFields.contains(f)) {
+                continue;
+            }
+            valueFields.add(f);
+            out.add(f.getName());
+            out.add(descriptor(f.getType()));
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** The declaring class of each field of {@link #valueFieldPlan}, in its order, for JNI. */
+    public Class<?>[] valueFieldClasses() {
+        Class<?>[] out = new Class<?>[valueFields.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = valueFields.get(i).getDeclaringClass();
+        }
+        return out;
+    }
 }
