@@ -9,14 +9,15 @@
  * Growing field: STATIC_FIELD corpus.attribution.SampledChurnLeak.RECEIPTS -> java.lang.Object[]
  * Growth:        +1 corpus.app.Item per loop in the array (3 objects per loop with the sku
  *                String and its byte[]); 8,000 temporary Items per loop besides
- * Growing call:  corpus.attribution.SampledChurnLeak.run(SampledChurnLeak.java:40)
+ * Growing call:  corpus.attribution.SampledChurnLeak.run(SampledChurnLeak.java:41)
  *                (the allocation of the receipt, stored into the array on the same line)
  * Attribution:   allocation sampling ("allocated at"), with a note that it stopped recording at
- *                its cap: 4 attribution loops make 32,004 Items, of which the first 20,000 are
- *                recorded (the receipts of loops 1 to 3)
+ *                its cap: 4 attribution loops make about 32,000 Items, of which the first 20,000
+ *                are recorded (the receipts of loops 1 to 3)
  * Measured:      heapgrowth @ branch keep, default schedule, JSON, 3 runs: exit 1 in 3 of 3;
- *                "3 object(s) allocated" at :40, caveat "allocation sampling stopped recording
- *                after 20000 events (its cap); 12004 more were not recorded ..."
+ *                "3 object(s) allocated" at :41, caveat "allocation sampling stopped recording
+ *                after 20000 events (its cap); N more were not recorded ..." (N = 12019, 12019,
+ *                12021)
  */
 package corpus.attribution;
 
