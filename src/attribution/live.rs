@@ -396,16 +396,23 @@ fn linking_writes(
         .zip(watch.paired)
         .filter_map(|(frames, value)| {
             let made_at = found.made_at(value)?;
-            Some(KeptEvent {
-                operation: String::new(),
-                frames: user.classify(frames),
-                made_at: Some(made_at),
-            })
+            let frames = user.classify(frames);
+            // A write on a thread that runs no user code (a timer's worker moving entries)
+            // names no line of the user's: the allocation stacks do better.
+            frames
+                .iter()
+                .any(|frame| frame.origin == super::Origin::User)
+                .then_some(KeptEvent {
+                    operation: String::new(),
+                    frames,
+                    made_at: Some(made_at),
+                })
         })
         .collect();
     if events.is_empty() {
         return Err(format!(
-            "the watch on {label} saw no new object written that stayed under the node"
+            "the watch on {label} saw no new object written by the user's code that stayed \
+             under the node"
         ));
     }
     let stacks = group_kept(events);
