@@ -131,9 +131,10 @@ const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded, and only a recor
     -agentpath:, as the Gradle plugin and the Maven plugin's prepare-agent goal do)";
 
 /// The reachability pass (issue 32): one run of the attribution loops with allocation
-/// sampling, of the node's growing classes and of its link classes, and (for an array held by
-/// a JDK or library object) an owner-field watch in place. What made the new objects
-/// reachable comes first: the owner's writes, then the link objects' allocations (both "kept
+/// sampling, of the node's growing classes and of its link classes, and a field watch: on the
+/// owner's fields for an array held by a JDK or library object, else on the fields that link
+/// the node's children, for writes of new objects. What made the new objects reachable comes
+/// first: the owner's writes, the link objects' allocations, the linking writes (each "kept
 /// by", with the linked object's allocation as "made at"); else the allocation stacks of the
 /// node's new objects, `allocated at`.
 fn with_allocations(
