@@ -161,8 +161,14 @@ fn with_allocations(
         .filter(|child| !root_group && (child.new > 0 || child.new_bytes > 0))
         .map(|child| child.step.target.as_str())
         .collect();
+    // A watch that cannot be set leaves sampling to do its work, and says why.
+    let mut reasons = Vec::new();
     let owner = match capabilities.field_modification_events && !root_group {
-        true => live.owner_watch(agent.jvmti, user.scenario_source.as_deref())?,
+        true => or_say(
+            live.owner_watch(agent.jvmti, user.scenario_source.as_deref()),
+            "owner-field watch",
+            &mut reasons,
+        ),
         false => None,
     };
     let sampling = live.sample_allocations(agent.jvmti, &classes, root_group, !root_group)?;
@@ -175,7 +181,11 @@ fn with_allocations(
         .map(|child| (child.step.owner.as_str(), child.step.name.as_str()))
         .collect();
     let values = match owner.is_none() && capabilities.field_modification_events && !root_group {
-        true => live.value_watch(agent.jvmti, &linking)?,
+        true => or_say(
+            live.value_watch(agent.jvmti, &linking),
+            "watch on the linking fields",
+            &mut reasons,
+        ),
         false => None,
     };
     // A thread's allocation buffer, made before sampling started, has no sample point: until
@@ -204,7 +214,6 @@ fn with_allocations(
     let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
     let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
     let found = Found::new(record, user);
-    let mut reasons = Vec::new();
     if let Some((watch, fields)) = watched {
         let recorder = format!("the watch on {}'s fields", fields.label);
         let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
@@ -253,6 +262,19 @@ fn with_allocations(
             std::iter::once(THREAD_CAVEAT.into()).chain(caps),
         ),
         attributed => with_caveats(attributed, caps),
+    })
+}
+
+/// The watch `watch` started, or `None` with why not in `reasons` when it could not be set: a
+/// watch that fails leaves allocation sampling to do its work.
+fn or_say<T>(
+    watch: Result<Option<T>, JvmError>,
+    what: &str,
+    reasons: &mut Vec<String>,
+) -> Option<T> {
+    watch.unwrap_or_else(|error| {
+        reasons.push(format!("the {what} could not be set: {error}"));
+        None
     })
 }
 
