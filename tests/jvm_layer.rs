@@ -378,6 +378,32 @@ public class UnloadMe implements Runnable {
     public void run() { KEPT.add(new Object()); }
 }"#,
     ),
+    (
+        "EntryClasses.java",
+        r#"package t;
+/** Throws unless every entry class attribution samples (LiveAttribution.ENTRY_CLASSES) exists. */
+public class EntryClasses implements Runnable {
+    public EntryClasses() throws Exception {
+        Class<?> live = Class.forName("dev.heapgrowth.attribution.LiveAttribution");
+        String[] names = (String[]) live.getMethod("entryClassNames").invoke(null);
+        if (names.length < 10) {
+            throw new IllegalStateException("only " + names.length + " entry classes");
+        }
+        StringBuilder missing = new StringBuilder();
+        for (String name : names) {
+            try {
+                Class.forName(name, false, null);
+            } catch (ClassNotFoundException e) {
+                missing.append(' ').append(name);
+            }
+        }
+        if (missing.length() > 0) {
+            throw new IllegalStateException("missing in this JDK:" + missing);
+        }
+    }
+    public void run() {}
+}"#,
+    ),
 ];
 
 /// The JVM all tests in this process share.
@@ -544,6 +570,13 @@ fn scenario_throwing_reports_loop_number_and_stack() {
     assert_eq!(scenario.loops_run(), 3);
     scenario.run_loops(2).unwrap();
     assert_eq!(scenario.loops_run(), 5);
+}
+
+/// The container entry classes attribution samples as links (issue 32) are named as this JDK
+/// names them (run on 17 and 25: see the module's header).
+#[test]
+fn every_entry_class_attribution_samples_exists() {
+    open("t.EntryClasses").unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

@@ -7,13 +7,19 @@
 //! and identity in its field), is the last resort: where the agent is missing, or where the
 //! others saw nothing. Each recorder that saw nothing adds its reason to the answer.
 
+use std::collections::HashMap;
+
 use super::class_definitions::growing_definitions;
+use super::kept_by::{self, group_kept, is_removing, split_owner_stack, FieldCount, KeptEvent};
 use super::{
     group, operations, split_container_stack, without_host_frames, Attribution, Frame, RecordKind,
     Recorded, StackFrame,
 };
 use crate::growth::{GrowingNode, StepKind};
-use crate::jvm::{ActiveClassDefinitions, JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
+use crate::jvm::{
+    ActiveClassDefinitions, JvmError, LiveAgent, LiveNode, LiveScenario, OwnerFields, Recorder,
+};
+use crate::jvmti::{SampleRecord, WatchRecord};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
 /// `agent` is heapgrowth's JVMTI agent, when the JVM has it. Never fails: every problem
@@ -71,6 +77,16 @@ fn attribute_inner(
                 }
                 Recorder::Allocations { reason } => Attribution::not_attributed(reason),
             };
+            if matches!(watched, Attribution::Attributed { .. }) && !sees_the_user(&watched) {
+                // Seen only on a thread that runs no user code (a timer's worker moving
+                // entries): the reachability pass may name the user's call; else the watch's.
+                let sampled = with_allocations(agent, scenario, &live, node, loops, &user)?;
+                return Ok(if sees_the_user(&sampled) {
+                    sampled
+                } else {
+                    watched
+                });
+            }
             if let Some(attributed) = note(watched, &mut saw_nothing) {
                 return Ok(attributed);
             }
@@ -110,6 +126,17 @@ fn attribute_inner(
     Ok(Attribution::not_attributed(saw_nothing.join("; ")))
 }
 
+/// Whether `attribution` is attributed with a stack of which a frame is the user's code (else
+/// it names a library's or the JDK's own thread).
+fn sees_the_user(attribution: &Attribution) -> bool {
+    match attribution {
+        Attribution::Attributed { stacks, .. } => stacks
+            .iter()
+            .any(|stack| stack.frames.iter().any(|f| f.origin == super::Origin::User)),
+        Attribution::NotAttributed { .. } => false,
+    }
+}
+
 /// `attribution` if it attributed; otherwise its reason goes to `saw_nothing`.
 fn note(attribution: Attribution, saw_nothing: &mut Vec<String>) -> Option<Attribution> {
     match attribution {
@@ -127,8 +154,13 @@ const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded, and only a recor
     works without it (for field watches, class definitions and allocation sampling, load the \
     agent with -agentpath:, as the Gradle plugin and the Maven plugin's prepare-agent goal do)";
 
-/// Allocation sampling: the allocation stacks of the objects of the node's growing classes
-/// that were allocated during the loops and are below the node's objects afterwards.
+/// The reachability pass (issue 32): one run of the attribution loops with allocation
+/// sampling, of the node's growing classes and of its link classes, and a field watch: on the
+/// owner's fields for an array held by a JDK or library object, else on the fields that link
+/// the node's children, for writes of new objects. What made the new objects reachable comes
+/// first: the owner's writes, the link objects' allocations, the linking writes (each "kept
+/// by", with the linked object's allocation as "made at"); else the allocation stacks of the
+/// node's new objects, `allocated at`.
 fn with_allocations(
     agent: LiveAgent,
     scenario: &mut dyn LiveScenario,
@@ -153,7 +185,33 @@ fn with_allocations(
         .filter(|child| !root_group && (child.new > 0 || child.new_bytes > 0))
         .map(|child| child.step.target.as_str())
         .collect();
-    let sampling = live.sample_allocations(agent.jvmti, &classes, root_group)?;
+    // A watch that cannot be set leaves sampling to do its work, and says why.
+    let mut reasons = Vec::new();
+    let owner = match capabilities.field_modification_events && !root_group {
+        true => or_say(
+            live.owner_watch(agent.jvmti, user.scenario_source.as_deref()),
+            "owner-field watch",
+            &mut reasons,
+        ),
+        false => None,
+    };
+    let sampling = live.sample_allocations(agent.jvmti, &classes, root_group, !root_group)?;
+    // The fields that link the node's growing children below its objects, for a value watch
+    // (one field watch at a time: not beside the owner-field watch).
+    let linking: Vec<(&str, &str)> = node
+        .children
+        .iter()
+        .filter(|child| child.new > 0 && child.step.kind == crate::growth::StepKind::InstanceField)
+        .map(|child| (child.step.owner.as_str(), child.step.name.as_str()))
+        .collect();
+    let values = match owner.is_none() && capabilities.field_modification_events && !root_group {
+        true => or_say(
+            live.value_watch(agent.jvmti, &linking),
+            "watch on the linking fields",
+            &mut reasons,
+        ),
+        false => None,
+    };
     // A thread's allocation buffer, made before sampling started, has no sample point: until
     // it is replaced, the thread's allocations are not seen (a scenario that allocates a few
     // objects a loop may never fill it). A collection retires every thread's buffer.
@@ -162,23 +220,73 @@ fn with_allocations(
         .and_then(|()| run_and_settle(scenario, loops));
     // The objects that are the node now: an array replaced on every add holds the new ones.
     let refreshed = live.refresh();
+    let values = match values {
+        Some((watch, label)) => Some((watch.stop()?, label)),
+        None => None,
+    };
     let record = sampling.stop(live, !root_group)?;
+    let watched = match owner {
+        Some((watch, fields)) => Some((watch.stop()?, fields)),
+        None => None,
+    };
     ran?;
     if let Some(reason) = refreshed? {
         return Ok(Attribution::not_attributed(format!(
             "the node's path could not be followed after the attribution loops: {reason}"
         )));
     }
-    let recorded: Vec<Recorded> = record
-        .stacks
-        .into_iter()
-        .map(|frames| (String::new(), user.classify(frames)))
+    let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
+    let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
+    let found = Found::new(record, user);
+    if let Some((watch, fields)) = watched {
+        let recorder = format!("the watch on {}'s fields", fields.label);
+        let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
+        let missed = kept_by::cap_reason(&recorder, watch.stacks.len(), watch.dropped);
+        match owner_writes(watch, &fields, &found, node, loops, user) {
+            Ok(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
+            Err(reason) => reasons.extend(std::iter::once(reason).chain(missed)),
+        }
+    }
+    let node_is_array = node
+        .path
+        .last()
+        .is_some_and(|step| step.target.ends_with("[]"));
+    if let Some(attribution) = link_allocations(&found, node_is_array) {
+        return Ok(with_caveats(attribution, caps));
+    }
+    if let Some((watch, label)) = values {
+        let recorder = format!("the watch on {label}");
+        let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
+        match linking_writes(watch, &label, &found, user) {
+            Ok(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
+            Err(reason) => reasons.push(reason),
+        }
+    }
+    let recorded: Vec<Recorded> = found
+        .objects
+        .iter()
+        .zip(&found.stacks)
+        .filter(|(object, _)| object.watched)
+        .map(|(_, frames)| (String::new(), frames.clone()))
         .collect();
-    Ok(attributed(
+    let sampled = attributed(
         recorded,
         |_| RecordKind::Allocations,
         "allocation sampling saw no new object of the node's growing classes stay below it",
-    ))
+    );
+    Ok(match sampled {
+        Attribution::NotAttributed { reason } => {
+            reasons.push(reason);
+            // The cap said in the reason: the node's new objects may be past it.
+            reasons.extend(cap_reason);
+            Attribution::not_attributed(reasons.join("; "))
+        }
+        attributed if root_group => with_caveats(
+            attributed,
+            std::iter::once(THREAD_CAVEAT.into()).chain(caps),
+        ),
+        attributed => with_caveats(attributed, caps),
+    })
 }
 
 /// Whether the node is the root group of classes itself (`GcRoot(Class)`, `GcRoot(StickyClass)`
@@ -247,6 +355,243 @@ fn with_class_definitions(
     ))
 }
 
+/// The watch `watch` started, or `None` with why not in `reasons` when it could not be set: a
+/// watch that fails leaves allocation sampling to do its work.
+fn or_say<T>(
+    watch: Result<Option<T>, JvmError>,
+    what: &str,
+    reasons: &mut Vec<String>,
+) -> Option<T> {
+    watch.unwrap_or_else(|error| {
+        reasons.push(format!("the {what} could not be set: {error}"));
+        None
+    })
+}
+
+/// What an attribution of a group of threads always says: the allocation is all there is.
+const THREAD_CAVEAT: &str = "the node is a group of threads, which the JVM keeps as GC roots \
+    while they run: the call that keeps one is its start(), which no recorder here watches, so \
+    the place shown is where the thread was allocated";
+
+/// `attribution` with `caveats` added (an attributed one; a reason stays as it is).
+fn with_caveats(
+    attribution: Attribution,
+    caveats: impl IntoIterator<Item = String>,
+) -> Attribution {
+    match attribution {
+        Attribution::Attributed {
+            kind,
+            stacks,
+            caveats: mut said,
+        } => {
+            said.extend(caveats);
+            Attribution::Attributed {
+                kind,
+                stacks,
+                caveats: said,
+            }
+        }
+        not => not,
+    }
+}
+
+/// The sampled objects found under the node, with their allocation stacks classified.
+struct Found {
+    objects: Vec<crate::jvmti::SampledObject>,
+    stacks: Vec<Vec<StackFrame>>,
+    by_tag: HashMap<i64, usize>,
+}
+
+impl Found {
+    fn new(record: SampleRecord, user: &UserCode) -> Found {
+        let by_tag = record
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, object)| (object.tag, i))
+            .collect();
+        Found {
+            objects: record.objects,
+            stacks: record
+                .stacks
+                .into_iter()
+                .map(|frames| user.classify(frames))
+                .collect(),
+            by_tag,
+        }
+    }
+
+    /// The allocation stack of the node's new object (of a growing class) tagged `tag`, if it is
+    /// under the node.
+    fn made_at(&self, tag: Option<i64>) -> Option<Vec<StackFrame>> {
+        let i = *self.by_tag.get(&tag?)?;
+        self.objects[i].watched.then(|| self.stacks[i].clone())
+    }
+
+    /// The allocation stacks of the node's new objects of a growing class, not links, first
+    /// reached from `tag` (what a link object holds).
+    fn held_by(&self, tag: i64) -> impl Iterator<Item = &Vec<StackFrame>> {
+        self.objects
+            .iter()
+            .zip(&self.stacks)
+            .filter(move |(object, _)| {
+                object.watched && !object.link && object.referrer == Some(tag)
+            })
+            .map(|(_, frames)| frames)
+    }
+}
+
+/// The owner-field watch's result: the writes of the field that grows the node, made by the
+/// user's code through a call that adds, each with the object the thread made last before it
+/// (when that object is under the node) as made-at. `Err(reason)` when none.
+fn owner_writes(
+    watch: WatchRecord,
+    fields: &OwnerFields,
+    found: &Found,
+    node: &GrowingNode,
+    loops: u32,
+    user: &UserCode,
+) -> Result<Attribution, String> {
+    let mut per_field: Vec<Vec<KeptEvent>> = vec![Vec::new(); fields.fields.len()];
+    for ((frames, field), paired) in watch.stacks.into_iter().zip(watch.fields).zip(watch.paired) {
+        let frames = user.classify(frames);
+        let Some((operation, kept)) = split_owner_stack(&frames) else {
+            continue;
+        };
+        if operation.is_empty() || is_removing(&operation) {
+            continue;
+        }
+        if let Some(events) = per_field.get_mut(field) {
+            events.push(KeptEvent {
+                operation,
+                frames: kept,
+                made_at: found.made_at(paired),
+            });
+        }
+    }
+    let counts: Vec<FieldCount> = fields
+        .fields
+        .iter()
+        .zip(&per_field)
+        .map(|((name, is_int), events)| FieldCount {
+            name: name.clone(),
+            is_int: *is_int,
+            adding_writes: events.len() as u64,
+        })
+        .collect();
+    let Some(chosen) = kept_by::choose_growth_field(&counts, kept_by::expected_events(node, loops))
+    else {
+        return Err(format!(
+            "the watch on {}'s fields saw no write made by a call from the user's code",
+            fields.label
+        ));
+    };
+    let stacks = group_kept(per_field.swap_remove(chosen));
+    Ok(Attribution::Attributed {
+        kind: RecordKind::Calls(operations(&stacks)),
+        stacks,
+        caveats: Vec::new(),
+    })
+}
+
+/// Value-watched writes: the writes of a new object of a growing class, now under the node,
+/// into a field that links the node's children (`parent.left = node`), with the object's
+/// allocation as made-at. `Err(reason)` when none.
+fn linking_writes(
+    watch: WatchRecord,
+    label: &str,
+    found: &Found,
+    user: &UserCode,
+) -> Result<Attribution, String> {
+    let events: Vec<KeptEvent> = watch
+        .stacks
+        .into_iter()
+        .zip(watch.paired)
+        .filter_map(|(frames, value)| {
+            let made_at = found.made_at(value)?;
+            let frames = user.classify(frames);
+            // A write on a thread that runs no user code (a timer's worker moving entries)
+            // names no line of the user's: the allocation stacks do better.
+            frames
+                .iter()
+                .any(|frame| frame.origin == super::Origin::User)
+                .then_some(KeptEvent {
+                    operation: String::new(),
+                    frames,
+                    made_at: Some(made_at),
+                })
+        })
+        .collect();
+    if events.is_empty() {
+        return Err(format!(
+            "the watch on {label} saw no new object written by the user's code that stayed \
+             under the node"
+        ));
+    }
+    let stacks = group_kept(events);
+    Ok(Attribution::Attributed {
+        kind: RecordKind::Writes(label.to_owned()),
+        stacks,
+        caveats: Vec::new(),
+    })
+}
+
+/// Link allocations: the entries a container allocated on an add, and a node array replaced on
+/// every add, found under the node, at the user's call into the JDK or library code that
+/// allocated them. A copy of the node's array (`node_is_array`) stands for every copy made at
+/// its stack.
+fn link_allocations(found: &Found, node_is_array: bool) -> Option<Attribution> {
+    let mut events = Vec::new();
+    let mut replaced = false;
+    for (object, frames) in found.objects.iter().zip(&found.stacks) {
+        if !object.link {
+            continue;
+        }
+        let Some((operation, kept)) = split_owner_stack(frames) else {
+            continue;
+        };
+        // Allocated by the user's own code: made there, not linked by a call.
+        if operation.is_empty() {
+            continue;
+        }
+        let held: Vec<&Vec<StackFrame>> = found.held_by(object.tag).collect();
+        let copies = if object.node && node_is_array {
+            replaced = true;
+            object.allocated_here
+        } else {
+            1
+        };
+        for copy in 0..copies as usize {
+            events.push(KeptEvent {
+                operation: operation.clone(),
+                frames: kept.clone(),
+                made_at: held
+                    .get(copy % held.len().max(1))
+                    .map(|frames| (*frames).clone()),
+            });
+        }
+    }
+    if events.is_empty() {
+        return None;
+    }
+    let stacks = group_kept(events);
+    let caveats = if replaced {
+        vec![REPLACED_CAVEAT.to_owned()]
+    } else {
+        Vec::new()
+    };
+    Some(Attribution::Attributed {
+        kind: RecordKind::Calls(operations(&stacks)),
+        stacks,
+        caveats,
+    })
+}
+
+/// What an attribution by the copies of a node's array says.
+const REPLACED_CAVEAT: &str = "the node's array is replaced by a copy on every add: counted \
+    are the copies made at the stack that made the array in place now, during the attribution \
+    loops";
+
 /// A recording proxy in the node's field, then a check of whether the scenario kept it.
 fn with_proxies(
     scenario: &mut dyn LiveScenario,
@@ -311,11 +656,12 @@ fn with_watch(
     let ran = run_and_settle(scenario, loops);
     let record = watch.stop()?;
     ran?;
+    let cap = kept_by::cap_caveat("the field watch", record.stacks.len(), record.dropped);
     let stacks = record
         .stacks
         .into_iter()
         .map(|frames| user.classify(frames));
-    Ok(match field {
+    let watched = match field {
         Some(label) => {
             let recorded: Vec<Recorded> = stacks.map(|frames| (String::new(), frames)).collect();
             let nothing = format!("the field watch saw no write to {label}");
@@ -327,7 +673,8 @@ fn with_watch(
                 .collect();
             attributed(recorded, RecordKind::Calls, "the field watch saw no change")
         }
-    })
+    };
+    Ok(with_caveats(watched, cap))
 }
 
 /// Runs the attribution loops, then waits for the work they handed to other threads (a task

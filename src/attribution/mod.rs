@@ -26,6 +26,7 @@
 
 pub mod attached;
 pub mod class_definitions;
+pub mod kept_by;
 pub mod live;
 pub mod old_objects;
 
@@ -214,6 +215,10 @@ pub struct StackCount {
     pub operation: String,
     /// Innermost first, at most [`MAX_FRAMES`].
     pub frames: Vec<StackFrame>,
+    /// Where the objects this stack linked under the node were allocated, when that is
+    /// another place than [`StackCount::frames`]' (the stack above is the call that made them
+    /// reachable, "kept by"; this one the `new`, "made at"). Innermost first.
+    pub made_at: Option<Vec<StackFrame>>,
 }
 
 impl StackCount {
@@ -287,6 +292,7 @@ pub fn group_counted(recorded: impl IntoIterator<Item = (Recorded, u64)>) -> Vec
             count,
             operation,
             frames,
+            made_at: None,
         })
         .collect();
     stacks.sort_by(|a, b| {
@@ -428,12 +434,14 @@ mod tests {
                 StackCount {
                     count: 2,
                     operation: "add".into(),
-                    frames: a
+                    frames: a,
+                    made_at: None,
                 },
                 StackCount {
                     count: 1,
                     operation: "add".into(),
-                    frames: b
+                    frames: b,
+                    made_at: None,
                 },
             ]
         );
@@ -458,6 +466,7 @@ mod tests {
             count: 4,
             operation: "add".into(),
             frames: vec![],
+            made_at: None,
         };
         assert_eq!(
             counted.headline(&RecordKind::Calls(vec!["add".into()])),

@@ -11,7 +11,7 @@ use super::boundary::{as_class, new_string_array, string, strings_or_empty};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
     AgentCapabilities, AllocationSampling, ClassDefinitions, ClassRecord, FieldWatch, Frame,
-    JvmtiEnv, WatchRecord, WatchedField,
+    JvmtiEnv, SampleRecord, WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -346,14 +346,179 @@ impl LiveNode {
     }
 }
 
+/// The fields of an owner-field watch (see [`LiveNode::owner_watch`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerFields {
+    /// The owners' class, its simple name (`TaskQueue`).
+    pub label: String,
+    /// Each watched field's name and whether it is an `int`, in the watch's order.
+    pub fields: Vec<(String, bool)>,
+}
+
 impl LiveNode {
+    /// The objects of a `Class[]` or `Object[]` the session's `method` returns, as local
+    /// references of `env`'s frame.
+    fn objects<'l>(
+        &self,
+        env: &mut JNIEnv<'l>,
+        operation: &'static str,
+        method: &str,
+        signature: &str,
+    ) -> Result<Vec<JObject<'l>>, JvmError> {
+        let result = env.call_method(&self.session, method, signature, &[]);
+        let array = JObjectArray::from(self.java.unexpected(env, operation, result)?.l()?);
+        let length = env.get_array_length(&array)?;
+        let mut list = Vec::with_capacity(length as usize);
+        for i in 0..length {
+            list.push(env.get_object_array_element(&array, i)?);
+        }
+        Ok(list)
+    }
+
+    /// Starts an owner-field watch when the node fits one: its objects are arrays held in an
+    /// instance field of objects of one JDK or library class (not the user's: code from
+    /// `scenario_source` or a class directory). Every non-final instance field of that class
+    /// and its superclasses is watched, filtered to the node's owners. `None` if it does not
+    /// fit.
+    pub fn owner_watch<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+        scenario_source: Option<&str>,
+    ) -> Result<Option<(ActiveWatch<'j>, OwnerFields)>, JvmError> {
+        let found = self.java.with_env(|env| {
+            let source = match scenario_source {
+                Some(source) => JObject::from(env.new_string(source)?),
+                None => JObject::null(),
+            };
+            let result = env.call_method(
+                &self.session,
+                "ownerPlan",
+                "(Ljava/lang/String;)[Ljava/lang/String;",
+                &[JValue::Object(&source)],
+            );
+            let plan = JObjectArray::from(
+                self.java
+                    .unexpected(env, "choosing the owner's fields", result)?
+                    .l()?,
+            );
+            let plan = strings_or_empty(env, &plan)?;
+            if plan.is_empty() {
+                return Ok(None);
+            }
+            let classes = self.objects(
+                env,
+                "finding the owner's classes",
+                "ownerFieldClasses",
+                "()[Ljava/lang/Class;",
+            )?;
+            let owners = self.objects(
+                env,
+                "finding the owners",
+                "ownerObjects",
+                "()[Ljava/lang/Object;",
+            )?;
+            let result = env.call_method(&self.session, "ownerLabel", "()Ljava/lang/String;", &[]);
+            let label = self.java.unexpected(env, "naming the owner", result)?.l()?;
+            let label = string(env, &JString::from(label))?.unwrap_or_default();
+            let mut fields = Vec::new();
+            let mut watched = Vec::new();
+            for (class, field) in classes.iter().zip(plan.chunks_exact(3)) {
+                let class: &JClass = class.into();
+                let id = env.get_field_id(class, &field[0], &field[1]);
+                let id = self.java.unexpected(env, "finding an owner's field", id)?;
+                watched.push((class, WatchedField::Instance(id)));
+                fields.push((field[0].clone(), field[2] == "1"));
+            }
+            let watch = jvmti.watch_fields_writes(env, &watched, &owners)?;
+            Ok(Some((watch, OwnerFields { label, fields })))
+        })?;
+        Ok(found.map(|(watch, fields)| {
+            (
+                ActiveWatch {
+                    watch,
+                    java: Arc::clone(&self.java),
+                },
+                fields,
+            )
+        }))
+    }
+
+    /// Starts a value-filtered watch on the fields that link the node's children below its
+    /// objects (`fields`: declaring class and field name, from the children's `INSTANCE_FIELD`
+    /// steps): the writes of a reference to an object allocation sampling tagged, with its
+    /// tag. Allocation sampling must be running. The label names the fields for the report
+    /// (`SearchTree$Node.left and .right`); `None` if no field was found.
+    pub fn value_watch<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+        fields: &[(&str, &str)],
+    ) -> Result<Option<(ActiveWatch<'j>, String)>, JvmError> {
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        let found = self.java.with_env(|env| {
+            let flat: Vec<&str> = fields.iter().flat_map(|(c, f)| [*c, *f]).collect();
+            let names = new_string_array(env, &flat)?;
+            let result = env.call_method(
+                &self.session,
+                "valueFieldPlan",
+                "([Ljava/lang/String;)[Ljava/lang/String;",
+                &[JValue::Object(&names)],
+            );
+            let plan = JObjectArray::from(
+                self.java
+                    .unexpected(env, "choosing the linking fields", result)?
+                    .l()?,
+            );
+            let plan = strings_or_empty(env, &plan)?;
+            if plan.is_empty() {
+                return Ok(None);
+            }
+            let classes = self.objects(
+                env,
+                "finding the linking fields' classes",
+                "valueFieldClasses",
+                "()[Ljava/lang/Class;",
+            )?;
+            let mut watched = Vec::new();
+            let mut names = Vec::new();
+            for (class, field) in classes.iter().zip(plan.chunks_exact(2)) {
+                let declaring: &JClass = class.into();
+                let id = env.get_field_id(declaring, &field[0], &field[1]);
+                let id = self.java.unexpected(env, "finding a linking field", id)?;
+                watched.push((declaring, WatchedField::Instance(id)));
+                names.push(field[0].clone());
+            }
+            let watch = jvmti.watch_sampled_values_written(env, &watched)?;
+            Ok(Some((watch, names)))
+        })?;
+        Ok(found.map(|(watch, names)| {
+            let owner = fields
+                .iter()
+                .find(|(_, f)| names.first() == Some(&f.to_string()))
+                .map_or("", |(c, _)| *c);
+            let simple = owner.rsplit('.').next().unwrap_or(owner);
+            let label = format!("{simple}.{}", names.join(" and ."));
+            (
+                ActiveWatch {
+                    watch,
+                    java: Arc::clone(&self.java),
+                },
+                label,
+            )
+        }))
+    }
+
     /// Starts sampling every allocation of the classes named `class_names` (the node's
-    /// children's classes, as reports name them).
+    /// children's classes, as reports name them), and with `links` of the node's link classes
+    /// (the entries its containers allocate on an add, its own arrays when they are replaced
+    /// on every add), marked as links in the record.
     pub fn sample_allocations<'j>(
         &self,
         jvmti: &'j JvmtiEnv,
         growing_children: &[&str],
         own_only: bool,
+        links: bool,
     ) -> Result<ActiveSampling<'j>, JvmError> {
         let sampling = self.java.with_env(|env| {
             let names = new_string_array(env, growing_children)?;
@@ -373,7 +538,20 @@ impl LiveNode {
             for i in 0..length {
                 list.push(JClass::from(env.get_object_array_element(&classes, i)?));
             }
-            Ok(jvmti.sample_allocations(env, &list)?)
+            let links = if links {
+                self.objects(
+                    env,
+                    "finding the node's link classes",
+                    "linkClasses",
+                    "()[Ljava/lang/Class;",
+                )?
+                .into_iter()
+                .map(JClass::from)
+                .collect()
+            } else {
+                Vec::new()
+            };
+            Ok(jvmti.sample_allocations(env, &list, &links)?)
         })?;
         Ok(ActiveSampling {
             sampling,
@@ -463,7 +641,7 @@ impl ActiveSampling<'_> {
     /// Switches sampling off and returns the allocation stacks of the objects sampled while it
     /// ran that are now the node's objects (a root group's threads: `below` false) or below
     /// them (`below` true). `live` must have been refreshed ([`LiveNode::refresh`]).
-    pub fn stop(self, live: &LiveNode, below: bool) -> Result<WatchRecord, JvmError> {
+    pub fn stop(self, live: &LiveNode, below: bool) -> Result<SampleRecord, JvmError> {
         let ActiveSampling { sampling, java } = self;
         java.with_env(|env| {
             let result =

@@ -53,7 +53,7 @@ pub use self::exit::{on_jvm_end, ExitCall, JvmEnd, JVM_ENDED_EXIT_STATUS, START_
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
 pub use self::live_paths::{
     ActiveClassDefinitions, ActiveSampling, ActiveWatch, LiveAgent, LiveNode, LiveScenario,
-    PathStart, Recorder,
+    OwnerFields, PathStart, Recorder,
 };
 pub use crate::jvmti::AgentCapabilities;
 use crate::jvmti::JvmtiEnv;

@@ -335,6 +335,12 @@
       more.appendChild(rest);
       box.appendChild(more);
     }
+    // The objects' allocation, when the stack is the call that made them reachable.
+    var made = s.made_at;
+    if (made && made.frames && made.frames.length) {
+      var at = made.place_to_look === null || made.place_to_look === undefined ? 0 : made.place_to_look;
+      box.appendChild(el("p", "made-at", "made at " + made.frames[at]));
+    }
     return box;
   }
 

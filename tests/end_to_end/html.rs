@@ -380,6 +380,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
                 count: 4,
                 operation: "add".into(),
                 frames,
+                made_at: None,
             }
         };
         let node = GrowingNode {
@@ -571,5 +572,32 @@ fn the_html_report_of_an_error_and_an_ignored_path_draws_in_chromium() {
     assert!(
         !dom.contains("<article class=\"node growing\""),
         "the ignored path is not growing"
+    );
+}
+
+// A kept-by stack shows where its objects were made under the stack (issue 32), escaped as the
+// rest of the page.
+#[test]
+fn a_kept_by_stack_shows_where_its_objects_were_made() {
+    use heapgrowth::attribution::Attribution;
+    let mut report = synthetic_report(1);
+    let Some(Attribution::Attributed { stacks, .. }) = &mut report.attributions[0] else {
+        panic!("the synthetic node is attributed");
+    };
+    let made_at = stacks[1].frames.clone();
+    stacks[0].made_at = Some(made_at);
+    let dir = artifacts();
+    let page = dir.join("made-at.html");
+    std::fs::write(&page, heapgrowth::report::render_html(&[report])).unwrap();
+    let dom = headless(&page, &["--dump-dom"]);
+    assert_drawn_without_errors(&dom);
+    assert_eq!(
+        dom.matches("<p class=\"made-at\">made at ").count(),
+        1,
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<p class=\"made-at\">made at com.example.service0.Registry0.register("),
+        "{dom}"
     );
 }

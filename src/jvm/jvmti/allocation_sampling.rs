@@ -18,19 +18,58 @@ use std::sync::Mutex;
 use jni::objects::{GlobalRef, JClass, JObject};
 use jni::JNIEnv;
 
-use super::stacks::{current_stack, CodeSourceOf, RawStack, WatchRecord, MAX_EVENTS};
+use super::stacks::{current_stack, CodeSourceOf, Frame, RawStack, MAX_EVENTS};
 use super::sys;
 use super::{JvmtiEnv, JvmtiError};
 
 /// Tag of the watched classes' class objects.
 const CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c01;
+/// Tag of the link classes' class objects (see [`JvmtiEnv::sample_allocations`]).
+const LINK_CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c02;
+/// Tag of the class objects of classes that are both watched and links.
+const BOTH_CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c03;
 /// First tag given to a sampled object; each gets the next one.
 const FIRST_OBJECT_TAG: sys::jlong = 0x4847_414c_4c00_0000;
 
 struct Sampling {
     next_tag: sys::jlong,
-    stacks: HashMap<sys::jlong, RawStack>,
+    /// Tag → allocation stack, and the object's class's tag.
+    stacks: HashMap<sys::jlong, (RawStack, sys::jlong)>,
     dropped: u64,
+    /// The tag of the last object of a watched (not only link) class each thread allocated, by the
+    /// thread's `JNIEnv` (one per thread): what a field watch pairs a write with.
+    last_on_thread: HashMap<usize, sys::jlong>,
+}
+
+/// What allocation sampling saw, for the objects under the node.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SampleRecord {
+    /// The sampled objects found, in tag (allocation) order.
+    pub objects: Vec<SampledObject>,
+    /// The allocation stack of each of `objects`, innermost frame first.
+    pub stacks: Vec<Vec<Frame>>,
+    /// Objects sampled in all (found or not, alive or not), at most the cap.
+    pub recorded: usize,
+    /// New objects of the sampled classes not recorded because of the cap.
+    pub dropped: u64,
+}
+
+/// One sampled object found under the node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampledObject {
+    /// Its tag while sampling ran (what [`JvmtiEnv::last_sample_on`] gave a field watch).
+    pub tag: i64,
+    /// Whether it is of a link class.
+    pub link: bool,
+    /// Whether it is of one of the (non-link) classes asked for, the node's growing ones.
+    pub watched: bool,
+    /// Whether it is one of the node's objects itself (an array the add replaced).
+    pub node: bool,
+    /// The tag of the sampled object it was first reached from, if it was reached from one.
+    pub referrer: Option<i64>,
+    /// How many sampled objects of its kind (link or not) were allocated at the same stack,
+    /// alive or not: the copies of an array replaced on every add.
+    pub allocated_here: u64,
 }
 
 static SAMPLING: Mutex<Option<Sampling>> = Mutex::new(None);
@@ -51,12 +90,16 @@ impl std::fmt::Debug for AllocationSampling<'_> {
 }
 
 impl JvmtiEnv {
-    /// Starts recording the allocation stack of every new object of `classes` (exact classes,
-    /// not subclasses). Needs `can_generate_sampled_object_alloc_events` and `can_tag_objects`.
+    /// Starts recording the allocation stack of every new object of `classes` and of `links`
+    /// (exact classes, not subclasses; a class may be in both). Links are the classes whose
+    /// objects are allocated by the call that links an object under a node (a container's
+    /// entries, an array copied on every add); their objects are marked in the record. Needs
+    /// `can_generate_sampled_object_alloc_events` and `can_tag_objects`.
     pub fn sample_allocations<'e>(
         &'e self,
         jni: &mut JNIEnv,
         classes: &[JClass],
+        links: &[JClass],
     ) -> Result<AllocationSampling<'e>, JvmtiError> {
         {
             let mut active = SAMPLING.lock().unwrap_or_else(|p| p.into_inner());
@@ -67,6 +110,7 @@ impl JvmtiEnv {
                 next_tag: FIRST_OBJECT_TAG,
                 stacks: HashMap::new(),
                 dropped: 0,
+                last_on_thread: HashMap::new(),
             });
         }
         let mut sampling = AllocationSampling {
@@ -74,15 +118,25 @@ impl JvmtiEnv {
             classes: Vec::new(),
             active: true,
         };
-        for class in classes {
+        let tagged = classes
+            .iter()
+            .map(|class| (class, CLASS_TAG))
+            .chain(links.iter().map(|class| (class, LINK_CLASS_TAG)));
+        for (class, mut tag) in tagged {
             let class = jni
                 .new_global_ref(class)
                 .map_err(|e| JvmtiError::AttachFailed {
                     function: "NewGlobalRef",
                     reason: e.to_string(),
                 })?;
-            // Safety: a live global reference; the environment is live.
-            unsafe { jvmti!(self, SetTag(class.as_obj().as_raw(), CLASS_TAG)) }?;
+            let mut was: sys::jlong = 0;
+            // Safety: a live global reference; the environment is live; `was` is writable.
+            unsafe { jvmti!(self, GetTag(class.as_obj().as_raw(), &mut was)) }?;
+            if tag == LINK_CLASS_TAG && (was == CLASS_TAG || was == BOTH_CLASS_TAG) {
+                tag = BOTH_CLASS_TAG;
+            }
+            // Safety: as above.
+            unsafe { jvmti!(self, SetTag(class.as_obj().as_raw(), tag)) }?;
             sampling.classes.push(class);
         }
         self.install_callbacks()?;
@@ -103,35 +157,60 @@ impl AllocationSampling<'_> {
         node_objects: &[JObject],
         below: bool,
         code_source: &mut CodeSourceOf,
-    ) -> Result<WatchRecord, JvmtiError> {
+    ) -> Result<SampleRecord, JvmtiError> {
         self.switch_off()?;
         let Some(sampling) = SAMPLING.lock().unwrap_or_else(|p| p.into_inner()).take() else {
-            return Ok(WatchRecord::default());
+            return Ok(SampleRecord::default());
         };
         let sampled: HashSet<sys::jlong> = sampling.stacks.keys().copied().collect();
+        let node_tags = self.env.tags_of(node_objects);
         let found = if below {
-            self.env.tags_reachable_from(node_objects, &sampled)
+            self.env
+                .tags_reachable_with_referrers(node_objects, &sampled)
         } else {
             self.env.tags_of(node_objects).map(|tags| {
-                tags.into_iter()
+                let found = tags
+                    .into_iter()
                     .filter(|tag| sampled.contains(tag))
-                    .collect()
+                    .collect();
+                (found, HashMap::new())
             })
         };
         // Every sampled object still alive gets tag 0 again, found or not, error or not.
         let tags: Vec<sys::jlong> = sampled.iter().copied().collect();
         let untagged = self.env.objects_with_tags(jni, &tags, |_| false);
-        let found = found?;
+        let (found, referrers) = found?;
         untagged?;
+        let node_tags: HashSet<sys::jlong> = node_tags?.into_iter().collect();
         let mut kept_tags: Vec<sys::jlong> = found.into_iter().collect();
         kept_tags.sort_unstable();
+        let mut allocated_here: HashMap<&(RawStack, sys::jlong), u64> = HashMap::new();
+        for allocation in sampling.stacks.values() {
+            *allocated_here.entry(allocation).or_default() += 1;
+        }
+        let objects = kept_tags
+            .iter()
+            .map(|tag| {
+                let allocation = &sampling.stacks[tag];
+                SampledObject {
+                    tag: *tag,
+                    link: allocation.1 != CLASS_TAG,
+                    watched: allocation.1 != LINK_CLASS_TAG,
+                    node: node_tags.contains(tag),
+                    referrer: referrers.get(tag).copied(),
+                    allocated_here: allocated_here[allocation],
+                }
+            })
+            .collect();
         let kept: Vec<RawStack> = kept_tags
             .iter()
-            .map(|tag| sampling.stacks[tag].clone())
+            .map(|tag| sampling.stacks[tag].0.clone())
             .collect();
         let stacks = self.env.resolve(jni, &kept, code_source)?;
-        Ok(WatchRecord {
+        Ok(SampleRecord {
+            objects,
             stacks,
+            recorded: sampling.stacks.len(),
             dropped: sampling.dropped,
         })
     }
@@ -165,10 +244,30 @@ impl Drop for AllocationSampling<'_> {
     }
 }
 
+/// Whether `tag` is one sampling gives a new object (see [`JvmtiEnv::sample_allocations`]):
+/// what a value-filtered field watch keeps.
+pub(super) fn is_sample_tag(tag: sys::jlong) -> bool {
+    (FIRST_OBJECT_TAG..=FIRST_OBJECT_TAG + MAX_EVENTS as sys::jlong).contains(&tag)
+}
+
+/// The tag of the last object of a watched (not only link) class the thread whose `JNIEnv` is `jni`
+/// allocated while sampling runs, if any: a field watch's callback, on the same thread, pairs
+/// the write it records with the object the code made just before (best effort: the code may
+/// have made another one between). Takes the sampling lock; callers may hold the field watch's
+/// (that order only).
+pub(super) fn last_sample_on(jni: *mut sys::JNIEnv) -> Option<sys::jlong> {
+    let active = SAMPLING.lock().unwrap_or_else(|p| p.into_inner());
+    active
+        .as_ref()?
+        .last_on_thread
+        .get(&(jni as usize))
+        .copied()
+}
+
 /// The JVM's `SampledObjectAlloc` callback: thin, and never unwinds into the JVM.
 pub(super) unsafe extern "system" fn on_sampled_object_alloc(
     jvmti: *mut sys::jvmtiEnv,
-    _jni: *mut sys::JNIEnv,
+    jni: *mut sys::JNIEnv,
     _thread: sys::jthread,
     object: sys::jobject,
     object_klass: sys::jclass,
@@ -176,17 +275,22 @@ pub(super) unsafe extern "system" fn on_sampled_object_alloc(
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // Safety: the JVM passes its live environment and this event's references.
-        unsafe { record_allocation(jvmti, object, object_klass) }
+        unsafe { record_allocation(jvmti, jni, object, object_klass) }
     }));
 }
 
 /// # Safety
 /// `jvmti` must be the event's live environment, `object` and `class` its live references.
-unsafe fn record_allocation(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, class: sys::jclass) {
+unsafe fn record_allocation(
+    jvmti: *mut sys::jvmtiEnv,
+    jni: *mut sys::JNIEnv,
+    object: sys::jobject,
+    class: sys::jclass,
+) {
     let mut class_tag: sys::jlong = 0;
     // Safety: caller. Checked before the lock: most allocations are of other classes.
     if unsafe { sys::GetTag(jvmti, class, &mut class_tag) } != sys::JVMTI_ERROR_NONE
-        || class_tag != CLASS_TAG
+        || !matches!(class_tag, CLASS_TAG | LINK_CLASS_TAG | BOTH_CLASS_TAG)
     {
         return;
     }
@@ -206,6 +310,9 @@ unsafe fn record_allocation(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, cla
     // Safety: caller.
     if unsafe { sys::SetTag(jvmti, object, tag) } == sys::JVMTI_ERROR_NONE {
         sampling.next_tag += 1;
-        sampling.stacks.insert(tag, stack);
+        sampling.stacks.insert(tag, (stack, class_tag));
+        if class_tag != LINK_CLASS_TAG {
+            sampling.last_on_thread.insert(jni as usize, tag);
+        }
     }
 }

@@ -22,9 +22,16 @@ const WATCH_TAG: sys::jlong = 0x4847_5741_5443_4801;
 
 /// What the callback needs, shared with it through [`ACTIVE`].
 struct Recording {
-    field: usize,
+    /// The watched fields' ids.
+    fields: Vec<usize>,
     filter_by_tag: bool,
+    /// Only writes of a reference to a new object allocation sampling tagged (the value's tag
+    /// is recorded as the write's pair).
+    filter_by_value: bool,
     stacks: Vec<RawStack>,
+    /// Per stack: the index in `fields` of the field written, and the object allocation
+    /// sampling saw the writing thread make last (see [`super::allocation_sampling`]).
+    writes: Vec<(usize, Option<sys::jlong>)>,
     dropped: u64,
 }
 
@@ -43,8 +50,8 @@ pub enum WatchedField {
 /// too (without resolving the stacks).
 pub struct FieldWatch<'e> {
     env: &'e JvmtiEnv,
-    class: GlobalRef,
-    field: sys::jfieldID,
+    /// Each watched field and its class; on stop, cleared from the first, while `active`.
+    watched: Vec<(GlobalRef, sys::jfieldID)>,
     tagged: Vec<GlobalRef>,
     active: bool,
 }
@@ -69,7 +76,41 @@ impl JvmtiEnv {
         field: WatchedField,
         owners: &[JObject],
     ) -> Result<FieldWatch<'e>, JvmtiError> {
-        let field = match field {
+        self.watch_fields_writes(jni, &[(class, field)], owners)
+    }
+
+    /// Starts recording the stack of every write to `fields` (of any object) whose new value is
+    /// an object allocation sampling tagged, with that object's tag: the writes that link a
+    /// new object (`parent.left = node`). Needs allocation sampling running, and the
+    /// capabilities of [`JvmtiEnv::watch_field_writes`].
+    pub fn watch_sampled_values_written<'e>(
+        &'e self,
+        jni: &mut JNIEnv,
+        fields: &[(&JClass, WatchedField)],
+    ) -> Result<FieldWatch<'e>, JvmtiError> {
+        self.start_watch(jni, fields, &[], true)
+    }
+
+    /// [`JvmtiEnv::watch_field_writes`] on several fields at once (an owner's fields, each
+    /// declared by `class` or one of its superclasses); the record says which field each write
+    /// was to.
+    pub fn watch_fields_writes<'e>(
+        &'e self,
+        jni: &mut JNIEnv,
+        fields: &[(&JClass, WatchedField)],
+        owners: &[JObject],
+    ) -> Result<FieldWatch<'e>, JvmtiError> {
+        self.start_watch(jni, fields, owners, false)
+    }
+
+    fn start_watch<'e>(
+        &'e self,
+        jni: &mut JNIEnv,
+        fields: &[(&JClass, WatchedField)],
+        owners: &[JObject],
+        by_value: bool,
+    ) -> Result<FieldWatch<'e>, JvmtiError> {
+        let raw = |field: &WatchedField| match *field {
             WatchedField::Instance(id) => id.into_raw(),
             WatchedField::Static(id) => id.into_raw(),
         };
@@ -79,9 +120,11 @@ impl JvmtiEnv {
                 return Err(JvmtiError::Busy);
             }
             *active = Some(Recording {
-                field: field as usize,
+                fields: fields.iter().map(|(_, f)| raw(f) as usize).collect(),
                 filter_by_tag: !owners.is_empty(),
+                filter_by_value: by_value,
                 stacks: Vec::new(),
+                writes: Vec::new(),
                 dropped: 0,
             });
         }
@@ -92,19 +135,16 @@ impl JvmtiEnv {
                     reason: e.to_string(),
                 })
         };
+        // From here the drop of `watch` clears what was set, and the recording.
         let mut watch = FieldWatch {
             env: self,
-            class: match global(class, jni) {
-                Ok(class) => class,
-                Err(e) => {
-                    *ACTIVE.lock().unwrap_or_else(|p| p.into_inner()) = None;
-                    return Err(e);
-                }
-            },
-            field,
+            watched: Vec::new(),
             tagged: Vec::new(),
             active: true,
         };
+        for (class, field) in fields {
+            watch.watched.push((global(class, jni)?, raw(field)));
+        }
         for owner in owners {
             let owner = global(owner, jni)?;
             // Safety: `owner` is a live global reference; the environment is live.
@@ -112,14 +152,21 @@ impl JvmtiEnv {
             watch.tagged.push(owner);
         }
         self.install_callbacks()?;
-        // Safety: the class reference is live, `field` is one of its fields (the caller got it
-        // from GetFieldID/GetStaticFieldID on this class).
-        unsafe {
-            jvmti!(
-                self,
-                SetFieldModificationWatch(watch.class.as_obj().as_raw(), field)
-            )
-        }?;
+        for (set, (class, field)) in watch.watched.iter().enumerate() {
+            // Safety: the class reference is live, `field` is one of its fields (the caller got
+            // it from GetFieldID/GetStaticFieldID on this class).
+            let result = unsafe {
+                jvmti!(
+                    self,
+                    SetFieldModificationWatch(class.as_obj().as_raw(), *field)
+                )
+            };
+            if let Err(error) = result {
+                // Only the watches set are cleared on drop.
+                watch.watched.truncate(set);
+                return Err(error);
+            }
+        }
         self.set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_MODIFICATION, true)?;
         Ok(watch)
     }
@@ -140,9 +187,12 @@ impl FieldWatch<'_> {
             return Ok(WatchRecord::default());
         };
         let stacks = self.env.resolve(jni, &recording.stacks, code_source)?;
+        let (fields, paired) = recording.writes.into_iter().unzip();
         Ok(WatchRecord {
             stacks,
             dropped: recording.dropped,
+            fields,
+            paired,
         })
     }
 
@@ -155,13 +205,17 @@ impl FieldWatch<'_> {
         let disabled = self
             .env
             .set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_MODIFICATION, false);
-        // Safety: the class reference is live and the watch was set on (class, field).
-        let cleared = unsafe {
-            jvmti!(
-                self.env,
-                ClearFieldModificationWatch(self.class.as_obj().as_raw(), self.field)
-            )
-        };
+        let mut cleared = Ok(());
+        for (class, field) in &self.watched {
+            // Safety: the class reference is live and the watch was set on (class, field).
+            let result = unsafe {
+                jvmti!(
+                    self.env,
+                    ClearFieldModificationWatch(class.as_obj().as_raw(), *field)
+                )
+            };
+            cleared = cleared.and(result);
+        }
         let mut untagged = Ok(());
         for owner in self.tagged.drain(..) {
             // Safety: `owner` is a live global reference.
@@ -185,32 +239,46 @@ impl Drop for FieldWatch<'_> {
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe extern "system" fn on_field_modification(
     jvmti: *mut sys::jvmtiEnv,
-    _jni: *mut sys::JNIEnv,
+    jni: *mut sys::JNIEnv,
     _thread: sys::jthread,
     _method: sys::jmethodID,
     _location: sys::jlocation,
     _field_klass: sys::jclass,
     object: sys::jobject,
     field: sys::jfieldID,
-    _signature_type: c_char,
-    _new_value: sys::jvalue,
+    signature_type: c_char,
+    new_value: sys::jvalue,
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
+        // A reference written ('L' object, '[' array): the value is the union's `l`.
+        let value = if signature_type as u8 == b'L' || signature_type as u8 == b'[' {
+            // Safety: for these signature types the JVM set the union's object member.
+            unsafe { new_value.l }
+        } else {
+            std::ptr::null_mut()
+        };
         // Safety: the JVM passes its live environment and the references of this event.
-        unsafe { record_write(jvmti, object, field) }
+        unsafe { record_write(jvmti, jni, object, field, value) }
     }));
 }
 
 /// # Safety
-/// `jvmti` must be the live environment of the event and `object` NULL or a live reference.
-unsafe fn record_write(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, field: sys::jfieldID) {
+/// `jvmti` must be the live environment of the event, `object` and `value` NULL or live
+/// references.
+unsafe fn record_write(
+    jvmti: *mut sys::jvmtiEnv,
+    jni: *mut sys::JNIEnv,
+    object: sys::jobject,
+    field: sys::jfieldID,
+    value: sys::jobject,
+) {
     let mut active = ACTIVE.lock().unwrap_or_else(|p| p.into_inner());
     let Some(recording) = active.as_mut() else {
         return;
     };
-    if recording.field != field as usize {
+    let Some(index) = recording.fields.iter().position(|&f| f == field as usize) else {
         return;
-    }
+    };
     if recording.filter_by_tag {
         if object.is_null() {
             return;
@@ -223,6 +291,16 @@ unsafe fn record_write(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, field: s
             return;
         }
     }
+    let mut value_tag: sys::jlong = 0;
+    if recording.filter_by_value {
+        // Safety: live environment and reference (caller).
+        if value.is_null()
+            || unsafe { sys::GetTag(jvmti, value, &mut value_tag) } != sys::JVMTI_ERROR_NONE
+            || !super::allocation_sampling::is_sample_tag(value_tag)
+        {
+            return;
+        }
+    }
     if recording.stacks.len() >= MAX_EVENTS {
         recording.dropped += 1;
         return;
@@ -230,5 +308,12 @@ unsafe fn record_write(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, field: s
     // Safety: live environment (caller), on the event's thread.
     if let Some(stack) = unsafe { current_stack(jvmti) } {
         recording.stacks.push(stack);
+        // Lock order: the watch's, then sampling's (sampling never takes the watch's).
+        let paired = if recording.filter_by_value {
+            Some(value_tag)
+        } else {
+            super::allocation_sampling::last_sample_on(jni)
+        };
+        recording.writes.push((index, paired));
     }
 }

@@ -105,6 +105,18 @@ impl JvmtiEnv {
         roots: &[JObject],
         wanted: &HashSet<sys::jlong>,
     ) -> Result<HashSet<sys::jlong>, JvmtiError> {
+        self.tags_reachable_with_referrers(roots, wanted)
+            .map(|(found, _)| found)
+    }
+
+    /// [`JvmtiEnv::tags_reachable_from`], and for each found tag first reached from an object
+    /// that has a wanted tag too, that referrer's tag: which sampled object holds which (the
+    /// `ConcurrentLinkedQueue$Node` that holds an item).
+    pub fn tags_reachable_with_referrers(
+        &self,
+        roots: &[JObject],
+        wanted: &HashSet<sys::jlong>,
+    ) -> Result<(HashSet<sys::jlong>, HashMap<sys::jlong, sys::jlong>), JvmtiError> {
         let mut walk = ReachWalk {
             wanted,
             found: self
@@ -112,6 +124,7 @@ impl JvmtiEnv {
                 .into_iter()
                 .filter(|tag| wanted.contains(tag))
                 .collect(),
+            referrers: HashMap::new(),
             visited: 0,
         };
         let callbacks = sys::jvmtiHeapCallbacks {
@@ -137,7 +150,7 @@ impl JvmtiEnv {
                 )
             }?;
         }
-        Ok(walk.found)
+        Ok((walk.found, walk.referrers))
     }
 
     /// The tag of each of `objects`.
@@ -265,6 +278,8 @@ unsafe extern "system" fn on_stack_root(
 struct ReachWalk<'a> {
     wanted: &'a HashSet<sys::jlong>,
     found: HashSet<sys::jlong>,
+    /// Found tag → the wanted tag of the object it was first reached from.
+    referrers: HashMap<sys::jlong, sys::jlong>,
     visited: usize,
 }
 
@@ -278,7 +293,7 @@ unsafe extern "system" fn on_reference_below(
     _referrer_class_tag: sys::jlong,
     _size: sys::jlong,
     tag_ptr: *mut sys::jlong,
-    _referrer_tag_ptr: *mut sys::jlong,
+    referrer_tag_ptr: *mut sys::jlong,
     _length: sys::jint,
     user_data: *mut c_void,
 ) -> sys::jint {
@@ -288,12 +303,21 @@ unsafe extern "system" fn on_reference_below(
         {
             return 0;
         }
-        // Safety: `user_data` is the `ReachWalk` passed by `tags_reachable_from`, used by this
-        // thread only; `tag_ptr` is the referree's tag.
+        // Safety: `user_data` is the `ReachWalk` passed by `tags_reachable_with_referrers`,
+        // used by this thread only; `tag_ptr` is the referree's tag, `referrer_tag_ptr` NULL or
+        // the referrer's.
         unsafe {
             let walk = &mut *user_data.cast::<ReachWalk>();
             if walk.wanted.contains(&*tag_ptr) {
                 walk.found.insert(*tag_ptr);
+                let referrer = if referrer_tag_ptr.is_null() {
+                    0
+                } else {
+                    *referrer_tag_ptr
+                };
+                if walk.wanted.contains(&referrer) {
+                    walk.referrers.entry(*tag_ptr).or_insert(referrer);
+                }
             }
             walk.visited += 1;
             if walk.visited >= MAX_OBJECTS_VISITED {

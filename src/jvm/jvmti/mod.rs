@@ -7,7 +7,7 @@
 
 mod sys;
 
-pub use allocation_sampling::AllocationSampling;
+pub use allocation_sampling::{AllocationSampling, SampleRecord, SampledObject};
 pub use class_definitions::{ClassDefinitions, ClassRecord, DefinedClass};
 pub use field_watch::{FieldWatch, WatchedField};
 /// Raw JNI field id, as JNI's GetFieldID returns it.

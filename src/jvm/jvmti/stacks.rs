@@ -59,6 +59,12 @@ pub struct WatchRecord {
     pub stacks: Vec<Vec<Frame>>,
     /// Writes not recorded because of the cap.
     pub dropped: u64,
+    /// Per stack, the index of the watched field written (see
+    /// [`JvmtiEnv::watch_fields_writes`]).
+    pub fields: Vec<usize>,
+    /// Per stack, the tag allocation sampling gave the object the writing thread made last, if
+    /// sampling ran at the same time (see [`super::SampleRecord`]).
+    pub paired: Vec<Option<i64>>,
 }
 
 /// What a frame needs of its method, looked up once per method.

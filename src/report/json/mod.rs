@@ -7,7 +7,8 @@ mod schema;
 use schema::{
     Document, JsonAttribution, JsonAwaitingCleanup, JsonAwaitingValues, JsonChild, JsonConfirmed,
     JsonFrame, JsonGoneOnRetake, JsonGrowing, JsonIgnored, JsonLeveledOff, JsonLookedLonger,
-    JsonRetained, JsonScenario, JsonStack, JsonStep, JsonTimings, JsonUnconfirmed, JsonValues,
+    JsonMadeAt, JsonRetained, JsonScenario, JsonStack, JsonStep, JsonTimings, JsonUnconfirmed,
+    JsonValues,
 };
 
 use super::{LoopUnit, ScenarioReport, Subject, Verdict};
@@ -39,23 +40,31 @@ fn json_stack(s: &StackCount, headline: String) -> JsonStack {
         headline,
         count: s.count,
         frames: s.frames.iter().map(ToString::to_string).collect(),
-        frame_details: s
-            .frames
-            .iter()
-            .map(|f| JsonFrame {
-                class: f.frame.class.clone(),
-                method: f.frame.method.clone(),
-                file: f.frame.file.clone(),
-                line: f.frame.line,
-                origin: f.origin.label(),
-                library: match &f.origin {
-                    Origin::Library(jar) => Some(jar.clone()),
-                    _ => None,
-                },
-            })
-            .collect(),
+        frame_details: frame_details(&s.frames),
         place_to_look: s.place_to_look(),
+        made_at: s.made_at.as_ref().map(|frames| JsonMadeAt {
+            frames: frames.iter().map(ToString::to_string).collect(),
+            frame_details: frame_details(frames),
+            place_to_look: crate::attribution::place_to_look(frames),
+        }),
     }
+}
+
+fn frame_details(frames: &[crate::attribution::StackFrame]) -> Vec<JsonFrame> {
+    frames
+        .iter()
+        .map(|f| JsonFrame {
+            class: f.frame.class.clone(),
+            method: f.frame.method.clone(),
+            file: f.frame.file.clone(),
+            line: f.frame.line,
+            origin: f.origin.label(),
+            library: match &f.origin {
+                Origin::Library(jar) => Some(jar.clone()),
+                _ => None,
+            },
+        })
+        .collect()
 }
 
 fn step(step: &PathStep) -> JsonStep<'_> {

@@ -342,6 +342,17 @@ pub(super) struct JsonStack {
     pub(super) frame_details: Vec<JsonFrame>,
     /// The index of the frame to look at (see `attribution::place_to_look`), or null.
     pub(super) place_to_look: Option<usize>,
+    /// Where the objects this stack linked were allocated, when another line (the stack above
+    /// is then the call that made them reachable), or null.
+    pub(super) made_at: Option<JsonMadeAt>,
+}
+
+/// The allocation stack of a kept-by stack's objects.
+#[derive(Serialize)]
+pub(super) struct JsonMadeAt {
+    pub(super) frames: Vec<String>,
+    pub(super) frame_details: Vec<JsonFrame>,
+    pub(super) place_to_look: Option<usize>,
 }
 
 #[derive(Serialize)]

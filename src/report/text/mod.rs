@@ -375,6 +375,7 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
             for stack in stacks {
                 let _ = writeln!(out, "\n    {}", escape_line(&stack.headline(kind)));
                 render_stack(out, stack, depth);
+                render_made_at(out, stack, depth);
             }
             for caveat in caveats {
                 let _ = writeln!(out, "\n    Note: {}", escape_line(caveat));
@@ -382,6 +383,24 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
         }
         Attribution::NotAttributed { reason } => {
             let _ = writeln!(out, "\n    Not attributed: {}", escape_line(reason));
+        }
+    }
+}
+
+/// Under a kept-by stack, where its objects were made: `made at X` (the made-at stack's place to
+/// look, or its first frame), or with `--full-stacks` that stack's frames.
+fn render_made_at(out: &mut String, stack: &StackCount, depth: StackDepth) {
+    let Some(made_at) = &stack.made_at else {
+        return;
+    };
+    let Some(first) = made_at.first() else {
+        return;
+    };
+    let look = crate::attribution::place_to_look(made_at).map_or(first, |i| &made_at[i]);
+    let _ = writeln!(out, "        made at {}", escape_line(&look.to_string()));
+    if depth == StackDepth::Full {
+        for frame in made_at {
+            let _ = writeln!(out, "            at {}", escape_line(&frame.to_string()));
         }
     }
 }
@@ -536,6 +555,7 @@ mod tests {
             count: 4,
             operation: "put".into(),
             frames,
+            made_at: None,
         }
     }
 
@@ -598,6 +618,28 @@ mod tests {
             text.ends_with("at lib.D.d(D.java:4)\n        ... 1 more frame (--full-stacks, or the JSON report)\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_kept_by_stack_says_where_its_objects_were_made() {
+        let mut kept = stack(&["app:app.Sessions.run:88", "app:app.Main.loop:12"]);
+        // An allocation event's stack starts at the `new`, before the constructor runs.
+        let made = stack(&["app:app.Sessions.run:87", "app:app.Main.loop:12"]);
+        kept.made_at = Some(made.frames);
+        let mut out = String::new();
+        render_made_at(&mut out, &kept, StackDepth::ToThePlaceToLook);
+        assert_eq!(out, "        made at app.Sessions.run(Sessions.java:87)\n");
+        let mut full = String::new();
+        render_made_at(&mut full, &kept, StackDepth::Full);
+        assert!(
+            full.ends_with("            at app.Main.loop(Main.java:12)\n"),
+            "{full}"
+        );
+        // Without it, nothing.
+        kept.made_at = None;
+        let mut none = String::new();
+        render_made_at(&mut none, &kept, StackDepth::Full);
+        assert_eq!(none, "");
     }
 
     #[test]

@@ -38,7 +38,7 @@ public class ReplacedArrayLeak implements Runnable {
 
         synchronized void add(Listener listener) {
             Listener[] current = slot[0];
-            Listener[] grown = Arrays.copyOf(current, current.length + 1);
+            Listener[] grown = Arrays.copyOf(current, current.length + 1); // GROWS (the copy that becomes the array)
             grown[current.length] = listener; // GROWS
             slot[0] = grown; // GROWS (publishes the new array)
         }

@@ -1045,4 +1045,208 @@ public final class LiveAttribution {
             return stacks.toArray(new String[0]);
         }
     }
+
+    // Kept by before made at (issue 32): the owner-field watch and the link classes.
+
+    /**
+     * The entry classes of containers made of entry objects: container class, then the classes
+     * of the objects its add allocates and links (checked on JDK 17 and 25 by a jvm_layer test).
+     */
+    static final String[][] ENTRY_CLASSES = {
+        {"java.util.HashMap", "java.util.HashMap$Node", "java.util.HashMap$TreeNode"},
+        {"java.util.LinkedHashMap", "java.util.LinkedHashMap$Entry"},
+        {"java.util.TreeMap", "java.util.TreeMap$Entry"},
+        {"java.util.Hashtable", "java.util.Hashtable$Entry"},
+        {"java.util.LinkedList", "java.util.LinkedList$Node"},
+        {"java.util.concurrent.ConcurrentHashMap",
+            "java.util.concurrent.ConcurrentHashMap$Node", "java.util.concurrent.ConcurrentHashMap$TreeNode"},
+        {"java.util.concurrent.ConcurrentLinkedQueue", "java.util.concurrent.ConcurrentLinkedQueue$Node"},
+        {"java.util.concurrent.ConcurrentLinkedDeque", "java.util.concurrent.ConcurrentLinkedDeque$Node"},
+        {"java.util.concurrent.LinkedBlockingQueue", "java.util.concurrent.LinkedBlockingQueue$Node"},
+        {"java.util.concurrent.LinkedBlockingDeque", "java.util.concurrent.LinkedBlockingDeque$Node"},
+        {"java.util.concurrent.ConcurrentSkipListMap", "java.util.concurrent.ConcurrentSkipListMap$Node"},
+    };
+
+    /** Every entry class name of {@link #ENTRY_CLASSES}, for the test that they exist. */
+    public static String[] entryClassNames() {
+        List<String> out = new ArrayList<>();
+        for (String[] rule : ENTRY_CLASSES) {
+            out.addAll(Arrays.asList(rule).subList(1, rule.length));
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /**
+     * The classes whose new objects are made by the call that links an object under the node:
+     * the entry classes of the containers among the node's objects and the objects their fields
+     * hold (one field below), or that arrays among them are arrays of; and the node's own
+     * classes, since an array replaced on every add, or a new entry of a linked list of the
+     * node's class, is allocated by the add.
+     */
+    public Class<?>[] linkClasses() {
+        Set<Class<?>> out = new LinkedHashSet<>();
+        if (failure != null || threadGroup != null) {
+            return new Class<?>[0];
+        }
+        List<Object> candidates = new ArrayList<>();
+        for (Object target : targets) {
+            candidates.add(target);
+            // Replaced on every add (an array copied), or a linked list of the node's class
+            // (the new entry becomes the node's next or its new tail).
+            out.add(target.getClass());
+            if (target.getClass().isArray()) {
+                addEntryClasses(target.getClass().getComponentType(), true, out);
+                continue;
+            }
+            for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
+                for (Field f : c.getDeclaredFields()) {
+                    if (!Modifier.isStatic(f.getModifiers()) && !f.getType().isPrimitive()) {
+                        candidates.add(get(f, target));
+                    }
+                }
+            }
+        }
+        for (Object candidate : candidates) {
+            if (candidate != null) {
+                addEntryClasses(candidate.getClass(), false, out);
+            }
+        }
+        return out.toArray(new Class<?>[0]);
+    }
+
+    /**
+     * Adds the entry classes of {@code type} (a container of {@link #ENTRY_CLASSES}, or one of
+     * its subclasses), or {@code type} itself when {@code element} and it is an entry class.
+     */
+    private static void addEntryClasses(Class<?> type, boolean element, Set<Class<?>> out) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            for (String[] rule : ENTRY_CLASSES) {
+                for (int i = 1; i < rule.length; i++) {
+                    boolean matches = element ? c.getName().equals(rule[i]) : c.getName().equals(rule[0]);
+                    if (matches) {
+                        loadEntryClass(rule[i], out);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Adds the JDK class {@code name} to {@code out}, if this JDK has it. */
+    private static void loadEntryClass(String name, Set<Class<?>> out) {
+        try {
+            out.add(Class.forName(name, false, null));
+        } catch (ClassNotFoundException | LinkageError e) {
+            // Not in this JDK: the jvm_layer test says which.
+        }
+    }
+
+    /** The fields an owner-field watch watches (see {@link #ownerPlan}). */
+    private final List<Field> ownerFields = new ArrayList<>();
+
+    /**
+     * The owner-field watch for a node whose objects are arrays held in an instance field of
+     * the JDK's or a library's object ({@code TaskQueue.queue}): the non-final instance fields
+     * of the owners' class and its superclasses, 3 strings each (name, JNI descriptor, "1" for
+     * an int field); none when it does not fit (a user's owner, a static field, an entry, not
+     * arrays, owners of several classes). The add that stores into such an array writes one of
+     * its owner's fields (its size) in the same call, which a store into an array does not.
+     *
+     * @param scenarioSource the scenario's (or test's) code source: code from it is the user's
+     */
+    public String[] ownerPlan(String scenarioSource) {
+        ownerFields.clear();
+        if (failure != null || threadGroup != null || field == null || targets.isEmpty()
+                || Modifier.isStatic(field.getModifiers()) || owners.isEmpty()) {
+            return new String[0];
+        }
+        for (Object target : targets) {
+            if (!target.getClass().isArray()) {
+                return new String[0];
+            }
+        }
+        Class<?> ownerClass = owners.get(0).getClass();
+        for (Object owner : owners) {
+            if (owner.getClass() != ownerClass) {
+                return new String[0];
+            }
+        }
+        String source = codeSource(ownerClass);
+        if (source != null && (source.endsWith("/") || source.equals(scenarioSource))) {
+            return new String[0];
+        }
+        List<String> out = new ArrayList<>();
+        for (Class<?> c = ownerClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Field f : c.getDeclaredFields()) {
+                int modifiers = f.getModifiers();
+                if (Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+                    continue;
+                }
+                ownerFields.add(f);
+                out.add(f.getName());
+                out.add(descriptor(f.getType()));
+                out.add(f.getType() == int.class ? "1" : "0");
+            }
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** The declaring class of each field of {@link #ownerPlan}, in its order, for JNI. */
+    public Class<?>[] ownerFieldClasses() {
+        Class<?>[] out = new Class<?>[ownerFields.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ownerFields.get(i).getDeclaringClass();
+        }
+        return out;
+    }
+
+    /** The owners an owner-field watch is filtered to. */
+    public Object[] ownerObjects() {
+        return owners.toArray();
+    }
+
+    /** The owners' class, simple name, for the report. */
+    public String ownerLabel() {
+        return owners.isEmpty() ? "" : simpleName(owners.get(0).getClass().getName());
+    }
+
+    /** The fields a value-filtered watch watches (see {@link #valueFieldPlan}). */
+    private final List<Field> valueFields = new ArrayList<>();
+
+    /**
+     * The reference fields through which the node's children are linked below its objects,
+     * from the children's {@code INSTANCE_FIELD} steps ({@code ownersAndNames}: the declaring
+     * class's name, then the field's, per step): 2 strings each (name, JNI descriptor). A watch
+     * on them keeps the writes whose value is a new object ({@code parent.left = node}).
+     * Fields of classes the scenario's loader cannot load, and primitive fields, are left out.
+     */
+    public String[] valueFieldPlan(String[] ownersAndNames) {
+        valueFields.clear();
+        List<String> out = new ArrayList<>();
+        if (failure != null || threadGroup != null) {
+            return new String[0];
+        }
+        for (int i = 0; i + 1 < ownersAndNames.length; i += 2) {
+            Class<?>[] owner = classesNamed(new String[] {ownersAndNames[i]});
+            if (owner.length == 0) {
+                continue;
+            }
+            Field f = findField(owner[0], ownersAndNames[i], ownersAndNames[i + 1]);
+            if (f == null || Modifier.isStatic(f.getModifiers()) || valueFields.contains(f)) {
+                continue;
+            }
+            valueFields.add(f);
+            out.add(f.getName());
+            out.add(descriptor(f.getType()));
+        }
+        return out.toArray(new String[0]);
+    }
+
+    /** The declaring class of each field of {@link #valueFieldPlan}, in its order, for JNI. */
+    public Class<?>[] valueFieldClasses() {
+        Class<?>[] out = new Class<?>[valueFields.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = valueFields.get(i).getDeclaringClass();
+        }
+        return out;
+    }
 }
