@@ -8,8 +8,8 @@
 //! others saw nothing. Each recorder that saw nothing adds its reason to the answer.
 
 use super::{
-    group, operations, split_container_stack, without_host_frames, Attribution, Frame, RecordKind,
-    Recorded, StackFrame,
+    group, operations, order_per_loop, split_container_stack, without_host_frames, Attribution,
+    Frame, RecordKind, Recorded, StackFrame,
 };
 use crate::growth::GrowingNode;
 use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
@@ -25,7 +25,7 @@ pub fn attribute(
     loops: u32,
 ) -> Attribution {
     match attribute_inner(agent, scenario, node, loops) {
-        Ok(attribution) => attribution,
+        Ok(attribution) => order_per_loop(attribution, loops),
         Err(error) => Attribution::not_attributed(describe(&error)),
     }
 }

@@ -380,6 +380,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
                 count: 4,
                 operation: "add".into(),
                 frames,
+                folded: 1,
             }
         };
         let node = GrowingNode {

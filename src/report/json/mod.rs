@@ -55,6 +55,7 @@ fn json_stack(s: &StackCount, headline: String) -> JsonStack {
             })
             .collect(),
         place_to_look: s.place_to_look(),
+        folded: (s.folded > 1).then_some(s.folded),
     }
 }
 

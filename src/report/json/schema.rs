@@ -342,6 +342,10 @@ pub(super) struct JsonStack {
     pub(super) frame_details: Vec<JsonFrame>,
     /// The index of the frame to look at (see `attribution::place_to_look`), or null.
     pub(super) place_to_look: Option<usize>,
+    /// Distinct stacks folded into this one (same operation, place to look and innermost
+    /// method); omitted when there was only this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) folded: Option<u32>,
 }
 
 #[derive(Serialize)]

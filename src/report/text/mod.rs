@@ -373,7 +373,12 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
             caveats,
         } => {
             for stack in stacks {
-                let _ = writeln!(out, "\n    {}", escape_line(&stack.headline(kind)));
+                let _ = writeln!(
+                    out,
+                    "\n    {}{}",
+                    escape_line(&stack.headline(kind)),
+                    folded_note(stack)
+                );
                 render_stack(out, stack, depth);
             }
             for caveat in caveats {
@@ -383,6 +388,16 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
         Attribution::NotAttributed { reason } => {
             let _ = writeln!(out, "\n    Not attributed: {}", escape_line(reason));
         }
+    }
+}
+
+/// After a headline, only when stacks were folded into this one (see
+/// [`crate::attribution::group`]): ` (2 stacks folded)`; the stack shown is the most recorded.
+fn folded_note(stack: &StackCount) -> String {
+    if stack.folded > 1 {
+        format!(" ({} stacks folded)", stack.folded)
+    } else {
+        String::new()
     }
 }
 
@@ -536,6 +551,7 @@ mod tests {
             count: 4,
             operation: "put".into(),
             frames,
+            folded: 1,
         }
     }
 
