@@ -8,8 +8,8 @@
 //! others saw nothing. Each recorder that saw nothing adds its reason to the answer.
 
 use super::{
-    group, operations, order_per_loop, split_container_stack, without_host_frames, Attribution,
-    Frame, RecordKind, Recorded, StackFrame,
+    group, operations, order_per_loop, remove_hints, split_container_stack, without_host_frames,
+    Attribution, Frame, RecordKind, Recorded, StackFrame,
 };
 use crate::growth::GrowingNode;
 use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
@@ -187,12 +187,18 @@ fn with_proxies(
             RecordKind::Calls,
             "the recording proxy saw no call that adds",
         ) {
-            Attribution::Attributed { kind, stacks, .. } => Attribution::Attributed {
+            Attribution::Attributed {
+                kind,
+                stacks,
+                hints,
+                ..
+            } => Attribution::Attributed {
                 kind,
                 stacks,
                 caveats: std::iter::once(PROXY_CAVEAT.to_owned())
                     .chain(leaks)
                     .collect(),
+                hints,
             },
             not => not,
         },
@@ -221,7 +227,7 @@ fn with_watch(
     }
     let watch = live.watch(agent.jvmti)?;
     let ran = run_and_settle(scenario, loops);
-    let record = watch.stop()?;
+    let (record, reads) = watch.stop_with_reads()?;
     ran?;
     let stacks = record
         .stacks
@@ -237,7 +243,42 @@ fn with_watch(
             let recorded: Vec<Recorded> = stacks
                 .filter_map(|frames| split_container_stack(&frames))
                 .collect();
-            attributed(recorded, RecordKind::Calls, "the field watch saw no change")
+            let hints = match &reads {
+                Some(reads) => {
+                    let removing: Vec<Recorded> = reads
+                        .stacks
+                        .iter()
+                        .filter_map(|frames| split_container_stack(&user.classify(frames.clone())))
+                        .collect();
+                    remove_hints(&removing, &recorded)
+                }
+                None => Vec::new(),
+            };
+            let cut = reads.as_ref().is_some_and(|reads| reads.cut);
+            match attributed(recorded, RecordKind::Calls, "the field watch saw no change") {
+                Attribution::Attributed {
+                    kind,
+                    stacks,
+                    mut caveats,
+                    ..
+                } => {
+                    if cut {
+                        caveats.push(format!(
+                            "remove() probe cut short: the watch of the container's reads \
+                             switched itself off after {} reads (its cost), so calls to remove() \
+                             that removed nothing may be missing from the hints",
+                            crate::jvmti::MAX_READ_EVENTS
+                        ));
+                    }
+                    Attribution::Attributed {
+                        kind,
+                        stacks,
+                        caveats,
+                        hints,
+                    }
+                }
+                not => not,
+            }
         }
     })
 }
@@ -279,6 +320,7 @@ fn attributed(
         kind: kind(operations(&stacks)),
         stacks,
         caveats: Vec::new(),
+        hints: Vec::new(),
     }
 }
 

@@ -32,6 +32,7 @@ use std::collections::HashMap;
 
 use crate::class_name::stable_class_name;
 use crate::growth::{GrowingNode, GrowthKind};
+use crate::jvmti::is_remove_like;
 pub use crate::jvmti::Frame;
 
 /// Frames kept per stack: enough to pass a library's own frames and reach the user's.
@@ -79,6 +80,10 @@ pub enum Attribution {
         /// What the user should know about how it was recorded (a proxy the scenario could
         /// see, and where it saw it); empty for the recorders the scenario cannot observe.
         caveats: Vec<String>,
+        /// What the recorders saw besides the growth that may be the bug itself: calls that
+        /// should have removed and removed nothing ([`remove_hints`]). Not in the normalized
+        /// report (a hint is advice, not what grows).
+        hints: Vec<String>,
     },
     /// No recorder applied, or it saw nothing.
     NotAttributed {
@@ -379,20 +384,36 @@ pub fn per_loop(count: u64, loops: Option<u32>) -> u64 {
 }
 
 /// The order stacks are shown in, the same every run whatever order the events came in:
-/// events per loop ([`per_loop`]), most first; then the text of the frame to look at (the
-/// innermost frame where there is none); then the whole stack's text; then the operation.
-/// At most [`MAX_STACKS`] are kept.
+/// events per loop ([`per_loop`]), most first; then the frame to look at (the innermost frame
+/// where there is none) by its text, except that lines of one method come latest first; then
+/// the whole stack's text; then the operation. At most [`MAX_STACKS`] are kept.
+///
+/// Latest first, because what one line makes a later line stores: a cache's key made on one
+/// line (`new UUID(...).toString()`) and the `put` of the value on the next are both
+/// allocation stacks under the node, and the `put` is the line to fix.
 pub fn order_stacks(stacks: &mut Vec<StackCount>, loops: Option<u32>) {
     sort_stacks(stacks, loops);
     stacks.truncate(MAX_STACKS);
 }
 
 fn sort_stacks(stacks: &mut [StackCount], loops: Option<u32>) {
+    // (class, method, file), the line latest first, the text: a method's lines stay together.
     let shown = |stack: &StackCount| {
         stack
             .frames
             .get(stack.place_to_look().unwrap_or(0))
-            .map(ToString::to_string)
+            .map(|shown| {
+                let frame = &shown.frame;
+                (
+                    (
+                        frame.class.clone(),
+                        frame.method.clone(),
+                        frame.file.clone(),
+                    ),
+                    std::cmp::Reverse(frame.line),
+                    shown.to_string(),
+                )
+            })
     };
     stacks.sort_by(|a, b| {
         per_loop(b.count, loops)
@@ -421,6 +442,52 @@ pub fn order_per_loop(mut attribution: Attribution, loops: u32) -> Attribution {
         }
     }
     attribution
+}
+
+/// The hints of calls that should have removed from the node and removed nothing: `removes`
+/// are the container reads made by a remove-like method (see [`crate::jvmti::ReadWatch`]),
+/// `writes` the container writes, both as [`split_container_stack`] cut them. A place to look
+/// with at least two removing reads and no removing write (an operation for which
+/// [`is_remove_like`] holds) at the same place is a remove that found nothing, every time. Exact
+/// for containers whose remove reads the watched field once when it finds nothing
+/// (`ArrayList`, `Vector`, `ArrayDeque`); other containers give no hint. In the order of the
+/// places' text.
+pub fn remove_hints(removes: &[Recorded], writes: &[Recorded]) -> Vec<String> {
+    let place = |frames: &[StackFrame]| place_to_look(frames).map(|i| frames[i].to_string());
+    let removed_at: Vec<String> = writes
+        .iter()
+        .filter(|(operation, _)| is_remove_like(operation))
+        .filter_map(|(_, frames)| place(frames))
+        .collect();
+    // Place -> (reads, the operations read in, each with its count).
+    let mut places: std::collections::BTreeMap<String, (u64, Vec<(String, u64)>)> =
+        std::collections::BTreeMap::new();
+    for (operation, frames) in removes {
+        let Some(at) = place(frames) else { continue };
+        let (reads, operations) = places.entry(at).or_default();
+        *reads += 1;
+        match operations.iter_mut().find(|(op, _)| op == operation) {
+            Some((_, count)) => *count += 1,
+            None => operations.push((operation.clone(), 1)),
+        }
+    }
+    places
+        .into_iter()
+        .filter(|(at, (reads, _))| *reads >= 2 && !removed_at.contains(at))
+        .map(|(at, (reads, mut operations))| {
+            operations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let operation =
+                operations.first().map_or(
+                    "remove",
+                    |(op, _)| if op.is_empty() { "remove" } else { op },
+                );
+            format!(
+                "{reads} call(s) to {operation}() at {at} removed nothing: what was passed was \
+                 never in the node (a lambda or method reference written at the call is a new \
+                 object each time)"
+            )
+        })
+        .collect()
 }
 
 /// The operations of `stacks`, most recorded first, each once.
@@ -706,6 +773,7 @@ mod tests {
                         kind: RecordKind::Calls(vec!["put".into()]),
                         stacks: group(events),
                         caveats: Vec::new(),
+                        hints: Vec::new(),
                     },
                     4,
                 );
@@ -713,13 +781,15 @@ mod tests {
                     panic!("attributed");
                 };
                 let shown: Vec<String> = places(&stacks).into_iter().map(|p| p.0).collect();
+                // One method's lines, latest first: the key made on line 40, the value stored
+                // on 41.
                 assert_eq!(
                     shown,
                     [
-                        "app.Cache.run(Cache.java:40)",
-                        "app.Cache.run(Cache.java:41)",
-                        "app.Cache.run(Cache.java:43)",
                         "app.Cache.run(Cache.java:52)",
+                        "app.Cache.run(Cache.java:43)",
+                        "app.Cache.run(Cache.java:41)",
+                        "app.Cache.run(Cache.java:40)",
                     ]
                 );
                 if counts == [4, 3, 4, 3] {
@@ -729,20 +799,35 @@ mod tests {
             }
         }
         // Twice as often a loop ranks first.
-        let mut events: Vec<Recorded> = vec![("put".into(), at(52)); 8];
-        events.extend(vec![("put".into(), at(40)); 4]);
+        let mut events: Vec<Recorded> = vec![("put".into(), at(40)); 8];
+        events.extend(vec![("put".into(), at(52)); 4]);
         let ordered = order_per_loop(
             Attribution::Attributed {
                 kind: RecordKind::Calls(vec!["put".into()]),
                 stacks: group(events),
                 caveats: Vec::new(),
+                hints: Vec::new(),
             },
             4,
         );
         let Attribution::Attributed { stacks, .. } = ordered else {
             panic!("attributed");
         };
-        assert_eq!(places(&stacks)[0].0, "app.Cache.run(Cache.java:52)");
+        assert_eq!(places(&stacks)[0].0, "app.Cache.run(Cache.java:40)");
+        // Other methods by text: `Cache.put` before `Cache.run`, whatever their lines.
+        let elsewhere = stack(&[
+            "java.util.HashMap.put(HashMap.java:610)",
+            "app.Cache.put(Cache.java:90)",
+            "app.Cache.run(Cache.java:41)",
+        ]);
+        let stacks = group(vec![("put".into(), at(52)), ("put".into(), elsewhere)]);
+        assert_eq!(
+            places(&stacks).into_iter().map(|p| p.0).collect::<Vec<_>>(),
+            [
+                "app.Cache.put(Cache.java:90)",
+                "app.Cache.run(Cache.java:52)"
+            ]
+        );
     }
 
     #[test]
@@ -772,6 +857,7 @@ mod tests {
                 kind: RecordKind::Calls(operations(&stacks)),
                 stacks,
                 caveats: Vec::new(),
+                hints: Vec::new(),
             },
             4,
         );
@@ -779,6 +865,47 @@ mod tests {
             panic!("attributed");
         };
         assert_eq!(kind.label(), "calls to merge() and put()");
+    }
+
+    // Issue 32: `unsubscribe(this::onTick)` passes a new object each time; ArrayList.remove
+    // reads `size`, finds nothing and writes nothing.
+    #[test]
+    fn removes_that_never_write_are_hinted() {
+        let at = |caller: &str| {
+            let frames = stack(&[
+                "java.util.ArrayList.remove(ArrayList.java:520)",
+                caller,
+                "app.View.close(View.java:40)",
+            ]);
+            split_container_stack(&frames).unwrap()
+        };
+        let unsubscribe = || at("app.Feed.unsubscribe(Feed.java:19)");
+        let removes: Vec<Recorded> = (0..4).map(|_| unsubscribe()).collect();
+        let hints = remove_hints(&removes, &[]);
+        assert_eq!(
+            hints,
+            [
+                "4 call(s) to remove() at app.Feed.unsubscribe(Feed.java:19) removed nothing: \
+              what was passed was never in the node (a lambda or method reference written at \
+              the call is a new object each time)"
+            ]
+        );
+        // Removes that removed (a removing write at the same place): no hint.
+        assert!(remove_hints(&removes, &removes).is_empty());
+        // An add at that place is not a remove.
+        let added: Vec<Recorded> = removes
+            .iter()
+            .map(|(_, frames)| ("add".to_owned(), frames.clone()))
+            .collect();
+        assert_eq!(remove_hints(&removes, &added).len(), 1);
+        // One read is not enough; two places are two hints, in the order of their text.
+        assert!(remove_hints(&removes[..1], &[]).is_empty());
+        let mut two = removes.clone();
+        two.extend((0..2).map(|_| at("app.Bus.drop(Bus.java:7)")));
+        let hints = remove_hints(&two, &[]);
+        assert_eq!(hints.len(), 2);
+        assert!(hints[0].starts_with("2 call(s) to remove() at app.Bus.drop(Bus.java:7)"));
+        assert!(hints[1].starts_with("4 call(s) to remove() at app.Feed.unsubscribe"));
     }
 
     #[test]

@@ -10,7 +10,8 @@ use jni::JNIEnv;
 use super::boundary::{as_class, new_string_array, string, strings_or_empty};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
-    AgentCapabilities, AllocationSampling, FieldWatch, Frame, JvmtiEnv, WatchRecord, WatchedField,
+    AgentCapabilities, AllocationSampling, FieldWatch, Frame, JvmtiEnv, ReadRecord, ReadWatch,
+    WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -314,10 +315,21 @@ impl LiveNode {
             for i in 0..length {
                 owners.push(env.get_object_array_element(&objects, i)?);
             }
-            Ok(jvmti.watch_field_writes(env, &class, field, &owners)?)
+            let watch = jvmti.watch_field_writes(env, &class, field, &owners)?;
+            // A container's size field: the remove-like reads of it too, for the remove hint
+            // (issue 32). Best effort: without the capability, or if it cannot start, no hint.
+            let reads = (plan[0] == "container"
+                && jvmti
+                    .capabilities()
+                    .is_ok_and(|capabilities| capabilities.field_access_events))
+            .then(|| jvmti.watch_removing_reads(env, &class, field).ok())
+            .flatten();
+            Ok((watch, reads))
         })?;
+        let (watch, reads) = watch;
         Ok(ActiveWatch {
             watch,
+            reads,
             java: Arc::clone(&self.java),
         })
     }
@@ -430,14 +442,29 @@ impl Drop for LiveNode {
 #[derive(Debug)]
 pub struct ActiveWatch<'j> {
     watch: FieldWatch<'j>,
+    /// The remove-like reads of a container's size field, when they could be watched.
+    reads: Option<ReadWatch<'j>>,
     java: Arc<JavaAccess>,
 }
 
 impl ActiveWatch<'_> {
     /// Switches the watch off and returns the recorded stacks.
     pub fn stop(self) -> Result<WatchRecord, JvmError> {
-        let ActiveWatch { watch, java } = self;
-        java.with_env(|env| Ok(watch.stop(env, &mut |env, class| java.code_source(env, class))?))
+        Ok(self.stop_with_reads()?.0)
+    }
+
+    /// [`ActiveWatch::stop`], with the remove-like reads (`None` where they were not watched).
+    pub fn stop_with_reads(self) -> Result<(WatchRecord, Option<ReadRecord>), JvmError> {
+        let ActiveWatch { watch, reads, java } = self;
+        java.with_env(|env| {
+            let mut code_source = |env: &mut JNIEnv, class: &JObject| java.code_source(env, class);
+            // The reads first: their filter is the write watch's tags.
+            let reads = match reads {
+                Some(reads) => Some(reads.stop(env, &mut code_source)?),
+                None => None,
+            };
+            Ok((watch.stop(env, &mut code_source)?, reads))
+        })
     }
 }
 

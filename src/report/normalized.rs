@@ -283,6 +283,7 @@ the scenario's instance of com.example.CartTest
                 stack("lambda$get$0", 12),
             ],
             caveats: Vec::new(),
+            hints: vec!["a hint is advice, not growth".into()],
         };
         assert_eq!(
             normalized_node(&node, Some(&attribution)),

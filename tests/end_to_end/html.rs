@@ -405,6 +405,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             kind: RecordKind::Calls(vec!["add".into()]),
             stacks: vec![stack(41), stack(57)],
             caveats: Vec::new(),
+            hints: Vec::new(),
         };
         (node, Some(attribution))
     };

@@ -8,6 +8,7 @@
 mod sys;
 
 pub use allocation_sampling::AllocationSampling;
+pub use field_reads::{is_remove_like, ReadRecord, ReadWatch, MAX_READ_EVENTS};
 pub use field_watch::{FieldWatch, WatchedField};
 /// Raw JNI field id, as JNI's GetFieldID returns it.
 pub use jni::sys::jfieldID;
@@ -31,6 +32,7 @@ macro_rules! jvmti {
 
 mod allocation_sampling;
 mod events;
+mod field_reads;
 mod field_watch;
 mod heap;
 mod stacks;

@@ -20,9 +20,11 @@ fn attribution(attribution: &Attribution) -> JsonAttribution {
             kind,
             stacks,
             caveats,
+            hints,
         } => JsonAttribution::Attributed {
             kind: kind.label(),
             caveats: caveats.clone(),
+            hints: hints.clone(),
             stacks: stacks
                 .iter()
                 .map(|s| json_stack(s, s.headline(kind)))

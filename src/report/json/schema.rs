@@ -325,6 +325,8 @@ pub(super) enum JsonAttribution {
         kind: String,
         stacks: Vec<JsonStack>,
         caveats: Vec<String>,
+        /// Calls that should have removed from the node and removed nothing (issue 32).
+        hints: Vec<String>,
     },
     NotAttributed {
         reason: String,
