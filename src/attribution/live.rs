@@ -181,18 +181,24 @@ fn with_proxies(
         .into_iter()
         .map(|(method, frames)| (method, user.classify(frames)))
         .collect();
+    // The proxy knows whether each remove removed: those that did are the removing writes.
+    let (mut removed, mut nothing): (Vec<Recorded>, Vec<Recorded>) = (Vec::new(), Vec::new());
+    for (method, did, frames) in live.proxy_removes()? {
+        let call = (method, user.classify(frames));
+        if did {
+            removed.push(call);
+        } else {
+            nothing.push(call);
+        }
+    }
+    let hints = remove_hints(&nothing, &removed);
     Ok(
         match attributed(
             calls,
             RecordKind::Calls,
             "the recording proxy saw no call that adds",
         ) {
-            Attribution::Attributed {
-                kind,
-                stacks,
-                hints,
-                ..
-            } => Attribution::Attributed {
+            Attribution::Attributed { kind, stacks, .. } => Attribution::Attributed {
                 kind,
                 stacks,
                 caveats: std::iter::once(PROXY_CAVEAT.to_owned())

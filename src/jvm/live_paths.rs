@@ -275,6 +275,25 @@ impl LiveNode {
             .collect())
     }
 
+    /// The remove-like calls the recording proxies saw: the method, whether it removed anything
+    /// (the size changed), and the caller's frames.
+    pub fn proxy_removes(&self) -> Result<Vec<(String, bool, Vec<Frame>)>, JvmError> {
+        let stacks = self.strings("reading recorded removes", "proxyRemoves")?;
+        Ok(stacks
+            .into_iter()
+            .map(|stack| {
+                let mut lines = stack.lines();
+                let head = lines.next().unwrap_or_default();
+                let (method, removed) = head.split_once('\t').unwrap_or((head, "0"));
+                (
+                    method.to_owned(),
+                    removed == "1",
+                    lines.filter_map(proxy_frame).collect(),
+                )
+            })
+            .collect())
+    }
+
     /// Starts the JVMTI field watch the recorder calls for ([`Recorder::FieldWrites`] or
     /// [`Recorder::ContainerWrites`]), filtered to the node's owners or containers.
     pub fn watch<'j>(&self, jvmti: &'j JvmtiEnv) -> Result<ActiveWatch<'j>, JvmError> {

@@ -4,7 +4,7 @@
 
 use super::attribution_lines::{marked, names_the_line};
 use super::growth_classes::clean_on;
-use super::support::{corpus_classes, library_classpath};
+use super::support::{corpus_classes, heapgrowth_on, json, library_classpath};
 
 /// The frame to look at of each stack of `attribution`, in order.
 fn places(attribution: &serde_json::Value) -> Vec<String> {
@@ -124,16 +124,31 @@ fn a_method_reference_unsubscribed_by_another_one_leaks() {
     let hints = attribution["hints"].as_array().unwrap();
     let unsubscribe = marked("src/corpus/app/PriceFeed.java", "subscribers.remove(")[0].clone();
     assert_eq!(hints.len(), 1, "{attribution}");
-    let hint = hints[0].as_str().unwrap();
-    let loops = attribution["stacks"][0]["count"].as_u64().unwrap();
-    assert_eq!(
-        hint,
+    let expected = |loops: &serde_json::Value| {
         format!(
             "{loops} call(s) to remove() at corpus.app.PriceFeed.unsubscribe({unsubscribe}) \
              removed nothing: what was passed was never in the node (a lambda or method \
              reference written at the call is a new object each time)"
-        ),
+        )
+    };
+    assert_eq!(
+        hints[0].as_str().unwrap(),
+        expected(&attribution["stacks"][0]["count"]),
         "{attribution}"
+    );
+    // Without the agent the recording proxy sees the removes, and that the list's size did not
+    // change: the same hint.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.leaks.MethodRefUnsubscribeLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    let proxied = &json(&output)["scenarios"][0]["growing"][0]["attribution"];
+    assert_eq!(proxied["kind"], "calls to add()", "{proxied}");
+    assert_eq!(
+        proxied["hints"],
+        serde_json::json!([expected(&proxied["stacks"][0]["count"])]),
+        "{proxied}"
     );
     clean_on(
         corpus_classes().to_str().unwrap(),
