@@ -13,7 +13,7 @@
  * Growth:        +1 subscription per loop (the method reference's object,
  *                MethodRefUnsubscribeLeak$$Lambda, which holds the scenario)
  * Growing call:  corpus.app.PriceFeed.subscribe(PriceFeed.java:14)
- *                  via corpus.leaks.MethodRefUnsubscribeLeak.run(MethodRefUnsubscribeLeak.java:37)
+ *                  via corpus.leaks.MethodRefUnsubscribeLeak.run(MethodRefUnsubscribeLeak.java:43)
  * Measured:      heapgrowth on branch order (debug build), default schedule, JSON, 3 runs: exit 1
  *                in 3 of 3; node INSTANCE_FIELD PriceFeed.subscribers -> ArrayList, children at
  *                loops 3, 7, 15, 31, 124, 496, 1000: 3, 7, 15, 31, 124, 496, 1000
