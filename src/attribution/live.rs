@@ -273,7 +273,7 @@ fn with_watch(
                             "remove() probe cut short: the watch of the container's reads \
                              switched itself off after {} reads (its cost), so calls to remove() \
                              that removed nothing may be missing from the hints",
-                            crate::jvmti::MAX_READ_EVENTS
+                            thousands(crate::jvmti::MAX_READ_EVENTS)
                         ));
                     }
                     Attribution::Attributed {
@@ -287,6 +287,19 @@ fn with_watch(
             }
         }
     })
+}
+
+/// `200000` as `200,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Runs the attribution loops, then waits for the work they handed to other threads (a task

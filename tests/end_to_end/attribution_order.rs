@@ -155,3 +155,31 @@ fn a_method_reference_unsubscribed_by_another_one_leaks() {
         "corpus.clean.MethodRefKeptUnsubscribed",
     );
 }
+
+#[test]
+fn the_remove_probe_cuts_itself_short_on_a_hot_field_and_says_so() {
+    let nodes = names_the_line(
+        corpus_classes().to_str().unwrap(),
+        "corpus.attribution.HotReadListLeak",
+        "src/corpus/attribution/HotReadListLeak.java",
+        "// GROWS",
+    );
+    let attribution = &nodes[0]["attribution"];
+    assert_eq!(attribution["kind"], "calls to add()", "{attribution}");
+    assert_eq!(attribution["hints"], serde_json::json!([]), "{attribution}");
+    assert!(
+        attribution["caveats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|caveat| caveat
+                .as_str()
+                .unwrap()
+                .starts_with("remove() probe cut short: the watch of the container's reads switched itself off after 200,000 reads")),
+        "{attribution}"
+    );
+    clean_on(
+        corpus_classes().to_str().unwrap(),
+        "corpus.attribution.HotReadListCleared",
+    );
+}

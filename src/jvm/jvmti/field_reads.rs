@@ -50,6 +50,8 @@ struct Reading {
     filter_by_tag: bool,
     events: u64,
     cut: bool,
+    /// The callback cleared the watch when it cut it short.
+    cleared: bool,
     remove_like: HashMap<usize, bool>,
     stacks: Vec<RawStack>,
 }
@@ -109,6 +111,7 @@ impl JvmtiEnv {
                 filter_by_tag,
                 events: 0,
                 cut: false,
+                cleared: false,
                 remove_like: HashMap::new(),
                 stacks: Vec::new(),
             });
@@ -161,6 +164,14 @@ impl ReadWatch<'_> {
         let disabled = self
             .env
             .set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_ACCESS, false);
+        let cleared_by_cut = READING
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|reading| reading.cleared);
+        if cleared_by_cut {
+            return disabled;
+        }
         // Safety: the class reference is live and the watch was set on (class, field).
         let cleared = unsafe {
             jvmti!(
@@ -187,19 +198,25 @@ pub(super) unsafe extern "system" fn on_field_access(
     _thread: sys::jthread,
     _method: sys::jmethodID,
     _location: sys::jlocation,
-    _field_klass: sys::jclass,
+    field_klass: sys::jclass,
     object: sys::jobject,
     field: sys::jfieldID,
 ) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // Safety: the JVM passes its live environment and the references of this event.
-        unsafe { record_read(jvmti, object, field) }
+        unsafe { record_read(jvmti, field_klass, object, field) }
     }));
 }
 
 /// # Safety
-/// `jvmti` must be the live environment of the event and `object` NULL or a live reference.
-unsafe fn record_read(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, field: sys::jfieldID) {
+/// `jvmti` must be the live environment of the event, `klass` the field's live class and
+/// `object` NULL or a live reference.
+unsafe fn record_read(
+    jvmti: *mut sys::jvmtiEnv,
+    klass: sys::jclass,
+    object: sys::jobject,
+    field: sys::jfieldID,
+) {
     let mut reading = READING.lock().unwrap_or_else(|p| p.into_inner());
     let Some(reading) = reading.as_mut() else {
         return;
@@ -210,8 +227,9 @@ unsafe fn record_read(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, field: sy
     reading.events += 1;
     if reading.events > MAX_READ_EVENTS {
         reading.cut = true;
-        // Safety: live environment (caller); NULL thread means all threads. An error leaves
-        // the event on, and every later event returns above.
+        // The event off, and the watch cleared, so that the code reading the field runs
+        // compiled again. Safety: live environment and class (caller); NULL thread means all
+        // threads. An error leaves the event on, and every later event returns above.
         let _ = unsafe {
             sys::SetEventNotificationMode(
                 jvmti,
@@ -220,6 +238,9 @@ unsafe fn record_read(jvmti: *mut sys::jvmtiEnv, object: sys::jobject, field: sy
                 std::ptr::null_mut(),
             )
         };
+        // Safety: as above; the watch was set on (klass, field).
+        reading.cleared =
+            unsafe { sys::ClearFieldAccessWatch(jvmti, klass, field) } == sys::JVMTI_ERROR_NONE;
         return;
     }
     if reading.filter_by_tag {
