@@ -460,9 +460,10 @@ impl Drop for LiveNode {
 /// A JVMTI field watch in place; dropping it switches it off.
 #[derive(Debug)]
 pub struct ActiveWatch<'j> {
-    watch: FieldWatch<'j>,
-    /// The remove-like reads of a container's size field, when they could be watched.
+    /// The remove-like reads of a container's size field, when they could be watched. Before
+    /// `watch`, so that it is dropped first: its filter is `watch`'s tags.
     reads: Option<ReadWatch<'j>>,
+    watch: FieldWatch<'j>,
     java: Arc<JavaAccess>,
 }
 
