@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use heapgrowth::jvm::{Jvm, JvmError, JvmOptions, Scenario};
+use heapgrowth::jvm::{Jvm, JvmError, JvmOptions, LiveScenario, Recorder, Scenario};
 use heapgrowth::tempdir::{install_interrupt_cleanup, PrivateTempDir, INTERRUPTED_EXIT_STATUS};
 
 /// Scenario classes compiled at test time, one `(file, source)` each, all in package `t`.
@@ -265,6 +265,109 @@ public class TimerThreads implements Runnable {
             sleeper.join();
         }
     }
+}"#,
+    ),
+    (
+        "DefinesClasses.java",
+        r#"package t;
+/**
+ * A loader that defined a class (a copy of t.Counter's bytes): ClassLoader.classes holds it. And
+ * a hidden class it defined (a Lookup.defineHiddenClass of t.HiddenTemplate's bytes, from
+ * t.HiddenMaker defined in it). Its findClass records every name it is asked for.
+ */
+public class DefinesClasses implements Runnable {
+    public static final Loader LOADER = new Loader();
+    /** Null, for the failure text of a path through a null field. */
+    public static java.util.List<Object> EMPTY;
+    /** The names LOADER.findClass was asked for: a CLASS step must ask none. */
+    public static final java.util.List<String> ASKED = new java.util.ArrayList<>();
+    public static final Class<?> HIDDEN;
+    static {
+        try {
+            LOADER.define("t.Counter", bytes("Counter.class"));
+            Class<?> maker = LOADER.define("t.HiddenMaker", bytes("HiddenMaker.class"));
+            HIDDEN = (Class<?>) maker.getMethod("make", byte[].class).invoke(null, (Object) bytes("HiddenTemplate.class"));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+    public static byte[] bytes(String resource) {
+        try (java.io.InputStream in = DefinesClasses.class.getResourceAsStream(resource)) {
+            return in.readAllBytes();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+    public static final class Loader extends ClassLoader {
+        public Loader() { super(DefinesClasses.class.getClassLoader()); }
+        public Class<?> define(String name, byte[] bytes) { return defineClass(name, bytes, 0, bytes.length); }
+        @Override protected Class<?> findClass(String name) throws ClassNotFoundException {
+            ASKED.add(name);
+            throw new ClassNotFoundException(name);
+        }
+    }
+    public void run() {}
+}"#,
+    ),
+    (
+        "HiddenMaker.java",
+        r#"package t;
+/** Defined by DefinesClasses.LOADER: defines a hidden class in that loader. */
+public class HiddenMaker {
+    public static Class<?> make(byte[] bytes) throws IllegalAccessException {
+        return java.lang.invoke.MethodHandles.lookup().defineHiddenClass(bytes, true).lookupClass();
+    }
+}"#,
+    ),
+    (
+        "HiddenTemplate.java",
+        r#"package t;
+/** Only ever defined as a hidden class (t.HiddenTemplate/0x...). */
+public class HiddenTemplate {
+    public int answer() { return 42; }
+}"#,
+    ),
+    (
+        "DefinesPerLoop.java",
+        r#"package t;
+/** Each loop, its loader defines a class (t.Gen0001, t.Gen0002, ...) and a hidden class. */
+public class DefinesPerLoop implements Runnable {
+    public static final DefinesClasses.Loader LOADER = new DefinesClasses.Loader();
+    static final java.util.List<Class<?>> KEPT = new java.util.ArrayList<>();
+    private static final java.lang.reflect.Method MAKE;
+    static {
+        try {
+            MAKE = LOADER.define("t.HiddenMaker", DefinesClasses.bytes("HiddenMaker.class")).getMethod("make", byte[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+    private int loop;
+    public void run() {
+        loop++;
+        byte[] bytes = DefinesClasses.bytes("Gen0000.class");
+        byte[] from = "Gen0000".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] to = String.format("Gen%04d", loop).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (int i = 0; i + from.length <= bytes.length; i++) {
+            if (java.util.Arrays.equals(bytes, i, i + from.length, from, 0, from.length)) {
+                System.arraycopy(to, 0, bytes, i, to.length);
+            }
+        }
+        KEPT.add(LOADER.define(String.format("t.Gen%04d", loop), bytes));
+        try {
+            KEPT.add((Class<?>) MAKE.invoke(null, (Object) DefinesClasses.bytes("HiddenTemplate.class")));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}"#,
+    ),
+    (
+        "Gen0000.java",
+        r#"package t;
+/** The template DefinesPerLoop copies under a new name each loop. */
+public class Gen0000 {
+    public int serial() { return 0; }
 }"#,
     ),
     (
@@ -550,6 +653,320 @@ fn static_initializer_throwing_is_constructor_threw_with_cause() {
         .stack
         .iter()
         .any(|l| l == "at t.StaticInitThrows.compute(StaticInitThrows.java:4)"));
+}
+
+/// The recorder live attribution chooses for the path `steps` below `t.DefinesClasses.LOADER`
+/// (no agent: the choice needs only the path's objects).
+fn recorder_below_loader(steps: &[[&str; 4]]) -> Recorder {
+    let mut scenario = open("t.DefinesClasses").unwrap();
+    let start = scenario.path_start().unwrap();
+    let mut path = vec![
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "LOADER",
+            "t.DefinesClasses$Loader",
+        ],
+    ];
+    path.extend_from_slice(steps);
+    let live = start.follow_path(&path, None).unwrap();
+    let recorder = live.recorder().unwrap();
+    drop(live);
+    drop(scenario);
+    recorder
+}
+
+/// Issue 32: reflection lists no field of `ClassLoader` (the JDK filters them), so the path
+/// `ClassLoader.classes` is followed through JNI (`hiddenField`) and the list is read.
+#[test]
+fn a_class_loaders_hidden_classes_field_is_followed_through_jni() {
+    let classes = [
+        "INSTANCE_FIELD",
+        "java.lang.ClassLoader",
+        "classes",
+        "java.util.ArrayList",
+    ];
+    assert_eq!(
+        recorder_below_loader(&[classes]),
+        Recorder::ContainerWrites {
+            label: "ArrayList".into()
+        }
+    );
+    // The list was read: its one entry is the class the loader defined.
+    assert_eq!(
+        recorder_below_loader(&[
+            classes,
+            [
+                "ARRAY_ENTRY",
+                "java.util.ArrayList",
+                "[x]",
+                "java.lang.Class"
+            ]
+        ]),
+        Recorder::Allocations {
+            reason: "the node is a java.lang.Class reached through an array or collection entry"
+                .into()
+        }
+    );
+}
+
+/// Issue 32: a step that fails says what happened, not "the path changed" when it did not.
+#[test]
+fn path_step_failures_say_what_happened() {
+    let reason = |steps: &[[&str; 4]]| match recorder_below_loader(steps) {
+        Recorder::None { reason } => reason,
+        other => panic!("expected no recorder, got {other:?}"),
+    };
+    assert_eq!(
+        reason(&[["INSTANCE_FIELD", "java.lang.ClassLoader", "noSuchField", "java.util.ArrayList"]]),
+        "java.lang.ClassLoader.noSuchField is not a field heapgrowth can find in java.lang.ClassLoader \
+         (reflection does not list it, and JNI knows no field of that name whose type is \
+         java.util.ArrayList or one of its supertypes)"
+    );
+    // Found through JNI, but this loader is not parallel capable: the map is null.
+    assert_eq!(
+        reason(&[[
+            "INSTANCE_FIELD",
+            "java.lang.ClassLoader",
+            "parallelLockMap",
+            "java.util.concurrent.ConcurrentHashMap"
+        ]]),
+        "no live object found at INSTANCE_FIELD java.lang.ClassLoader.parallelLockMap -> \
+         java.util.concurrent.ConcurrentHashMap: 1 owner, the field null in 1 (the path changed \
+         since the last snapshot)"
+    );
+    // Found (declared Object), holding another class than the dump said: a loader that is not
+    // parallel capable is its own assertion lock.
+    assert_eq!(
+        reason(&[["INSTANCE_FIELD", "java.lang.ClassLoader", "assertionLock", "java.util.ArrayList"]]),
+        "no live object found at INSTANCE_FIELD java.lang.ClassLoader.assertionLock -> java.util.ArrayList: \
+         1 owner, holding another class in 1 (the path changed since the last snapshot)"
+    );
+    let mut scenario = open("t.DefinesClasses").unwrap();
+    let start = scenario.path_start().unwrap();
+    let path = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "EMPTY",
+            "java.util.ArrayList",
+        ],
+    ];
+    let live = start.follow_path(&path, None).unwrap();
+    assert_eq!(
+        live.recorder().unwrap(),
+        Recorder::None {
+            reason: "no live object found at STATIC_FIELD t.DefinesClasses.EMPTY -> java.util.ArrayList: \
+                     the static field is null (the path changed since the last snapshot)"
+                .into()
+        }
+    );
+    drop(live);
+    drop(scenario);
+}
+
+/// The recorder (or the reason there is none) for `steps` below `t.DefinesClasses.LOADER`, with
+/// the agent when `agent`; and whether the loader's `findClass` was asked for any name.
+fn class_step(steps: &[[&str; 4]], agent: bool) -> (Recorder, bool) {
+    let mut scenario = open("t.DefinesClasses").unwrap();
+    let start = scenario.path_start().unwrap();
+    let mut path = vec![
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "LOADER",
+            "t.DefinesClasses$Loader",
+        ],
+    ];
+    path.extend_from_slice(steps);
+    let live_agent = if agent {
+        Some(jvm().live_agent().expect("the agent is loaded"))
+    } else {
+        None
+    };
+    let recorder = start
+        .follow_path(&path, live_agent)
+        .unwrap()
+        .recorder()
+        .unwrap();
+    let asked = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesClasses",
+            "ASKED",
+            "java.util.ArrayList",
+        ],
+        [
+            "ARRAY_ENTRY",
+            "java.util.ArrayList",
+            "[x]",
+            "java.lang.String",
+        ],
+    ];
+    let asked = match start.follow_path(&asked, None).unwrap().recorder().unwrap() {
+        Recorder::None { reason } => {
+            assert!(
+                reason.starts_with("no live object found at ARRAY_ENTRY"),
+                "{reason}"
+            );
+            false
+        }
+        _ => true,
+    };
+    drop(scenario);
+    (recorder, asked)
+}
+
+/// Issue 32: a `CLASS` step finds the classes a loader defined without loading anything by name
+/// (no `Class.forName`: a loader's `loadClass` may define a class on demand); with the agent
+/// JVMTI lists them, hidden classes included; without it the loader's `findLoadedClass`.
+#[test]
+fn class_steps_find_defined_classes_without_asking_the_loader() {
+    let defined = [
+        "CLASS",
+        "t.DefinesClasses$Loader",
+        "t.Counter",
+        "java.lang.Class",
+    ];
+    let found = Recorder::Allocations {
+        reason: "the node is a java.lang.Class reached through the class loader that defined it"
+            .into(),
+    };
+    for agent in [false, true] {
+        assert_eq!(
+            class_step(&[defined], agent),
+            (found.clone(), false),
+            "agent {agent}"
+        );
+    }
+    let missing = [
+        "CLASS",
+        "t.DefinesClasses$Loader",
+        "t.Missing",
+        "java.lang.Class",
+    ];
+    let (recorder, asked) = class_step(&[missing], false);
+    assert!(!asked, "the loader was asked for a name");
+    assert_eq!(
+        recorder,
+        Recorder::None {
+            reason: "no live object found at CLASS t.DefinesClasses$Loader.t.Missing -> java.lang.Class: \
+                     none of the 1 object(s) at the step before has loaded a class of that name (it was \
+                     unloaded, or it is a hidden class, which no name finds: heapgrowth's JVMTI agent \
+                     lists those; load it with -agentpath:)"
+                .into()
+        }
+    );
+    let (recorder, asked) = class_step(&[missing], true);
+    assert!(!asked, "the loader was asked for a name");
+    assert_eq!(
+        recorder,
+        Recorder::None {
+            reason: "no live object found at CLASS t.DefinesClasses$Loader.t.Missing -> java.lang.Class: \
+                     no class of that name defined by the 1 object(s) at the step before is loaded now \
+                     (the path changed since the last snapshot)"
+                .into()
+        }
+    );
+    // A hidden class (t.HiddenTemplate/0x...): only the agent's list has it.
+    let hidden = [
+        "CLASS",
+        "t.DefinesClasses$Loader",
+        "t.HiddenTemplate",
+        "java.lang.Class",
+    ];
+    assert_eq!(class_step(&[hidden], true), (found, false));
+    match class_step(&[hidden], false) {
+        (Recorder::None { reason }, false) => {
+            assert!(
+                reason.contains("it is a hidden class, which no name finds"),
+                "{reason}"
+            )
+        }
+        other => panic!("without the agent a hidden class is not found by name: {other:?}"),
+    }
+}
+
+/// Issue 32: the class-definition recorder (JVMTI `ClassLoad`) records the stack of a
+/// `defineClass` and of a `Lookup.defineHiddenClass` in the node's loader, and keeps the classes
+/// still loaded after a full collection.
+#[test]
+fn class_definitions_record_defining_stacks_of_plain_and_hidden_classes() {
+    let agent = jvm().live_agent().expect("the agent is loaded");
+    let mut scenario = open("t.DefinesPerLoop").unwrap();
+    let start = scenario.path_start().unwrap();
+    let path = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.DefinesPerLoop",
+            "LOADER",
+            "t.DefinesClasses$Loader",
+        ],
+    ];
+    let live = start.follow_path(&path, Some(agent)).unwrap();
+    let recording = live
+        .record_class_definitions(agent.jvmti)
+        .unwrap()
+        .expect("the node is a class loader");
+    scenario.run_loops(4).unwrap();
+    scenario.collect_garbage().unwrap();
+    let record = recording.stop().unwrap();
+    let names: Vec<&str> = record.survivors.iter().map(|c| c.name.as_str()).collect();
+    let plain: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("t.Gen"))
+        .collect();
+    assert_eq!(
+        plain,
+        ["t.Gen0001", "t.Gen0002", "t.Gen0003", "t.Gen0004"],
+        "{names:?}"
+    );
+    let hidden = names
+        .iter()
+        .filter(|n| n.starts_with("t.HiddenTemplate/0x"))
+        .count();
+    assert_eq!(hidden, 4, "{names:?}");
+    let stack_of = |prefix: &str| {
+        let class = record
+            .survivors
+            .iter()
+            .find(|c| c.name.starts_with(prefix))
+            .unwrap();
+        record.stacks[class.stack]
+            .iter()
+            .map(|f| format!("{}.{}", f.class, f.method))
+            .collect::<Vec<_>>()
+    };
+    let plain = stack_of("t.Gen");
+    assert!(
+        plain.contains(&"java.lang.ClassLoader.defineClass".to_owned()),
+        "{plain:?}"
+    );
+    assert!(
+        plain.contains(&"t.DefinesPerLoop.run".to_owned()),
+        "{plain:?}"
+    );
+    let hidden = stack_of("t.HiddenTemplate/");
+    assert!(
+        hidden.contains(&"java.lang.invoke.MethodHandles$Lookup.defineHiddenClass".to_owned()),
+        "{hidden:?}"
+    );
+    assert!(
+        hidden.contains(&"t.HiddenMaker.make".to_owned()),
+        "{hidden:?}"
+    );
+    assert!(
+        hidden.contains(&"t.DefinesPerLoop.run".to_owned()),
+        "{hidden:?}"
+    );
+    drop(live);
+    drop(scenario);
 }
 
 #[test]

@@ -7,12 +7,13 @@
 //! and identity in its field), is the last resort: where the agent is missing, or where the
 //! others saw nothing. Each recorder that saw nothing adds its reason to the answer.
 
+use super::class_definitions::growing_definitions;
 use super::{
     group, operations, order_per_loop, remove_hints, split_container_stack, without_host_frames,
     Attribution, Frame, RecordKind, Recorded, StackFrame,
 };
-use crate::growth::GrowingNode;
-use crate::jvm::{JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
+use crate::growth::{GrowingNode, StepKind};
+use crate::jvm::{ActiveClassDefinitions, JvmError, LiveAgent, LiveNode, LiveScenario, Recorder};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
 /// `agent` is heapgrowth's JVMTI agent, when the JVM has it. Never fails: every problem
@@ -38,10 +39,20 @@ fn attribute_inner(
 ) -> Result<Attribution, JvmError> {
     let steps: Vec<[&str; 4]> = node.path.iter().map(step_strings).collect();
     let start = scenario.path_start()?;
-    let live = start.follow_path(&steps, agent)?;
     let user = UserCode {
         scenario_source: start.scenario_code_source()?,
     };
+    if is_class_root_group(node) {
+        let Some(agent) = agent else {
+            return Ok(Attribution::not_attributed(CLASS_ROOTS_NO_AGENT));
+        };
+        if !agent.capabilities.tag_objects {
+            return Ok(Attribution::not_attributed(NO_TAGS_FOR_CLASSES));
+        }
+        let recording = start.record_all_class_definitions(agent.jvmti)?;
+        return with_class_definitions(scenario, Some(recording), loops, &user);
+    }
+    let live = start.follow_path(&steps, agent)?;
     let mut saw_nothing: Vec<String> = Vec::new();
     match agent {
         Some(agent) => {
@@ -62,6 +73,17 @@ fn attribute_inner(
             };
             if let Some(attributed) = note(watched, &mut saw_nothing) {
                 return Ok(attributed);
+            }
+            if gains_classes(node) {
+                let defined = if agent.capabilities.tag_objects {
+                    let recording = live.record_class_definitions(agent.jvmti)?;
+                    with_class_definitions(scenario, recording, loops, &user)?
+                } else {
+                    Attribution::not_attributed(NO_TAGS_FOR_CLASSES)
+                };
+                if let Some(attributed) = note(defined, &mut saw_nothing) {
+                    return Ok(attributed);
+                }
             }
             let sampled = with_allocations(agent, scenario, &live, node, loops, &user)?;
             if let Some(attributed) = note(sampled, &mut saw_nothing) {
@@ -102,8 +124,8 @@ fn note(attribution: Attribution, saw_nothing: &mut Vec<String>) -> Option<Attri
 /// Why nothing but a proxy can record without the agent. Every front end shows it, so it names
 /// each way to load the agent rather than one build tool's.
 const NO_AGENT: &str = "heapgrowth's JVMTI agent is not loaded, and only a recording proxy \
-    works without it (for field watches and allocation sampling, load the agent with \
-    -agentpath:, as the Gradle plugin and the Maven plugin's prepare-agent goal do)";
+    works without it (for field watches, class definitions and allocation sampling, load the \
+    agent with -agentpath:, as the Gradle plugin and the Maven plugin's prepare-agent goal do)";
 
 /// Allocation sampling: the allocation stacks of the objects of the node's growing classes
 /// that were allocated during the loops and are below the node's objects afterwards.
@@ -156,6 +178,72 @@ fn with_allocations(
         recorded,
         |_| RecordKind::Allocations,
         "allocation sampling saw no new object of the node's growing classes stay below it",
+    ))
+}
+
+/// Whether the node is the root group of classes itself (`GcRoot(Class)`, `GcRoot(StickyClass)`
+/// with no step below): classes a loader defines and keeps that hold static fields.
+fn is_class_root_group(node: &GrowingNode) -> bool {
+    matches!(node.path.as_slice(), [root] if root.kind == StepKind::GcRoot
+        && (root.name == "Class" || root.name == "StickyClass"))
+}
+
+/// Why a node that is the set of classes held as roots is not attributed without the agent.
+const CLASS_ROOTS_NO_AGENT: &str = "the node is the set of classes held as GC roots, which grows \
+    as classes are defined and kept; naming the code that defines them needs heapgrowth's JVMTI \
+    agent (ClassLoad events): load it with -agentpath:";
+
+/// Why class definitions cannot be recorded by an agent without tags.
+const NO_TAGS_FOR_CLASSES: &str = "recording class definitions needs the JVMTI capability \
+    can_tag_objects, which the agent lacks";
+
+/// Whether the node gains classes: a class loader whose new children are classes it defined
+/// (`CLASS` steps).
+fn gains_classes(node: &GrowingNode) -> bool {
+    node.children
+        .iter()
+        .any(|child| child.step.kind == StepKind::Class && child.new > 0)
+}
+
+/// The class-definition recorder: the stacks that defined the classes the node's loaders
+/// defined during the loops and still hold after a full collection, when a name pattern has a
+/// class for at least half the loops (a generator's class per call).
+fn with_class_definitions(
+    scenario: &mut dyn LiveScenario,
+    recording: Option<ActiveClassDefinitions>,
+    loops: u32,
+    user: &UserCode,
+) -> Result<Attribution, JvmError> {
+    let Some(recording) = recording else {
+        return Ok(Attribution::not_attributed(
+            "the node's objects are not class loaders, whose class definitions heapgrowth could \
+             record",
+        ));
+    };
+    // Only classes still held after a full collection count: a class per loop that its loader
+    // lets go is not the growth.
+    let ran = run_and_settle(scenario, loops).and_then(|()| scenario.collect_garbage());
+    let record = recording.stop()?;
+    ran?;
+    let survivors: Vec<(&str, usize)> = record
+        .survivors
+        .iter()
+        .map(|class| (class.name.as_str(), class.stack))
+        .collect();
+    let growing = match growing_definitions(&survivors, record.defined, loops) {
+        Ok(growing) => growing,
+        Err(reason) => return Ok(Attribution::not_attributed(reason)),
+    };
+    let mut stacks: Vec<Option<Vec<Frame>>> = record.stacks.into_iter().map(Some).collect();
+    let recorded: Vec<Recorded> = growing
+        .into_iter()
+        .filter_map(|i| stacks.get_mut(i)?.take())
+        .filter_map(|frames| split_container_stack(&user.classify(frames)))
+        .collect();
+    Ok(attributed(
+        recorded,
+        |_| RecordKind::ClassDefinitions,
+        "the class-definition recorder saw no class defined from code outside the JDK",
     ))
 }
 

@@ -25,6 +25,7 @@
 //! same [`Attribution`].
 
 pub mod attached;
+pub mod class_definitions;
 pub mod live;
 pub mod old_objects;
 
@@ -110,6 +111,8 @@ pub enum RecordKind {
     Writes(String),
     /// Allocations of the node's new objects.
     Allocations,
+    /// Definitions of the classes the node's class loaders keep.
+    ClassDefinitions,
 }
 
 impl RecordKind {
@@ -123,6 +126,7 @@ impl RecordKind {
             }
             RecordKind::Writes(field) => format!("writes to {field}"),
             RecordKind::Allocations => "allocated at".to_owned(),
+            RecordKind::ClassDefinitions => "classes defined at".to_owned(),
         }
     }
 }
@@ -235,6 +239,7 @@ impl StackCount {
             RecordKind::Calls(_) => format!("{} call(s) to {}()", self.count, self.operation),
             RecordKind::Writes(field) => format!("{} write(s) to {field}", self.count),
             RecordKind::Allocations => format!("{} object(s) allocated", self.count),
+            RecordKind::ClassDefinitions => format!("{} class(es) defined", self.count),
         }
     }
 }
@@ -941,6 +946,11 @@ mod tests {
             "4 object(s) allocated"
         );
         assert_eq!(RecordKind::Allocations.label(), "allocated at");
+        assert_eq!(RecordKind::ClassDefinitions.label(), "classes defined at");
+        assert_eq!(
+            counted.headline(&RecordKind::ClassDefinitions),
+            "4 class(es) defined"
+        );
     }
 
     #[test]

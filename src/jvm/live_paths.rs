@@ -10,8 +10,8 @@ use jni::JNIEnv;
 use super::boundary::{as_class, new_string_array, string, strings_or_empty};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
-    AgentCapabilities, AllocationSampling, FieldWatch, Frame, JvmtiEnv, ReadRecord, ReadWatch,
-    WatchRecord, WatchedField,
+    AgentCapabilities, AllocationSampling, ClassDefinitions, ClassRecord, FieldWatch, Frame,
+    JvmtiEnv, ReadRecord, ReadWatch, WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -85,16 +85,23 @@ impl PathStart {
                 }
                 _ => JObjectArray::from(JObject::null()),
             };
+            let loaded = match agent {
+                Some(agent) if steps.iter().any(|step| step[0] == "CLASS") => {
+                    loaded_classes(env, agent.jvmti)?
+                }
+                _ => JObjectArray::from(JObject::null()),
+            };
             let result = env.call_static_method(
                 as_class(&self.java.live_attribution),
                 "open",
-                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;[Ljava/lang/Object;)Ldev/heapgrowth/attribution/LiveAttribution;",
+                "(Ljava/lang/ClassLoader;Ljava/lang/Thread;Ljava/lang/Object;[Ljava/lang/String;[Ljava/lang/Object;[Ljava/lang/Class;)Ldev/heapgrowth/attribution/LiveAttribution;",
                 &[
                     JValue::Object(self.loader.as_obj()),
                     JValue::Object(self.thread.as_obj()),
                     JValue::Object(instance),
                     JValue::Object(&array),
                     JValue::Object(&locals),
+                    JValue::Object(&loaded),
                 ],
             );
             let session = self.java.unexpected(env, "following the path for attribution", result)?.l()?;
@@ -145,6 +152,21 @@ impl PathStart {
         }
         Ok(array)
     }
+}
+
+/// Every class loaded now, as a `Class[]` for a path's `CLASS` steps (JVMTI lists them: no class
+/// is looked up by name, so nothing is loaded or defined, and hidden classes are there).
+fn loaded_classes<'local>(
+    env: &mut JNIEnv<'local>,
+    jvmti: &JvmtiEnv,
+) -> Result<JObjectArray<'local>, JvmError> {
+    let classes = jvmti.loaded_classes(env)?;
+    let array = env.new_object_array(classes.len() as i32, "java/lang/Class", JObject::null())?;
+    for (i, class) in classes.into_iter().enumerate() {
+        env.set_object_array_element(&array, i as i32, &class)?;
+        env.delete_local_ref(class)?;
+    }
+    Ok(array)
 }
 
 /// The JVMTI recorder the Java side chose for a node (a recording proxy, the last resort, is
@@ -387,6 +409,76 @@ impl LiveNode {
             sampling,
             java: Arc::clone(&self.java),
         })
+    }
+}
+
+impl LiveNode {
+    /// Starts recording the classes the node's class loaders define (the node's objects that
+    /// are class loaders); `None` if none of them is one.
+    pub fn record_class_definitions<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+    ) -> Result<Option<ActiveClassDefinitions<'j>>, JvmError> {
+        let recording = self.java.with_env(|env| {
+            let result =
+                env.call_method(&self.session, "nodeObjects", "()[Ljava/lang/Object;", &[]);
+            let objects = JObjectArray::from(
+                self.java
+                    .unexpected(env, "finding the node's objects", result)?
+                    .l()?,
+            );
+            let length = env.get_array_length(&objects)?;
+            let mut loaders = Vec::new();
+            for i in 0..length {
+                let object = env.get_object_array_element(&objects, i)?;
+                if env.is_instance_of(&object, "java/lang/ClassLoader")? {
+                    loaders.push(object);
+                }
+            }
+            if loaders.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some(jvmti.record_class_definitions(env, &loaders)?))
+        })?;
+        Ok(recording.map(|recording| ActiveClassDefinitions {
+            recording,
+            java: Arc::clone(&self.java),
+        }))
+    }
+}
+
+impl PathStart {
+    /// Starts recording every class defined, whatever its loader: for a node that is the set of
+    /// classes held as GC roots itself (`GcRoot(Class)`), which no path below leads to.
+    pub fn record_all_class_definitions<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+    ) -> Result<ActiveClassDefinitions<'j>, JvmError> {
+        let recording = self
+            .java
+            .with_env(|env| Ok(jvmti.record_class_definitions(env, &[])?))?;
+        Ok(ActiveClassDefinitions {
+            recording,
+            java: Arc::clone(&self.java),
+        })
+    }
+}
+
+/// A class-definition recording in place; dropping it switches it off.
+#[derive(Debug)]
+pub struct ActiveClassDefinitions<'j> {
+    recording: ClassDefinitions<'j>,
+    java: Arc<JavaAccess>,
+}
+
+impl ActiveClassDefinitions<'_> {
+    /// Switches the recording off: the classes still loaded (run a full collection first) and
+    /// the stacks that defined them.
+    pub fn stop(self) -> Result<ClassRecord, JvmError> {
+        let ActiveClassDefinitions { recording, java } = self;
+        java.with_env(
+            |env| Ok(recording.stop(env, &mut |env, class| java.code_source(env, class))?),
+        )
     }
 }
 

@@ -159,6 +159,14 @@ pub fn check_outputs(
     Ok(checked.into_iter().map(|(output, _)| output).collect())
 }
 
+/// `path` resolved as [`check_outputs`] resolves an output (made absolute, the user's own and
+/// root's symbolic links followed, another user's refused), for a file that is rewritten in
+/// place rather than replaced: the JUnit baseline, which parallel test JVMs rewrite under a lock
+/// on the file itself. The last component need not exist; every one before it must.
+pub fn resolve_output(flag: &str, path: &Path) -> Result<PathBuf, OutputError> {
+    resolve(path).map_err(|error| error.for_option(flag, path))
+}
+
 /// Writes `bytes` to a new file beside `target` and renames it over `target`. The temporary
 /// file is created exclusively with an unpredictable name, so a file or link planted there is
 /// never written through; a failed write removes it and leaves `target` as it was.

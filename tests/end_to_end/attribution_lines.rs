@@ -351,6 +351,129 @@ fn commons_pool() {
     library_clean("corpus.libs.KeyedPoolPerTenantClean");
 }
 
+// 7. Class and class-loader leaks (issue 32): a class defined per call into a loader that lives.
+
+#[test]
+fn classes_defined_per_call_into_a_long_lived_loader() {
+    // The node is the loader itself, its children its classes (CLASS steps).
+    let nodes = jdk(
+        "corpus.attribution.DefinedClassPerCallLeak",
+        "app/TemplateLoader.java",
+        GROWS,
+    );
+    assert_eq!(nodes.as_array().unwrap().len(), 1, "{nodes}");
+    // The class-definition recorder (JVMTI ClassLoad on the node's loader).
+    assert_eq!(
+        nodes[0]["attribution"]["kind"], "classes defined at",
+        "{nodes}"
+    );
+    jdk_clean("corpus.attribution.DefinedClassLoaderDropped");
+    // Without the agent: no recorder but a proxy, which a loader in a static final field of
+    // its own class's type cannot take; both reasons given.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.attribution.DefinedClassPerCallLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    let reason = report["scenarios"][0]["growing"][0]["attribution"]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not attributed without the agent: {report}"))
+        .to_owned();
+    assert!(
+        reason.starts_with("heapgrowth's JVMTI agent is not loaded")
+            && reason.ends_with(
+                "; a proxy needs a field declared as a Collection or Map interface, and \
+                 DefinedClassPerCallLeak.GENERATOR is a corpus.app.TemplateLoader"
+            ),
+        "{reason}"
+    );
+}
+
+#[test]
+fn classes_defined_through_a_lookup_into_the_scenarios_loader() {
+    // The set of class roots itself grows (no step below the root): every class defined is
+    // recorded; and ClassLoader.classes, a field reflection hides, gets a container watch.
+    let nodes = jdk(
+        "corpus.attribution.LookupDefinedClassLeak",
+        "app/LookupGenerator.java",
+        GROWS,
+    );
+    let kinds: Vec<&str> = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|node| node["attribution"]["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"classes defined at"), "{nodes}");
+    assert!(kinds.contains(&"calls to defineClass()"), "{nodes}");
+    jdk_clean("corpus.attribution.LookupHiddenClassDropped");
+    // Without the agent, the class roots' reason says what would record them.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.attribution.LookupDefinedClassLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    let roots = report["scenarios"][0]["growing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["path"].as_array().unwrap().len() == 1)
+        .unwrap_or_else(|| panic!("no class-root node: {report}"));
+    assert_eq!(
+        roots["attribution"]["reason"],
+        "the node is the set of classes held as GC roots, which grows as classes are defined and \
+         kept; naming the code that defines them needs heapgrowth's JVMTI agent (ClassLoad \
+         events): load it with -agentpath:"
+    );
+}
+
+#[test]
+fn byte_buddy_and_javassist() {
+    // Byte Buddy: the generator loader, and a lock per new class name in the parallelLockMap of
+    // each parent loader asked for it: a field reflection hides, followed through JNI.
+    let nodes = library(
+        "corpus.libs.ByteBuddyClassPerCallLeak",
+        "ByteBuddyClassPerCallLeak.java",
+        GROWS,
+    );
+    let generator = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["path"][1]["name"] == "GENERATED")
+        .unwrap_or_else(|| panic!("no node at the generator loader: {nodes}"));
+    assert_eq!(
+        generator["attribution"]["kind"], "classes defined at",
+        "{generator}"
+    );
+    let hidden = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|node| {
+            node["path"].as_array().unwrap().iter().any(|step| {
+                step["owner"] == "java.lang.ClassLoader" && step["name"] == "parallelLockMap"
+            })
+        })
+        .count();
+    assert!(
+        hidden >= 1,
+        "no node through ClassLoader.parallelLockMap: {nodes}"
+    );
+    library_clean("corpus.libs.ByteBuddyTypeCacheClean");
+    // Javassist: the ClassPool keeps every CtClass it made until detach().
+    library(
+        "corpus.libs.JavassistPoolLeak",
+        "JavassistPoolLeak.java",
+        GROWS,
+    );
+    library_clean("corpus.libs.JavassistDetachedOnce");
+}
+
 #[test]
 fn the_text_report_shows_each_stack_down_to_the_users_line_and_marks_it() {
     let output = heapgrowth_on(library_classpath(), &["corpus.libs.GuavaCacheLeak"], &[]);

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use super::outcome::working_directory;
 use crate::java_text;
-use crate::output::RecordLock;
+use crate::output::{resolve_output, OutputError, RecordLock};
 use crate::report::baseline;
 
 /// One rewrite at a time in this process: a POSIX lock does not exclude the threads of the
@@ -60,20 +60,36 @@ pub(super) fn replace_section(path: &Path, name: &str, blocks: &str) -> Result<(
             opening(&shown, &e)
         )
     };
+    // Rewritten in place, so never through another user's symbolic link: such a link could
+    // point the rewrite at any file its owner likes. Checked before the missing directories
+    // are made (they would be made where the link points) and again after.
+    let foreign_link = |error: OutputError| match error {
+        OutputError::ForeignSymlink { .. } => Some(error.to_string()),
+        _ => None,
+    };
+    if let Some(refused) = resolve_output("baseline file", path)
+        .err()
+        .and_then(foreign_link)
+    {
+        return Err(refused);
+    }
     let absolute = java_text::absolute(path, &working_directory());
     if let Some(parent) = Path::new(&absolute).parent() {
         fs::create_dir_all(parent).map_err(|e| cannot("create the directory of", e))?;
     }
+    let target = resolve_output("baseline file", path).map_err(|error| error.to_string())?;
     let _one_thread = REWRITING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // O_NOFOLLOW: a link planted at the resolved name since is not followed either.
     let file = fs::OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .mode(0o666)
-        .open(path)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&target)
         .map_err(|e| cannot("open", e))?;
     let lock = RecordLock::exclusive(&file).map_err(|e| cannot("lock", e))?;
     // Only through the locked descriptor: closing another descriptor of the file would drop
@@ -236,6 +252,48 @@ mod tests {
         assert_eq!(
             message,
             format!("baseline file {} is a directory", dir.path().display())
+        );
+    }
+
+    /// A baseline path through a symbolic link another user owns (in a shared directory, say)
+    /// is not rewritten: the link could name any file. Only root can make such a link here.
+    #[test]
+    fn a_baseline_through_another_users_symlink_is_not_rewritten() {
+        // Safety: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: only root can make a link another user owns");
+            return;
+        }
+        let dir = scratch("baseline-foreign");
+        let victim = dir.path().join("victim.txt");
+        fs::write(&victim, "not a baseline\n").unwrap();
+        for (link, path) in [
+            ("file-link", dir.path().join("file-link")),
+            (
+                "dir-link",
+                dir.path().join("dir-link").join("new").join("b.txt"),
+            ),
+        ] {
+            let target = if link == "file-link" {
+                victim.clone()
+            } else {
+                dir.path().to_path_buf()
+            };
+            let at = dir.path().join(link);
+            std::os::unix::fs::symlink(&target, &at).unwrap();
+            let c_path = std::ffi::CString::new(at.as_os_str().as_encoded_bytes()).unwrap();
+            // Safety: a NUL-terminated path; lchown changes the link, not its target.
+            assert_eq!(unsafe { libc::lchown(c_path.as_ptr(), 65534, 65534) }, 0);
+            let message = replace_section(&path, "a.B.c", "x\n").unwrap_err();
+            assert!(
+                message.contains("is a symbolic link owned by another user (uid 65534)"),
+                "{message}"
+            );
+        }
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "not a baseline\n");
+        assert!(
+            !dir.path().join("new").exists(),
+            "a directory was made through the link"
         );
     }
 

@@ -89,6 +89,11 @@ impl DumpGate {
         Ok(dir)
     }
 
+    /// Whether the shutdown hook has closed the gate.
+    pub(super) fn is_closing(&self) -> bool {
+        self.lock().closing
+    }
+
     /// Counts a dump to `path` as being written, unless the JVM is closing.
     pub(super) fn begin_dump(&self, path: &Path) -> Result<DumpInProgress<'_>, JvmError> {
         let mut gate = self.lock();
@@ -175,6 +180,17 @@ impl Drop for DumpInProgress<'_> {
     }
 }
 
+/// The message of a search that failed: once the JVM is closing, the shutdown is the cause (the
+/// hook deleted the dump a search was still reading, so the error it saw was "No such file"),
+/// and the message says so before what the search saw.
+pub(super) fn failure_message(gate: &DumpGate, error: String) -> String {
+    if gate.is_closing() {
+        format!("{CLOSING_REASON}; the search stopped with: {error}")
+    } else {
+        error
+    }
+}
+
 /// `NativeEngine.closing()`: closes the gate of this process, deletes the dumps and says on
 /// stderr what it found.
 pub(super) fn close_at_shutdown() {
@@ -242,5 +258,24 @@ mod tests {
             DumpsAtClose::None
         );
         assert!(deleted_again);
+    }
+
+    // A test JVM killed while a search read its last dump: the hook deleted the file under the
+    // reader, whose "No such file" alone would hide the cause.
+    #[test]
+    fn a_search_failing_after_the_gate_closed_names_the_shutdown_first() {
+        let gate = DumpGate::new();
+        let unreadable = "cannot read heap dump snapshot-3.hprof: No such file or directory";
+        assert_eq!(failure_message(&gate, unreadable.into()), unreadable);
+        gate.close(Duration::ZERO, || {});
+        let message = failure_message(&gate, unreadable.into());
+        assert!(
+            message.starts_with("the test JVM is shutting down"),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(&format!("the search stopped with: {unreadable}")),
+            "{message}"
+        );
     }
 }

@@ -168,6 +168,9 @@ fn run_test<'local>(
         dumps.path(),
         &Progress::new(false),
     );
+    report.result = report
+        .result
+        .map_err(|error| dump_gate::failure_message(&DUMPS, error));
     let threw = driver.threw;
     // The test's section of the baseline; none while it is rewritten.
     let accepted = match &request.baseline_text {

@@ -1,7 +1,9 @@
 //! The JVMTI event callbacks heapgrowth installs, one table for every recorder: the field
-//! watch's, the removing-read watch's and allocation sampling's handlers.
+//! watch's, the removing-read watch's, allocation sampling's and the class-definition
+//! recorder's handlers.
 
 use super::allocation_sampling::on_sampled_object_alloc;
+use super::class_definitions::on_class_load;
 use super::field_reads::on_field_access;
 use super::field_watch::on_field_modification;
 use super::sys;
@@ -37,6 +39,10 @@ impl JvmtiEnv {
                 std::mem::transmute::<sys::FieldAccessCallback, sys::AnyFn>(read),
             );
         }
+        let load: sys::ClassLoadCallback = on_class_load;
+        // Safety: as above, for the ClassLoad slot and its handler.
+        callbacks.slots[(sys::JVMTI_EVENT_CLASS_LOAD - sys::JVMTI_MIN_EVENT_TYPE_VAL) as usize] =
+            Some(unsafe { std::mem::transmute::<sys::ClassLoadCallback, sys::AnyFn>(load) });
         let size = std::mem::size_of::<sys::jvmtiEventCallbacks>() as sys::jint;
         // Safety: `callbacks` is a valid table of `size` bytes, copied by the JVM.
         unsafe { jvmti!(self, SetEventCallbacks(&callbacks, size)) }

@@ -8,6 +8,7 @@
 mod sys;
 
 pub use allocation_sampling::AllocationSampling;
+pub use class_definitions::{ClassDefinitions, ClassRecord, DefinedClass};
 pub use field_reads::{is_remove_like, ReadRecord, ReadWatch, MAX_READ_EVENTS};
 pub use field_watch::{FieldWatch, WatchedField};
 /// Raw JNI field id, as JNI's GetFieldID returns it.
@@ -31,6 +32,8 @@ macro_rules! jvmti {
 }
 
 mod allocation_sampling;
+mod class_definitions;
+mod classes;
 mod events;
 mod field_reads;
 mod field_watch;
@@ -60,6 +63,9 @@ pub enum JvmtiError {
     /// Another field watch is active: heapgrowth runs one at a time.
     #[error("another JVMTI field watch is active")]
     Busy,
+    /// Another class-definition recording is active: heapgrowth runs one at a time.
+    #[error("another JVMTI class-definition recording is active")]
+    ClassRecordingBusy,
     /// HotSpot refuses JVMTI calls from threads not attached to the JVM, and attaching this
     /// one failed.
     #[error("JVMTI {function}: cannot attach this thread to the JVM: {reason}")]

@@ -332,3 +332,23 @@ jvmti_functions! {
     /// `GetCapabilities` (89): the capabilities this environment possesses.
     89 => fn GetCapabilities(capabilities_ptr: *mut jvmtiCapabilities);
 }
+
+jvmti_functions! {
+    /// `GetLoadedClasses` (78): every class loaded now, hidden classes included.
+    78 => fn GetLoadedClasses(class_count_ptr: *mut jint, classes_ptr: *mut *mut jclass);
+    /// `GetClassLoader` (57): the class's defining loader (NULL for the boot loader).
+    57 => fn GetClassLoader(klass: jclass, classloader_ptr: *mut jobject);
+}
+
+/// `JVMTI_EVENT_CLASS_LOAD`: a class was created (defined), on the thread that defined it.
+/// Not `ClassPrepare`: HotSpot links a class lazily, so a class defined and never used is
+/// never prepared.
+pub const JVMTI_EVENT_CLASS_LOAD: u32 = 55;
+
+/// `void (JNICALL *jvmtiEventClassLoad)(jvmtiEnv*, JNIEnv*, jthread thread, jclass klass)`.
+pub type ClassLoadCallback = unsafe extern "system" fn(
+    jvmti_env: *mut jvmtiEnv,
+    jni_env: *mut JNIEnv,
+    thread: jthread,
+    klass: jclass,
+);

@@ -25,8 +25,8 @@ import java.util.Set;
  * stack locals of a thread's frame) are driven from Rust; this class only names what they must
  * watch.
  *
- * <p>All the reflection of attribution lives here. Fields are found by reflection but read and
- * written through JNI ({@link #readField}, {@link #writeField}, native methods heapgrowth
+ * <p>All the reflection of attribution lives here. Fields are found by reflection (or, for the
+ * fields the JDK hides from it, through JNI: {@link #hiddenField}) but read and written through JNI ({@link #readField}, {@link #writeField}, native methods heapgrowth
  * registers in every JVM it attributes in): JNI field access is not subject to module checks,
  * so paths through JDK internals ({@code Thread.threadLocals}, {@code
  * java.util.concurrent.atomic}, {@code java.beans}) are followed in any JVM, including a test
@@ -77,6 +77,10 @@ public final class LiveAttribution {
     private final String[] steps;
     /** What the {@code LOCAL} step below the root holds (found by JVMTI), or null. */
     private final Object[] locals;
+    /** Every class loaded when the path was opened (listed by JVMTI, for {@code CLASS} steps), or null. */
+    private final Class<?>[] loadedClasses;
+    /** The kind of the path's last step. */
+    private String lastKind = "";
     /** Objects at the step before the growing node (the owners of its field). */
     private List<Object> owners = List.of();
     /** Objects of the growing node itself. */
@@ -105,12 +109,14 @@ public final class LiveAttribution {
     private int replacedWhileProxied;
 
     private LiveAttribution(
-            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals) {
+            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals,
+            Class<?>[] loadedClasses) {
         this.loader = loader;
         this.scenarioThread = scenarioThread;
         this.instance = instance;
         this.steps = steps;
         this.locals = locals;
+        this.loadedClasses = loadedClasses;
     }
 
     /**
@@ -126,7 +132,20 @@ public final class LiveAttribution {
      */
     public static LiveAttribution open(
             ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals) {
-        LiveAttribution attribution = new LiveAttribution(loader, scenarioThread, instance, steps, locals);
+        return open(loader, scenarioThread, instance, steps, locals, null);
+    }
+
+    /**
+     * As {@link #open(ClassLoader, Thread, Object, String[], Object[])}, with every class loaded
+     * now ({@code loadedClasses}, listed by JVMTI, hidden classes included), where a {@code
+     * CLASS} step looks for the classes its loaders defined; null without heapgrowth's agent,
+     * when a {@code CLASS} step asks each loader for a class it already loaded, by name.
+     */
+    public static LiveAttribution open(
+            ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals,
+            Class<?>[] loadedClasses) {
+        LiveAttribution attribution =
+                new LiveAttribution(loader, scenarioThread, instance, steps, locals, loadedClasses);
         attribution.walkOrSayWhy();
         return attribution;
     }
@@ -211,19 +230,24 @@ public final class LiveAttribution {
             String target = steps[i + 3];
             boolean last = i + 4 == steps.length;
             List<Object> next;
+            // Why the step reached nothing, when a more exact reason than "the path changed" is known.
+            String why = null;
             switch (kind) {
                 case "STATIC_FIELD": {
                     Class<?> ownerClass = classNamed(current, owner);
-                    Field f = findField(ownerClass, owner, name);
+                    Field f = findStepField(ownerClass, owner, name, target, true);
                     if (f == null) {
-                        failure = "no field " + name + " in " + owner;
+                        failure = notAField(owner, name, target);
                         return;
                     }
                     if (last) {
                         field = f;
                         previous = List.of();
                     }
-                    next = filter(Collections.singletonList(get(f, null)), target);
+                    Object value = get(f, null);
+                    next = filter(Collections.singletonList(value), target);
+                    why = noLiveObject(kind, owner, name, target, "the static field "
+                            + (value == null ? "is null" : "holds a " + value.getClass().getTypeName()));
                     break;
                 }
                 case "INSTANCE_FIELD": {
@@ -234,18 +258,43 @@ public final class LiveAttribution {
                     }
                     next = new ArrayList<>();
                     Field f = null;
+                    // Per owner class: the field, or null when the class has no field by that name.
+                    Map<Class<?>, Field> fieldOf = new IdentityHashMap<>();
+                    int otherClasses = 0;
+                    int nulls = 0;
+                    int otherValues = 0;
                     for (Object object : current) {
-                        Field found = findField(object.getClass(), owner, name);
+                        Class<?> type = object.getClass();
+                        if (declaringClass(type, owner) == null) {
+                            otherClasses++;
+                            continue;
+                        }
+                        if (!fieldOf.containsKey(type)) {
+                            fieldOf.put(type, findStepField(type, owner, name, target, false));
+                        }
+                        Field found = fieldOf.get(type);
                         if (found == null) {
                             continue;
                         }
                         f = found;
-                        next.add(get(found, object));
+                        Object value = get(found, object);
+                        if (value == null) {
+                            nulls++;
+                        } else if (!matches(value.getClass(), target)) {
+                            otherValues++;
+                        }
+                        next.add(value);
                     }
                     if (last) {
                         field = f;
                     }
                     next = filter(next, target);
+                    if (f == null && otherClasses < current.size()) {
+                        failure = notAField(owner, name, target);
+                        return;
+                    }
+                    why = noLiveObject(kind, owner, name, target, ownersSaid(
+                            current.size(), otherClasses, owner, nulls, otherValues));
                     break;
                 }
                 case "ARRAY_ENTRY":
@@ -253,6 +302,15 @@ public final class LiveAttribution {
                     break;
                 case "CLASS":
                     next = classesDefinedBy(current, name);
+                    why = "no live object found at " + kind + " " + owner + "." + name + " -> " + target + ": "
+                            + (loadedClasses != null
+                                    ? "no class of that name defined by the " + current.size()
+                                            + " object(s) at the step before is loaded now (the path changed since"
+                                            + " the last snapshot)"
+                                    : "none of the " + current.size() + " object(s) at the step before has loaded a"
+                                            + " class of that name (it was unloaded, or it is a hidden class, which no"
+                                            + " name finds: heapgrowth's JVMTI agent lists those; load it with"
+                                            + " -agentpath:)");
                     break;
                 case "LOCAL":
                     if (i == 4 && locals != null) {
@@ -277,15 +335,49 @@ public final class LiveAttribution {
                 return;
             }
             if (next.isEmpty()) {
-                failure = "no live object found at " + kind + " " + owner + "." + name + " -> " + target
-                        + " (the path changed since the last snapshot)";
+                failure = why != null ? why : "no live object found at " + kind + " " + owner + "." + name + " -> "
+                        + target + " (the path changed since the last snapshot)";
                 return;
             }
             previous = current;
             current = next;
+            lastKind = kind;
         }
         owners = previous;
         targets = current;
+    }
+
+    /** A step's failure text when the step's field was found but holds no object of the step's class. */
+    static String noLiveObject(String kind, String owner, String name, String target, String what) {
+        return "no live object found at " + kind + " " + owner + "." + name + " -> " + target + ": " + what
+                + " (the path changed since the last snapshot)";
+    }
+
+    /**
+     * What the owners of an instance field step held: {@code owners} visited, {@code otherClasses}
+     * of them not a {@code owner}, the field null in {@code nulls}, of another class in {@code
+     * otherValues}.
+     */
+    static String ownersSaid(int owners, int otherClasses, String owner, int nulls, int otherValues) {
+        List<String> parts = new ArrayList<>();
+        if (otherClasses > 0) {
+            parts.add(otherClasses + " not a " + owner);
+        }
+        if (nulls > 0) {
+            parts.add("the field null in " + nulls);
+        }
+        if (otherValues > 0) {
+            parts.add("holding another class in " + otherValues);
+        }
+        String said = owners + (owners == 1 ? " owner" : " owners");
+        return parts.isEmpty() ? said : said + ", " + String.join(", ", parts);
+    }
+
+    /** The failure text of a field step whose field neither reflection nor JNI finds. */
+    static String notAField(String owner, String name, String target) {
+        return owner + "." + name + " is not a field heapgrowth can find in " + owner
+                + " (reflection does not list it, and JNI knows no field of that name whose type is "
+                + target + " or one of its supertypes)";
     }
 
     /** The threads a thread root group stands for (see {@link #threadsNamed}), for JVMTI. */
@@ -331,29 +423,48 @@ public final class LiveAttribution {
     }
 
     /**
-     * The classes named {@code className} that a {@code CLASS} step reaches from {@code owners}:
-     * those the class loaders among them defined, or the class of an instance among them.
+     * The classes named {@code className} (as reports name them: a hidden class without its
+     * address suffix) that a {@code CLASS} step reaches from {@code owners}: those the class
+     * loaders among them defined, or the class of an instance among them. Nothing is loaded by
+     * name (a loader's {@code loadClass} may define a class on demand, a side effect in the
+     * scenario): the loaded classes JVMTI listed are searched, or without them each loader's
+     * {@code findLoadedClass}.
      */
-    private static List<Object> classesDefinedBy(List<Object> owners, String className) {
+    private List<Object> classesDefinedBy(List<Object> owners, String className) {
         List<Object> out = new ArrayList<>();
-        for (Object loader : owners) {
-            if (!(loader instanceof ClassLoader)) {
-                if (loader != null && loader.getClass().getName().equals(className)) {
-                    out.add(loader.getClass());
-                }
-                continue;
+        Set<Object> loaders = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Object owner : owners) {
+            if (owner instanceof ClassLoader) {
+                loaders.add(owner);
+            } else if (owner != null && matches(owner.getClass(), className)) {
+                out.add(owner.getClass());
             }
-            try {
-                Class<?> c = Class.forName(className, false, (ClassLoader) loader);
-                if (c.getClassLoader() == loader) {
+        }
+        if (loaders.isEmpty()) {
+            return out;
+        }
+        if (loadedClasses != null) {
+            for (Class<?> c : loadedClasses) {
+                if (c != null && loaders.contains(c.getClassLoader()) && matches(c, className)) {
                     out.add(c);
                 }
-            } catch (ClassNotFoundException | LinkageError e) {
-                // Not defined by this loader (a hidden class has no name to look up).
+            }
+            return out;
+        }
+        for (Object loader : loaders) {
+            Class<?> c = findLoadedClass((ClassLoader) loader, className);
+            if (c != null && c.getClassLoader() == loader) {
+                out.add(c);
             }
         }
         return out;
     }
+
+    /**
+     * {@code loader.findLoadedClass(name)}, called through JNI (it is protected): the class
+     * {@code loader} already loaded under that binary name, or null. Loads nothing.
+     */
+    private static native Class<?> findLoadedClass(ClassLoader loader, String name);
 
     /**
      * The class of a static field step: among the classes the step before reached (a
@@ -395,6 +506,110 @@ public final class LiveAttribution {
 
     /** Sets reference field {@code field} of {@code owner}, or the static field if it is null. */
     private static native void writeField(Class<?> declaring, Field field, Object owner, Object value);
+
+    /**
+     * The reference field {@code name} declared by the class named {@code owner} in {@code type}'s
+     * hierarchy, whose value is a {@code target} (as reports name classes): by reflection, else
+     * (the JDK hides all fields of {@code ClassLoader}, {@code Class}, {@code Module} from
+     * reflection) through JNI, which does not filter, with the descriptors of the types the
+     * field can be declared as. Null if neither finds it.
+     */
+    private Field findStepField(Class<?> type, String owner, String name, String target, boolean isStatic) {
+        Field f = findField(type, owner, name);
+        if (f != null) {
+            return f;
+        }
+        Class<?> declaring = declaringClass(type, owner);
+        if (declaring == null) {
+            return null;
+        }
+        Field hidden = hiddenField(declaring, name, candidateDescriptors(declaring, target), isStatic);
+        return hidden != null && !hidden.getType().isPrimitive()
+                && Modifier.isStatic(hidden.getModifiers()) == isStatic ? hidden : null;
+    }
+
+    /** The class named {@code owner} in {@code type}'s superclass chain, or null. */
+    private static Class<?> declaringClass(Class<?> type, String owner) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(owner)) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The JVM descriptors a field holding a {@code target} can be declared with: the class's,
+     * its superclasses' and its interfaces'. The class is looked up among those the field's
+     * class's loader or the scenario's already loaded (it was in the heap dump; nothing is
+     * loaded), else among the JDK's; if it is in none, only {@code Object}'s.
+     */
+    private String[] candidateDescriptors(Class<?> declaring, String target) {
+        Set<String> out = new LinkedHashSet<>();
+        Class<?> type = declaring.getClassLoader() == null ? null : typeNamed(target, declaring.getClassLoader());
+        if (type == null && declaring.getClassLoader() != loader) {
+            type = typeNamed(target, loader);
+        }
+        if (type == null) {
+            type = typeNamed(target, null);
+        }
+        if (type != null && type.isArray()) {
+            out.add(descriptor(type));
+            if (!type.getComponentType().isPrimitive()) {
+                out.add("[Ljava/lang/Object;");
+            }
+            out.add("Ljava/lang/Cloneable;");
+            out.add("Ljava/io/Serializable;");
+        } else if (type != null) {
+            List<Class<?>> pending = new ArrayList<>(List.of(type));
+            while (!pending.isEmpty()) {
+                Class<?> c = pending.remove(pending.size() - 1);
+                if (out.add(descriptor(c))) {
+                    if (c.getSuperclass() != null) {
+                        pending.add(c.getSuperclass());
+                    }
+                    pending.addAll(Arrays.asList(c.getInterfaces()));
+                }
+            }
+        }
+        out.add("Ljava/lang/Object;");
+        return out.toArray(new String[0]);
+    }
+
+    /**
+     * The class (or array class) named {@code name} as reports name it that {@code from} already
+     * loaded, or the JDK's boot loader when {@code from} is null (which runs no scenario code);
+     * null if there is none.
+     */
+    private static Class<?> typeNamed(String name, ClassLoader from) {
+        String binary = name;
+        int dimensions = 0;
+        while (binary.endsWith("[]")) {
+            binary = binary.substring(0, binary.length() - 2);
+            dimensions++;
+        }
+        try {
+            Class<?> type = PRIMITIVES.containsKey(binary) ? PRIMITIVES.get(binary)
+                    : from == null ? Class.forName(binary, false, null)
+                    : findLoadedClass(from, binary);
+            if (type == null) {
+                return null;
+            }
+            for (int i = 0; i < dimensions; i++) {
+                type = type.arrayType();
+            }
+            return type;
+        } catch (ClassNotFoundException | LinkageError e) {
+            // A hidden or lambda class (its name lost its suffix), or one this loader cannot see.
+            return null;
+        }
+    }
+
+    /**
+     * The field {@code name} that {@code declaring} itself declares, found through JNI with the
+     * first of {@code descriptors} that fits, as a reflection {@code Field}; null if none does.
+     */
+    private static native Field hiddenField(Class<?> declaring, String name, String[] descriptors, boolean isStatic);
 
     /** The field {@code name} declared by the class named {@code owner} in {@code type}'s hierarchy. */
     private static Field findField(Class<?> type, String owner, String name) {
@@ -520,7 +735,9 @@ public final class LiveAttribution {
                 : "a " + sample.getClass().getName();
         if (field == null || Modifier.isFinal(field.getModifiers())) {
             return new String[] {"allocations", "the node is " + what + " reached through "
-                    + (field == null ? "an array or collection entry" : "a final field")};
+                    + (field != null ? "a final field"
+                            : lastKind.equals("CLASS") ? "the class loader that defined it"
+                            : "an array or collection entry")};
         }
         boolean isStatic = Modifier.isStatic(field.getModifiers());
         String owner = field.getDeclaringClass().getName();
@@ -539,7 +756,9 @@ public final class LiveAttribution {
         }
         if (field == null) {
             return "a proxy needs a field, and the node is reached through "
-                    + (threadGroup != null ? "a thread" : "an array or collection entry");
+                    + (threadGroup != null ? "a thread"
+                            : lastKind.equals("CLASS") ? "the class loader that defined it"
+                            : "an array or collection entry");
         }
         Class<?> declared = field.getType();
         boolean collectionInterface = declared.isInterface()
