@@ -173,6 +173,7 @@ pub fn attribute(
         kind: RecordKind::Allocations,
         stacks,
         caveats,
+        hints: Vec::new(),
     }
 }
 
@@ -347,6 +348,7 @@ mod tests {
             kind,
             stacks,
             caveats,
+            ..
         } = attribute(&sampled, &growing, source.as_deref())
         else {
             panic!("attributed");

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use super::class_definitions::growing_definitions;
 use super::kept_by::{self, group_kept, is_removing, split_owner_stack, FieldCount, KeptEvent};
 use super::{
-    group, operations, split_container_stack, without_host_frames, Attribution, Frame, RecordKind,
-    Recorded, StackFrame,
+    group, operations, order_per_loop, remove_hints, split_container_stack, without_host_frames,
+    Attribution, Frame, RecordKind, Recorded, StackFrame,
 };
 use crate::growth::{GrowingNode, StepKind};
 use crate::jvm::{
@@ -32,7 +32,7 @@ pub fn attribute(
     loops: u32,
 ) -> Attribution {
     match attribute_inner(agent, scenario, node, loops) {
-        Ok(attribution) => attribution,
+        Ok(attribution) => order_per_loop(attribution, loops),
         Err(error) => Attribution::not_attributed(describe(&error)),
     }
 }
@@ -383,12 +383,14 @@ fn with_caveats(
             kind,
             stacks,
             caveats: mut said,
+            hints,
         } => {
             said.extend(caveats);
             Attribution::Attributed {
                 kind,
                 stacks,
                 caveats: said,
+                hints,
             }
         }
         not => not,
@@ -491,6 +493,7 @@ fn owner_writes(
         kind: RecordKind::Calls(operations(&stacks)),
         stacks,
         caveats: Vec::new(),
+        hints: Vec::new(),
     })
 }
 
@@ -533,6 +536,7 @@ fn linking_writes(
         kind: RecordKind::Writes(label.to_owned()),
         stacks,
         caveats: Vec::new(),
+        hints: Vec::new(),
     })
 }
 
@@ -584,6 +588,7 @@ fn link_allocations(found: &Found, node_is_array: bool) -> Option<Attribution> {
         kind: RecordKind::Calls(operations(&stacks)),
         stacks,
         caveats,
+        hints: Vec::new(),
     })
 }
 
@@ -614,6 +619,17 @@ fn with_proxies(
         .into_iter()
         .map(|(method, frames)| (method, user.classify(frames)))
         .collect();
+    // The proxy knows whether each remove removed: those that did are the removing writes.
+    let (mut removed, mut nothing): (Vec<Recorded>, Vec<Recorded>) = (Vec::new(), Vec::new());
+    for (method, did, frames) in live.proxy_removes()? {
+        let call = (method, user.classify(frames));
+        if did {
+            removed.push(call);
+        } else {
+            nothing.push(call);
+        }
+    }
+    let hints = remove_hints(&nothing, &removed);
     Ok(
         match attributed(
             calls,
@@ -626,6 +642,7 @@ fn with_proxies(
                 caveats: std::iter::once(PROXY_CAVEAT.to_owned())
                     .chain(leaks)
                     .collect(),
+                hints,
             },
             not => not,
         },
@@ -654,7 +671,7 @@ fn with_watch(
     }
     let watch = live.watch(agent.jvmti)?;
     let ran = run_and_settle(scenario, loops);
-    let record = watch.stop()?;
+    let (record, reads) = watch.stop_with_reads()?;
     ran?;
     let cap = kept_by::cap_caveat("the field watch", record.stacks.len(), record.dropped);
     let stacks = record
@@ -671,10 +688,58 @@ fn with_watch(
             let recorded: Vec<Recorded> = stacks
                 .filter_map(|frames| split_container_stack(&frames))
                 .collect();
-            attributed(recorded, RecordKind::Calls, "the field watch saw no change")
+            let hints = match &reads {
+                Some(reads) => {
+                    let removing: Vec<Recorded> = reads
+                        .stacks
+                        .iter()
+                        .filter_map(|frames| split_container_stack(&user.classify(frames.clone())))
+                        .collect();
+                    remove_hints(&removing, &recorded)
+                }
+                None => Vec::new(),
+            };
+            let cut = reads.as_ref().is_some_and(|reads| reads.cut);
+            match attributed(recorded, RecordKind::Calls, "the field watch saw no change") {
+                Attribution::Attributed {
+                    kind,
+                    stacks,
+                    mut caveats,
+                    ..
+                } => {
+                    if cut {
+                        caveats.push(format!(
+                            "remove() probe cut short: the watch of the container's reads \
+                             switched itself off after {} reads (its cost), so calls to remove() \
+                             that removed nothing may be missing from the hints",
+                            thousands(crate::jvmti::MAX_READ_EVENTS)
+                        ));
+                    }
+                    Attribution::Attributed {
+                        kind,
+                        stacks,
+                        caveats,
+                        hints,
+                    }
+                }
+                not => not,
+            }
         }
     };
     Ok(with_caveats(watched, cap))
+}
+
+/// `200000` as `200,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Runs the attribution loops, then waits for the work they handed to other threads (a task
@@ -714,6 +779,7 @@ fn attributed(
         kind: kind(operations(&stacks)),
         stacks,
         caveats: Vec::new(),
+        hints: Vec::new(),
     }
 }
 

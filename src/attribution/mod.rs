@@ -34,6 +34,7 @@ use std::collections::HashMap;
 
 use crate::class_name::stable_class_name;
 use crate::growth::{GrowingNode, GrowthKind};
+use crate::jvmti::is_remove_like;
 pub use crate::jvmti::Frame;
 
 /// Frames kept per stack: enough to pass a library's own frames and reach the user's.
@@ -81,6 +82,10 @@ pub enum Attribution {
         /// What the user should know about how it was recorded (a proxy the scenario could
         /// see, and where it saw it); empty for the recorders the scenario cannot observe.
         caveats: Vec<String>,
+        /// What the recorders saw besides the growth that may be the bug itself: calls that
+        /// should have removed and removed nothing ([`remove_hints`]). Not in the normalized
+        /// report (a hint is advice, not what grows).
+        hints: Vec<String>,
     },
     /// No recorder applied, or it saw nothing.
     NotAttributed {
@@ -219,6 +224,11 @@ pub struct StackCount {
     /// another place than [`StackCount::frames`]' (the stack above is the call that made them
     /// reachable, "kept by"; this one the `new`, "made at"). Innermost first.
     pub made_at: Option<Vec<StackFrame>>,
+    /// Distinct recorded stacks counted here (1: this one only). Stacks of one operation with
+    /// the same place to look and the same innermost method are one stack for the user: they
+    /// differ only in a JDK or library line between, or in callers after the place to look.
+    /// [`frames`](Self::frames) is the most recorded of them. See [`group`].
+    pub folded: u32,
 }
 
 impl StackCount {
@@ -273,45 +283,222 @@ pub fn place_to_look(frames: &[StackFrame]) -> Option<usize> {
 pub type Recorded = (String, Vec<StackFrame>);
 
 /// Groups recorded stacks: identical (operation, first [`MAX_FRAMES`] frames) are counted once,
-/// most frequent first, ties in frame order; at most [`MAX_STACKS`].
+/// and stacks that differ only where the user does not look are folded into one (see
+/// [`fold_key`]); in [`order_stacks`]'s order by raw count, all of them (the live front ends
+/// order them per loop and keep [`MAX_STACKS`], see [`order_per_loop`]).
 pub fn group(recorded: Vec<Recorded>) -> Vec<StackCount> {
-    group_counted(recorded.into_iter().map(|event| (event, 1)))
+    let mut stacks = folded(recorded.into_iter().map(|event| (event, 1)));
+    sort_stacks(&mut stacks, None);
+    stacks
 }
 
 /// [`group`] for stacks that come with a count each (the live objects of an allocation stack,
-/// counted by the agent in `heapgrowth watch`): identical stacks add up their counts.
+/// counted by the agent in `heapgrowth watch`; JFR samples): identical stacks add up their
+/// counts. The number of loops is unknown there, so they are ordered by raw count; at most
+/// [`MAX_STACKS`].
 pub fn group_counted(recorded: impl IntoIterator<Item = (Recorded, u64)>) -> Vec<StackCount> {
+    let mut stacks = folded(recorded);
+    order_stacks(&mut stacks, None);
+    stacks
+}
+
+/// What makes two stacks one for the user: the operation, the frame to look at, and the
+/// innermost frame's class and method (not its line: a library's `computeIfAbsent` reaches
+/// the same `putVal` from two lines). Callers after the place to look and the JDK and library
+/// frames between do not count, except where the place to look is a constructor (the
+/// allocation of a user's class): there the frames out to the constructor's caller count,
+/// since who constructs is what tells two allocations apart. A stack without a place to look
+/// is folded with identical stacks only: nothing says which of its frames the user reads.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum FoldKey {
+    Placed {
+        operation: String,
+        place: Vec<StackFrame>,
+        innermost: Option<(String, String)>,
+    },
+    Whole(String, Vec<StackFrame>),
+}
+
+fn fold_key(operation: &str, frames: &[StackFrame]) -> FoldKey {
+    match place_to_look(frames) {
+        Some(place) => FoldKey::Placed {
+            operation: operation.to_owned(),
+            place: {
+                let caller = (place..frames.len())
+                    .find(|&i| frames[i].frame.method != "<init>")
+                    .unwrap_or(frames.len() - 1);
+                frames[place..=caller].to_vec()
+            },
+            innermost: frames
+                .first()
+                .map(|f| (f.frame.class.clone(), f.frame.method.clone())),
+        },
+        None => FoldKey::Whole(operation.to_owned(), frames.to_vec()),
+    }
+}
+
+/// Counts identical stacks, then folds stacks with the same [`fold_key`]: counts add, the most
+/// recorded stack is kept (ties: the first in text order, so the choice does not depend on the
+/// order events came in), `folded` is the number of distinct stacks merged.
+fn folded(recorded: impl IntoIterator<Item = (Recorded, u64)>) -> Vec<StackCount> {
     let mut counts: HashMap<(String, Vec<StackFrame>), u64> = HashMap::new();
     for ((operation, mut frames), count) in recorded {
         frames.truncate(MAX_FRAMES);
         *counts.entry((operation, frames)).or_default() += count;
     }
-    let mut stacks: Vec<StackCount> = counts
-        .into_iter()
-        .map(|((operation, frames), count)| StackCount {
-            count,
-            operation,
-            frames,
-            made_at: None,
+    let mut groups: HashMap<FoldKey, Vec<StackCount>> = HashMap::new();
+    for ((operation, frames), count) in counts {
+        groups
+            .entry(fold_key(&operation, &frames))
+            .or_default()
+            .push(StackCount {
+                count,
+                operation,
+                frames,
+                made_at: None,
+                folded: 1,
+            });
+    }
+    groups
+        .into_values()
+        .filter_map(|mut members| {
+            members.sort_by(|a, b| {
+                b.count
+                    .cmp(&a.count)
+                    .then_with(|| stack_text(a).cmp(&stack_text(b)))
+            });
+            let total: u64 = members.iter().map(|m| m.count).sum();
+            let merged = u32::try_from(members.len()).unwrap_or(u32::MAX);
+            let mut kept = members.into_iter().next()?;
+            kept.count = total;
+            kept.folded = merged;
+            Some(kept)
         })
-        .collect();
-    stacks.sort_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then_with(|| {
-                let text = |stack: &StackCount| {
-                    stack
-                        .frames
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                };
-                text(a).cmp(&text(b))
+        .collect()
+}
+
+fn stack_text(stack: &StackCount) -> Vec<String> {
+    stack.frames.iter().map(ToString::to_string).collect()
+}
+
+/// Events per loop, as stacks are ranked: a count of 3 or 4 in 4 loops is once a loop both
+/// times, so a stack recorded one event short in one run does not change places. At least 1.
+/// Without a number of loops (watch, JFR), the raw count.
+pub fn per_loop(count: u64, loops: Option<u32>) -> u64 {
+    match loops {
+        Some(loops) if loops > 0 => {
+            let loops = u64::from(loops);
+            ((count + loops / 2) / loops).max(1)
+        }
+        _ => count,
+    }
+}
+
+/// The order stacks are shown in, the same every run whatever order the events came in:
+/// events per loop ([`per_loop`]), most first; then the frame to look at (the innermost frame
+/// where there is none) by its text, except that lines of one method come latest first; then
+/// the whole stack's text; then the operation. At most [`MAX_STACKS`] are kept.
+///
+/// Latest first, because what one line makes a later line stores: a cache's key made on one
+/// line (`new UUID(...).toString()`) and the `put` of the value on the next are both
+/// allocation stacks under the node, and the `put` is the line to fix.
+pub fn order_stacks(stacks: &mut Vec<StackCount>, loops: Option<u32>) {
+    sort_stacks(stacks, loops);
+    stacks.truncate(MAX_STACKS);
+}
+
+fn sort_stacks(stacks: &mut [StackCount], loops: Option<u32>) {
+    // (class, method, file), the line latest first, the text: a method's lines stay together.
+    let shown = |stack: &StackCount| {
+        stack
+            .frames
+            .get(stack.place_to_look().unwrap_or(0))
+            .map(|shown| {
+                let frame = &shown.frame;
+                (
+                    (
+                        frame.class.clone(),
+                        frame.method.clone(),
+                        frame.file.clone(),
+                    ),
+                    std::cmp::Reverse(frame.line),
+                    shown.to_string(),
+                )
             })
+    };
+    stacks.sort_by(|a, b| {
+        per_loop(b.count, loops)
+            .cmp(&per_loop(a.count, loops))
+            .then_with(|| shown(a).cmp(&shown(b)))
+            .then_with(|| stack_text(a).cmp(&stack_text(b)))
             .then_with(|| a.operation.cmp(&b.operation))
     });
-    stacks.truncate(MAX_STACKS);
-    stacks
+}
+
+/// `attribution` with its stacks in [`order_stacks`]'s order for `loops` attribution loops,
+/// and a `Calls` kind's methods ranked per loop too (then by name).
+pub fn order_per_loop(mut attribution: Attribution, loops: u32) -> Attribution {
+    if let Attribution::Attributed { kind, stacks, .. } = &mut attribution {
+        order_stacks(stacks, Some(loops));
+        if let RecordKind::Calls(methods) = kind {
+            let total = |method: &String| {
+                let count = stacks
+                    .iter()
+                    .filter(|stack| &stack.operation == method)
+                    .map(|stack| stack.count)
+                    .sum();
+                per_loop(count, Some(loops))
+            };
+            methods.sort_by(|a, b| total(b).cmp(&total(a)).then_with(|| a.cmp(b)));
+        }
+    }
+    attribution
+}
+
+/// The hints of calls that should have removed from the node and removed nothing: `removes`
+/// are the container reads made by a remove-like method (see [`crate::jvmti::ReadWatch`]),
+/// `writes` the container writes, both as [`split_container_stack`] cut them. A place to look
+/// with at least two removing reads and no removing write (an operation for which
+/// [`is_remove_like`] holds) at the same place is a remove that found nothing, every time. Exact
+/// for containers whose remove reads the watched field once when it finds nothing
+/// (`ArrayList`, `Vector`, `ArrayDeque`); other containers give no hint. In the order of the
+/// places' text.
+pub fn remove_hints(removes: &[Recorded], writes: &[Recorded]) -> Vec<String> {
+    let place = |frames: &[StackFrame]| place_to_look(frames).map(|i| frames[i].to_string());
+    let removed_at: Vec<String> = writes
+        .iter()
+        .filter(|(operation, _)| is_remove_like(operation))
+        .filter_map(|(_, frames)| place(frames))
+        .collect();
+    // Place -> (reads, the operations read in, each with its count).
+    let mut places: std::collections::BTreeMap<String, (u64, Vec<(String, u64)>)> =
+        std::collections::BTreeMap::new();
+    for (operation, frames) in removes {
+        let Some(at) = place(frames) else { continue };
+        let (reads, operations) = places.entry(at).or_default();
+        *reads += 1;
+        match operations.iter_mut().find(|(op, _)| op == operation) {
+            Some((_, count)) => *count += 1,
+            None => operations.push((operation.clone(), 1)),
+        }
+    }
+    places
+        .into_iter()
+        .filter(|(at, (reads, _))| *reads >= 2 && !removed_at.contains(at))
+        .map(|(at, (reads, mut operations))| {
+            operations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let operation =
+                operations.first().map_or(
+                    "remove",
+                    |(op, _)| if op.is_empty() { "remove" } else { op },
+                );
+            format!(
+                "{reads} call(s) to {operation}() at {at} removed nothing: what was passed was \
+                 never in the node (a lambda or method reference written at the call is a new \
+                 object each time)"
+            )
+        })
+        .collect()
 }
 
 /// The operations of `stacks`, most recorded first, each once.
@@ -436,16 +623,302 @@ mod tests {
                     operation: "add".into(),
                     frames: a,
                     made_at: None,
+                    folded: 1,
                 },
                 StackCount {
                     count: 1,
                     operation: "add".into(),
                     frames: b,
                     made_at: None,
+                    folded: 1,
                 },
             ]
         );
         assert_eq!(operations(&grouped), ["add"]);
+    }
+
+    /// The places to look of `stacks`, in order, with their counts and folds.
+    fn places(stacks: &[StackCount]) -> Vec<(String, u64, u32)> {
+        stacks
+            .iter()
+            .map(|s| {
+                let place = s
+                    .place_to_look()
+                    .map_or(String::new(), |i| s.frames[i].to_string());
+                (place, s.count, s.folded)
+            })
+            .collect()
+    }
+
+    // Issue 32: `computeIfAbsent` reaches `putVal` from two lines, and the same user line is
+    // called from two callers: one stack for the user, counts added.
+    #[test]
+    fn stacks_differing_only_in_jdk_lines_or_callers_fold_into_one() {
+        let via = |jdk_line: &str, caller: &str| {
+            stack(&[
+                "java.util.concurrent.ConcurrentHashMap.putVal(ConcurrentHashMap.java:1011)",
+                jdk_line,
+                "app.Pool.lease(Pool.java:30)",
+                caller,
+            ])
+        };
+        let a = via(
+            "java.util.concurrent.ConcurrentHashMap.computeIfAbsent(ConcurrentHashMap.java:1708)",
+            "app.Jobs.run(Jobs.java:9)",
+        );
+        let b = via(
+            "java.util.concurrent.ConcurrentHashMap.computeIfAbsent(ConcurrentHashMap.java:1740)",
+            "app.Jobs.run(Jobs.java:9)",
+        );
+        let c = via(
+            "java.util.concurrent.ConcurrentHashMap.computeIfAbsent(ConcurrentHashMap.java:1708)",
+            "app.Other.call(Other.java:3)",
+        );
+        // Another innermost method, another operation: not folded.
+        let other_inner = stack(&[
+            "java.util.concurrent.ConcurrentHashMap.addCount(ConcurrentHashMap.java:2300)",
+            "app.Pool.lease(Pool.java:30)",
+        ]);
+        let mut events: Vec<Recorded> = Vec::new();
+        events.extend(std::iter::repeat(("put".into(), a.clone())).take(2));
+        events.extend(std::iter::repeat(("put".into(), b.clone())).take(1));
+        events.extend(std::iter::repeat(("put".into(), c.clone())).take(2));
+        events.push(("put".into(), other_inner.clone()));
+        events.push(("merge".into(), a.clone()));
+        let grouped = group(events);
+        assert_eq!(
+            places(&grouped),
+            [
+                ("app.Pool.lease(Pool.java:30)".to_owned(), 5, 3),
+                ("app.Pool.lease(Pool.java:30)".to_owned(), 1, 1),
+                ("app.Pool.lease(Pool.java:30)".to_owned(), 1, 1),
+            ]
+        );
+        // The most recorded of the folded stacks is kept; of two as recorded, the first in
+        // text order.
+        assert_eq!(grouped[0].frames, a);
+        assert_eq!(grouped[0].operation, "put");
+        // A constructor to look at: who constructs tells two allocations apart.
+        let constructed = |caller: &str| {
+            stack(&[
+                "app.Session.<init>(Session.java:8)",
+                caller,
+                "app.Main.main(Main.java:3)",
+            ])
+        };
+        let sessions = group(vec![
+            (
+                String::new(),
+                constructed("app.Service.login(Service.java:28)"),
+            ),
+            (
+                String::new(),
+                constructed("app.Service.restore(Service.java:40)"),
+            ),
+        ]);
+        assert_eq!(
+            sessions.iter().map(|s| s.folded).collect::<Vec<_>>(),
+            [1, 1]
+        );
+        // Stacks without a place to look fold only when identical.
+        let library = |line: &str| {
+            stack(&[
+                "java.util.ArrayList.add(ArrayList.java:455)",
+                &format!("lib.cache.Cache.put(Cache.java:{line})"),
+            ])
+        };
+        let unplaced = group(vec![
+            ("add".into(), library("12")),
+            ("add".into(), library("13")),
+            ("add".into(), library("12")),
+        ]);
+        assert_eq!(
+            unplaced
+                .iter()
+                .map(|s| (s.count, s.folded))
+                .collect::<Vec<_>>(),
+            [(2, 1), (1, 1)]
+        );
+    }
+
+    /// The permutations of `items`.
+    fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut all = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut tail in permutations(&rest) {
+                tail.insert(0, first.clone());
+                all.push(tail);
+            }
+        }
+        all
+    }
+
+    // Issue 32: for a per-user cache, the key's line (a UUID) and the cache call were each
+    // recorded 3 or 4 times in 4 loops, and their order changed between runs.
+    #[test]
+    fn the_order_is_the_same_whatever_the_counts_one_short_and_the_event_order() {
+        let at = |line: u32| {
+            stack(&[
+                "java.util.HashMap.put(HashMap.java:610)",
+                &format!("app.Cache.run(Cache.java:{line})"),
+            ])
+        };
+        let lines = [41, 40, 52, 43];
+        let mut seen: Option<Vec<(String, u64, u32)>> = None;
+        for counts in [[4, 3, 4, 3], [3, 4, 3, 4], [4, 4, 3, 3]] {
+            for order in permutations(&[0, 1, 2, 3]) {
+                // Each permutation of the four stacks, their events interleaved.
+                let mut events: Vec<Recorded> = Vec::new();
+                for round in 0..4 {
+                    for &i in &order {
+                        if round < counts[i] {
+                            events.push(("put".into(), at(lines[i])));
+                        }
+                    }
+                }
+                let ordered = order_per_loop(
+                    Attribution::Attributed {
+                        kind: RecordKind::Calls(vec!["put".into()]),
+                        stacks: group(events),
+                        caveats: Vec::new(),
+                        hints: Vec::new(),
+                    },
+                    4,
+                );
+                let Attribution::Attributed { stacks, .. } = ordered else {
+                    panic!("attributed");
+                };
+                let shown: Vec<String> = places(&stacks).into_iter().map(|p| p.0).collect();
+                // One method's lines, latest first: the key made on line 40, the value stored
+                // on 41.
+                assert_eq!(
+                    shown,
+                    [
+                        "app.Cache.run(Cache.java:52)",
+                        "app.Cache.run(Cache.java:43)",
+                        "app.Cache.run(Cache.java:41)",
+                        "app.Cache.run(Cache.java:40)",
+                    ]
+                );
+                if counts == [4, 3, 4, 3] {
+                    let now = places(&stacks);
+                    assert_eq!(seen.get_or_insert_with(|| now.clone()), &now);
+                }
+            }
+        }
+        // Twice as often a loop ranks first.
+        let mut events: Vec<Recorded> = vec![("put".into(), at(40)); 8];
+        events.extend(vec![("put".into(), at(52)); 4]);
+        let ordered = order_per_loop(
+            Attribution::Attributed {
+                kind: RecordKind::Calls(vec!["put".into()]),
+                stacks: group(events),
+                caveats: Vec::new(),
+                hints: Vec::new(),
+            },
+            4,
+        );
+        let Attribution::Attributed { stacks, .. } = ordered else {
+            panic!("attributed");
+        };
+        assert_eq!(places(&stacks)[0].0, "app.Cache.run(Cache.java:40)");
+        // Other methods by text: `Cache.put` before `Cache.run`, whatever their lines.
+        let elsewhere = stack(&[
+            "java.util.HashMap.put(HashMap.java:610)",
+            "app.Cache.put(Cache.java:90)",
+            "app.Cache.run(Cache.java:41)",
+        ]);
+        let stacks = group(vec![("put".into(), at(52)), ("put".into(), elsewhere)]);
+        assert_eq!(
+            places(&stacks).into_iter().map(|p| p.0).collect::<Vec<_>>(),
+            [
+                "app.Cache.put(Cache.java:90)",
+                "app.Cache.run(Cache.java:52)"
+            ]
+        );
+    }
+
+    #[test]
+    fn events_per_loop_round_to_the_nearest_and_are_at_least_one() {
+        assert_eq!(per_loop(3, Some(4)), 1);
+        assert_eq!(per_loop(4, Some(4)), 1);
+        assert_eq!(per_loop(5, Some(4)), 1);
+        assert_eq!(per_loop(6, Some(4)), 2);
+        assert_eq!(per_loop(1, Some(20)), 1);
+        assert_eq!(per_loop(7, None), 7);
+    }
+
+    #[test]
+    fn call_kinds_name_their_methods_per_loop_then_by_name() {
+        let at = |line: u32| {
+            stack(&[
+                "java.util.HashMap.put(HashMap.java:610)",
+                &format!("app.Cache.run(Cache.java:{line})"),
+            ])
+        };
+        // `put` 3 times, `merge` 4 times in 4 loops: once a loop each, so by name.
+        let mut events: Vec<Recorded> = vec![("put".into(), at(10)); 3];
+        events.extend(vec![("merge".into(), at(11)); 4]);
+        let stacks = group(events);
+        let ordered = order_per_loop(
+            Attribution::Attributed {
+                kind: RecordKind::Calls(operations(&stacks)),
+                stacks,
+                caveats: Vec::new(),
+                hints: Vec::new(),
+            },
+            4,
+        );
+        let Attribution::Attributed { kind, .. } = ordered else {
+            panic!("attributed");
+        };
+        assert_eq!(kind.label(), "calls to merge() and put()");
+    }
+
+    // Issue 32: `unsubscribe(this::onTick)` passes a new object each time; ArrayList.remove
+    // reads `size`, finds nothing and writes nothing.
+    #[test]
+    fn removes_that_never_write_are_hinted() {
+        let at = |caller: &str| {
+            let frames = stack(&[
+                "java.util.ArrayList.remove(ArrayList.java:520)",
+                caller,
+                "app.View.close(View.java:40)",
+            ]);
+            split_container_stack(&frames).unwrap()
+        };
+        let unsubscribe = || at("app.Feed.unsubscribe(Feed.java:19)");
+        let removes: Vec<Recorded> = (0..4).map(|_| unsubscribe()).collect();
+        let hints = remove_hints(&removes, &[]);
+        assert_eq!(
+            hints,
+            [
+                "4 call(s) to remove() at app.Feed.unsubscribe(Feed.java:19) removed nothing: \
+              what was passed was never in the node (a lambda or method reference written at \
+              the call is a new object each time)"
+            ]
+        );
+        // Removes that removed (a removing write at the same place): no hint.
+        assert!(remove_hints(&removes, &removes).is_empty());
+        // An add at that place is not a remove.
+        let added: Vec<Recorded> = removes
+            .iter()
+            .map(|(_, frames)| ("add".to_owned(), frames.clone()))
+            .collect();
+        assert_eq!(remove_hints(&removes, &added).len(), 1);
+        // One read is not enough; two places are two hints, in the order of their text.
+        assert!(remove_hints(&removes[..1], &[]).is_empty());
+        let mut two = removes.clone();
+        two.extend((0..2).map(|_| at("app.Bus.drop(Bus.java:7)")));
+        let hints = remove_hints(&two, &[]);
+        assert_eq!(hints.len(), 2);
+        assert!(hints[0].starts_with("2 call(s) to remove() at app.Bus.drop(Bus.java:7)"));
+        assert!(hints[1].starts_with("4 call(s) to remove() at app.Feed.unsubscribe"));
     }
 
     #[test]
@@ -467,6 +940,7 @@ mod tests {
             operation: "add".into(),
             frames: vec![],
             made_at: None,
+            folded: 1,
         };
         assert_eq!(
             counted.headline(&RecordKind::Calls(vec!["add".into()])),

@@ -11,7 +11,7 @@ use super::boundary::{as_class, new_string_array, string, strings_or_empty};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
     AgentCapabilities, AllocationSampling, ClassDefinitions, ClassRecord, FieldWatch, Frame,
-    JvmtiEnv, SampleRecord, WatchRecord, WatchedField,
+    JvmtiEnv, ReadRecord, ReadWatch, SampleRecord, WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -297,6 +297,25 @@ impl LiveNode {
             .collect())
     }
 
+    /// The remove-like calls the recording proxies saw: the method, whether it removed anything
+    /// (the size changed), and the caller's frames.
+    pub fn proxy_removes(&self) -> Result<Vec<(String, bool, Vec<Frame>)>, JvmError> {
+        let stacks = self.strings("reading recorded removes", "proxyRemoves")?;
+        Ok(stacks
+            .into_iter()
+            .map(|stack| {
+                let mut lines = stack.lines();
+                let head = lines.next().unwrap_or_default();
+                let (method, removed) = head.split_once('\t').unwrap_or((head, "0"));
+                (
+                    method.to_owned(),
+                    removed == "1",
+                    lines.filter_map(proxy_frame).collect(),
+                )
+            })
+            .collect())
+    }
+
     /// Starts the JVMTI field watch the recorder calls for ([`Recorder::FieldWrites`] or
     /// [`Recorder::ContainerWrites`]), filtered to the node's owners or containers.
     pub fn watch<'j>(&self, jvmti: &'j JvmtiEnv) -> Result<ActiveWatch<'j>, JvmError> {
@@ -337,10 +356,21 @@ impl LiveNode {
             for i in 0..length {
                 owners.push(env.get_object_array_element(&objects, i)?);
             }
-            Ok(jvmti.watch_field_writes(env, &class, field, &owners)?)
+            let watch = jvmti.watch_field_writes(env, &class, field, &owners)?;
+            // A container's size field: the remove-like reads of it too, for the remove hint
+            // (issue 32). Best effort: without the capability, or if it cannot start, no hint.
+            let reads = (plan[0] == "container"
+                && jvmti
+                    .capabilities()
+                    .is_ok_and(|capabilities| capabilities.field_access_events))
+            .then(|| jvmti.watch_removing_reads(env, &class, field).ok())
+            .flatten();
+            Ok((watch, reads))
         })?;
+        let (watch, reads) = watch;
         Ok(ActiveWatch {
             watch,
+            reads,
             java: Arc::clone(&self.java),
         })
     }
@@ -435,6 +465,7 @@ impl LiveNode {
         Ok(found.map(|(watch, fields)| {
             (
                 ActiveWatch {
+                    reads: None,
                     watch,
                     java: Arc::clone(&self.java),
                 },
@@ -501,6 +532,7 @@ impl LiveNode {
             let label = format!("{simple}.{}", names.join(" and ."));
             (
                 ActiveWatch {
+                    reads: None,
                     watch,
                     java: Arc::clone(&self.java),
                 },
@@ -700,6 +732,9 @@ impl Drop for LiveNode {
 /// A JVMTI field watch in place; dropping it switches it off.
 #[derive(Debug)]
 pub struct ActiveWatch<'j> {
+    /// The remove-like reads of a container's size field, when they could be watched. Before
+    /// `watch`, so that it is dropped first: its filter is `watch`'s tags.
+    reads: Option<ReadWatch<'j>>,
     watch: FieldWatch<'j>,
     java: Arc<JavaAccess>,
 }
@@ -707,8 +742,21 @@ pub struct ActiveWatch<'j> {
 impl ActiveWatch<'_> {
     /// Switches the watch off and returns the recorded stacks.
     pub fn stop(self) -> Result<WatchRecord, JvmError> {
-        let ActiveWatch { watch, java } = self;
-        java.with_env(|env| Ok(watch.stop(env, &mut |env, class| java.code_source(env, class))?))
+        Ok(self.stop_with_reads()?.0)
+    }
+
+    /// [`ActiveWatch::stop`], with the remove-like reads (`None` where they were not watched).
+    pub fn stop_with_reads(self) -> Result<(WatchRecord, Option<ReadRecord>), JvmError> {
+        let ActiveWatch { watch, reads, java } = self;
+        java.with_env(|env| {
+            let mut code_source = |env: &mut JNIEnv, class: &JObject| java.code_source(env, class);
+            // The reads first: their filter is the write watch's tags.
+            let reads = match reads {
+                Some(reads) => Some(reads.stop(env, &mut code_source)?),
+                None => None,
+            };
+            Ok((watch.stop(env, &mut code_source)?, reads))
+        })
     }
 }
 

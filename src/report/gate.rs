@@ -35,7 +35,10 @@ struct GateKey {
     kind: Option<String>,
     /// `grows:` lines (the children that grew).
     grows: Vec<String>,
-    /// `Class.method` of each attributed stack's frame to look at; empty when not attributed.
+    /// `Class.method` of the attributed stacks' frames to look at, sorted and each once (how
+    /// many stacks name a method, and in which order, varies with folding and with the order
+    /// of equal counts: a baseline written with `[run, run]` accepts `[run]`); empty when not
+    /// attributed.
     methods: Vec<String>,
 }
 
@@ -62,6 +65,8 @@ impl GateKey {
                 key.path.push(without_line_numbers(line));
             }
         }
+        key.methods.sort();
+        key.methods.dedup();
         key
     }
 
@@ -326,6 +331,42 @@ GcRoot(Class)
         ] {
             assert!(!key(ACCEPTED).accepts(&key(&changed)), "{changed}");
         }
+    }
+
+    // Issue 32: stacks that fold, and equal counts that come in another order, change the list
+    // of `at` lines; a baseline written before (`run` twice) must still accept the node.
+    #[test]
+    fn methods_are_a_set_so_folded_and_reordered_stacks_are_the_same_node() {
+        let two = |first: &str, second: &str| {
+            ACCEPTED.replace(
+                "        at com.example.Cart.close(Cart.java:41)\n",
+                &format!("        at {first}\n        at {second}\n"),
+            )
+        };
+        let written_before = two(
+            "com.example.Cart.run(Cart.java:9)",
+            "com.example.Cart.run(Cart.java:12)",
+        );
+        let folded = ACCEPTED.replace("Cart.close(Cart.java:41)", "Cart.run(Cart.java)");
+        assert!(key(&written_before).accepts(&key(&folded)));
+        assert!(key(&folded).accepts(&key(&written_before)));
+        let both = two(
+            "com.example.Cart.run(Cart.java:9)",
+            "com.example.Cart.close(Cart.java:41)",
+        );
+        let reordered = two(
+            "com.example.Cart.close(Cart.java:41)",
+            "com.example.Cart.run(Cart.java:9)",
+        );
+        assert!(key(&both).accepts(&key(&reordered)));
+        // A method the baseline does not name is still another node, and so is one it lacks.
+        let another = two(
+            "com.example.Cart.run(Cart.java:9)",
+            "com.example.Cart.open(Cart.java:3)",
+        );
+        assert!(!key(&both).accepts(&key(&another)));
+        assert!(!key(&written_before).accepts(&key(&both)));
+        assert!(!key(&both).accepts(&key(&written_before)));
     }
 
     #[test]

@@ -148,17 +148,19 @@ pub fn normalized_node(node: &GrowingNode, attribution: Option<&Attribution>) ->
         None => {}
         // The kind and the frame to look at of each stack (the innermost if there is none):
         // what the user fixes. Counts and other frames are left out (they depend on the loop
-        // count, on callers, and on the version of a library the growth happens in).
+        // count, on callers, and on the version of a library the growth happens in). Stacks
+        // that differ only in a line number read alike here: each `at` line is written once.
         Some(Attribution::Attributed { kind, stacks, .. }) => {
             let _ = writeln!(out, "    attribution: {}", escape_line(&kind.label()));
+            let mut written: Vec<String> = Vec::new();
             for stack in stacks {
                 let shown = stack.place_to_look().unwrap_or(0);
                 if let Some(frame) = stack.frames.get(shown) {
-                    let _ = writeln!(
-                        out,
-                        "        at {}",
-                        without_line_numbers(&escape_line(&frame.to_string()))
-                    );
+                    let line = without_line_numbers(&escape_line(&frame.to_string()));
+                    if !written.contains(&line) {
+                        let _ = writeln!(out, "        at {line}");
+                        written.push(line);
+                    }
                 }
             }
         }
@@ -235,6 +237,60 @@ the scenario's instance of com.example.CartTest
         assert_eq!(
             from_the_instance(&registry, "com.example.CartTest.m"),
             registry
+        );
+    }
+
+    // Issue 32: a baseline repeated `lambda$get$0` once per stack that differed only in a
+    // line number; each `at` line is written once.
+    #[test]
+    fn stacks_that_read_alike_without_line_numbers_are_written_once() {
+        use crate::attribution::{Frame, Origin, RecordKind, StackCount, StackFrame};
+        use crate::growth::{Confirmation, GrowthKind, RetainedGrowth};
+        let stack = |method: &str, line: i32| StackCount {
+            count: 4,
+            operation: String::new(),
+            frames: vec![StackFrame::with_origin(
+                Frame {
+                    class: "com.example.Loader".into(),
+                    method: method.into(),
+                    file: Some("Loader.java".into()),
+                    line: Some(line),
+                    code_source: None,
+                },
+                Origin::User,
+            )],
+            made_at: None,
+            folded: 1,
+        };
+        let node = GrowingNode {
+            path: Vec::new(),
+            kinds: vec![GrowthKind::Objects],
+            history: Vec::new(),
+            confirmed: Confirmation {
+                from_loop: 31,
+                to_loop: 1000,
+                snapshots: 3,
+                cut: None,
+            },
+            retained: RetainedGrowth::default(),
+            children: Vec::new(),
+        };
+        let attribution = Attribution::Attributed {
+            kind: RecordKind::Allocations,
+            stacks: vec![
+                stack("lambda$get$0", 12),
+                stack("lambda$get$0", 14),
+                stack("run", 20),
+                stack("lambda$get$0", 12),
+            ],
+            caveats: Vec::new(),
+            hints: vec!["a hint is advice, not growth".into()],
+        };
+        assert_eq!(
+            normalized_node(&node, Some(&attribution)),
+            "    grows in: objects\n    attribution: allocated at\n\
+             \x20       at com.example.Loader.lambda$get$0(Loader.java)\n\
+             \x20       at com.example.Loader.run(Loader.java)\n"
         );
     }
 

@@ -13,7 +13,7 @@ use super::growth_classes::clean_on;
 use super::support::{corpus_classes, heapgrowth_on, json, library_classpath};
 
 /// `File.java:N` of each line of `source` (under `tests/corpus/`) that ends with `marker`.
-fn marked(source: &str, marker: &str) -> Vec<String> {
+pub(super) fn marked(source: &str, marker: &str) -> Vec<String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/corpus")
         .join(source);
@@ -31,7 +31,7 @@ fn marked(source: &str, marker: &str) -> Vec<String> {
 
 /// Runs the leaking `scenario` with attribution: exit 1, and every growing node attributed,
 /// its most frequent stack's place to look at a `marker` line of `source`. Returns the nodes.
-fn names_the_line(
+pub(super) fn names_the_line(
     classpath: &str,
     scenario: &str,
     source: &str,

@@ -381,6 +381,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
                 operation: "add".into(),
                 frames,
                 made_at: None,
+                folded: 1,
             }
         };
         let node = GrowingNode {
@@ -405,6 +406,7 @@ fn synthetic_report(count: usize) -> heapgrowth::report::ScenarioReport {
             kind: RecordKind::Calls(vec!["add".into()]),
             stacks: vec![stack(41), stack(57)],
             caveats: Vec::new(),
+            hints: Vec::new(),
         };
         (node, Some(attribution))
     };

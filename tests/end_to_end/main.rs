@@ -3,6 +3,7 @@
 
 mod attribution;
 mod attribution_lines;
+mod attribution_order;
 mod bad_input;
 mod cleanup;
 mod corpus;

@@ -1,14 +1,17 @@
 //! The JVMTI event callbacks heapgrowth installs, one table for every recorder: the field
-//! watch's, allocation sampling's and the class-definition recorder's handlers.
+//! watch's, the removing-read watch's, allocation sampling's and the class-definition
+//! recorder's handlers.
 
 use super::allocation_sampling::on_sampled_object_alloc;
 use super::class_definitions::on_class_load;
+use super::field_reads::on_field_access;
 use super::field_watch::on_field_modification;
 use super::sys;
 use super::{JvmtiEnv, JvmtiError};
 
 impl JvmtiEnv {
-    /// Sets the event callbacks heapgrowth uses (field modification, sampled allocation); the
+    /// Sets the event callbacks heapgrowth uses (field modification and access, sampled
+    /// allocation); the
     /// events themselves stay off until a recorder enables them.
     pub(super) fn install_callbacks(&self) -> Result<(), JvmtiError> {
         let mut callbacks = sys::jvmtiEventCallbacks {
@@ -16,6 +19,7 @@ impl JvmtiEnv {
         };
         let field: sys::FieldModificationCallback = on_field_modification;
         let alloc: sys::SampledObjectAllocCallback = on_sampled_object_alloc;
+        let read: sys::FieldAccessCallback = on_field_access;
         // Safety: function pointers of one ABI; the JVM calls each slot with its event's
         // signature, which each handler has.
         unsafe {
@@ -30,6 +34,10 @@ impl JvmtiEnv {
                 sys::SampledObjectAllocCallback,
                 sys::AnyFn,
             >(alloc));
+            callbacks.slots
+                [(sys::JVMTI_EVENT_FIELD_ACCESS - sys::JVMTI_MIN_EVENT_TYPE_VAL) as usize] = Some(
+                std::mem::transmute::<sys::FieldAccessCallback, sys::AnyFn>(read),
+            );
         }
         let load: sys::ClassLoadCallback = on_class_load;
         // Safety: as above, for the ClassLoad slot and its handler.

@@ -18,7 +18,7 @@ use super::{JvmtiEnv, JvmtiError};
 
 /// The tag heapgrowth puts on watched objects ("HG" and a marker); nothing else in the JVM
 /// tags objects through this environment.
-const WATCH_TAG: sys::jlong = 0x4847_5741_5443_4801;
+pub(super) const WATCH_TAG: sys::jlong = 0x4847_5741_5443_4801;
 
 /// What the callback needs, shared with it through [`ACTIVE`].
 struct Recording {

@@ -9,6 +9,7 @@ mod sys;
 
 pub use allocation_sampling::{AllocationSampling, SampleRecord, SampledObject};
 pub use class_definitions::{ClassDefinitions, ClassRecord, DefinedClass};
+pub use field_reads::{is_remove_like, ReadRecord, ReadWatch, MAX_READ_EVENTS};
 pub use field_watch::{FieldWatch, WatchedField};
 /// Raw JNI field id, as JNI's GetFieldID returns it.
 pub use jni::sys::jfieldID;
@@ -34,6 +35,7 @@ mod allocation_sampling;
 mod class_definitions;
 mod classes;
 mod events;
+mod field_reads;
 mod field_watch;
 mod heap;
 mod stacks;

@@ -171,6 +171,21 @@ pub type FieldModificationCallback = unsafe extern "system" fn(
     new_value: jvalue,
 );
 
+/// `JVMTI_EVENT_FIELD_ACCESS`.
+pub const JVMTI_EVENT_FIELD_ACCESS: u32 = 63;
+
+/// `jvmtiEventFieldAccess`.
+pub type FieldAccessCallback = unsafe extern "system" fn(
+    jvmti_env: *mut jvmtiEnv,
+    jni_env: *mut JNIEnv,
+    thread: jthread,
+    method: jmethodID,
+    location: jlocation,
+    field_klass: jclass,
+    object: jobject,
+    field: jfieldID,
+);
+
 /// `JVMTI_EVENT_SAMPLED_OBJECT_ALLOC`.
 pub const JVMTI_EVENT_SAMPLED_OBJECT_ALLOC: u32 = 86;
 
@@ -282,6 +297,10 @@ pub struct jvmtiHeapCallbacks {
 jvmti_functions! {
     /// `FollowReferences` (115).
     115 => fn FollowReferences(heap_filter: jint, klass: jclass, initial_object: jobject, callbacks: *const jvmtiHeapCallbacks, user_data: *const std::ffi::c_void);
+    /// `SetFieldAccessWatch` (41).
+    41 => fn SetFieldAccessWatch(klass: jclass, field: jfieldID);
+    /// `ClearFieldAccessWatch` (42).
+    42 => fn ClearFieldAccessWatch(klass: jclass, field: jfieldID);
     /// `SetFieldModificationWatch` (43).
     43 => fn SetFieldModificationWatch(klass: jclass, field: jfieldID);
     /// `ClearFieldModificationWatch` (44).

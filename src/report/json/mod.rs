@@ -21,9 +21,11 @@ fn attribution(attribution: &Attribution) -> JsonAttribution {
             kind,
             stacks,
             caveats,
+            hints,
         } => JsonAttribution::Attributed {
             kind: kind.label(),
             caveats: caveats.clone(),
+            hints: hints.clone(),
             stacks: stacks
                 .iter()
                 .map(|s| json_stack(s, s.headline(kind)))
@@ -47,6 +49,7 @@ fn json_stack(s: &StackCount, headline: String) -> JsonStack {
             frame_details: frame_details(frames),
             place_to_look: crate::attribution::place_to_look(frames),
         }),
+        folded: (s.folded > 1).then_some(s.folded),
     }
 }
 

@@ -325,6 +325,8 @@ pub(super) enum JsonAttribution {
         kind: String,
         stacks: Vec<JsonStack>,
         caveats: Vec<String>,
+        /// Calls that should have removed from the node and removed nothing (issue 32).
+        hints: Vec<String>,
     },
     NotAttributed {
         reason: String,
@@ -342,6 +344,10 @@ pub(super) struct JsonStack {
     pub(super) frame_details: Vec<JsonFrame>,
     /// The index of the frame to look at (see `attribution::place_to_look`), or null.
     pub(super) place_to_look: Option<usize>,
+    /// Distinct stacks folded into this one (same operation, place to look and innermost
+    /// method); omitted when there was only this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) folded: Option<u32>,
     /// Where the objects this stack linked were allocated, when another line (the stack above
     /// is then the call that made them reachable), or null.
     pub(super) made_at: Option<JsonMadeAt>,

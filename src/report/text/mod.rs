@@ -371,11 +371,20 @@ fn render_attribution(out: &mut String, attribution: &Attribution, depth: StackD
             kind,
             stacks,
             caveats,
+            hints,
         } => {
             for stack in stacks {
-                let _ = writeln!(out, "\n    {}", escape_line(&stack.headline(kind)));
+                let _ = writeln!(
+                    out,
+                    "\n    {}{}",
+                    escape_line(&stack.headline(kind)),
+                    folded_note(stack)
+                );
                 render_stack(out, stack, depth);
                 render_made_at(out, stack, depth);
+            }
+            for hint in hints {
+                let _ = writeln!(out, "\n    Hint: {}", escape_line(hint));
             }
             for caveat in caveats {
                 let _ = writeln!(out, "\n    Note: {}", escape_line(caveat));
@@ -402,6 +411,16 @@ fn render_made_at(out: &mut String, stack: &StackCount, depth: StackDepth) {
         for frame in made_at {
             let _ = writeln!(out, "            at {}", escape_line(&frame.to_string()));
         }
+    }
+}
+
+/// After a headline, only when stacks were folded into this one (see
+/// [`crate::attribution::group`]): ` (2 stacks folded)`; the stack shown is the most recorded.
+fn folded_note(stack: &StackCount) -> String {
+    if stack.folded > 1 {
+        format!(" ({} stacks folded)", stack.folded)
+    } else {
+        String::new()
     }
 }
 
@@ -523,7 +542,7 @@ fn format_bytes(bytes: u64) -> String {
 mod tests {
     use super::*;
 
-    use crate::attribution::Frame;
+    use crate::attribution::{Frame, RecordKind};
 
     /// A stack of `frames`: `jdk:`, `lib:` or `app:` then `Class.method:line`.
     fn stack(frames: &[&str]) -> StackCount {
@@ -556,6 +575,7 @@ mod tests {
             operation: "put".into(),
             frames,
             made_at: None,
+            folded: 1,
         }
     }
 
@@ -563,6 +583,35 @@ mod tests {
         let mut out = String::new();
         render_stack(&mut out, stack, depth);
         out
+    }
+
+    // Issue 32: folded stacks say so after the headline, hints come before the notes.
+    #[test]
+    fn folded_stacks_and_hints_are_shown() {
+        let mut folded = stack(&["app:app.Prices.update:42"]);
+        folded.folded = 3;
+        let attribution = Attribution::Attributed {
+            kind: RecordKind::Calls(vec!["put".into()]),
+            stacks: vec![folded, stack(&["app:app.Prices.other:50"])],
+            caveats: vec!["a caveat".into()],
+            hints: vec!["2 call(s) to remove() at X removed nothing".into()],
+        };
+        let mut out = String::new();
+        render_attribution(&mut out, &attribution, StackDepth::ToThePlaceToLook);
+        assert_eq!(
+            out,
+            "
+    4 call(s) to put() (3 stacks folded)
+        at app.Prices.update(Prices.java:42)   ← look here
+
+    4 call(s) to put()
+        at app.Prices.other(Prices.java:50)   ← look here
+
+    Hint: 2 call(s) to remove() at X removed nothing
+
+    Note: a caveat
+"
+        );
     }
 
     #[test]

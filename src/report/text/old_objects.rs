@@ -233,7 +233,12 @@ fn render_samples_at(
         );
     }
     for stack in stacks.iter().take(SAMPLE_STACKS_SHOWN) {
-        let _ = writeln!(out, "\n    {} sample(s) allocated at", stack.count);
+        let _ = writeln!(
+            out,
+            "\n    {} sample(s) allocated at{}",
+            stack.count,
+            super::folded_note(stack)
+        );
         render_stack(out, stack, depth);
     }
     if stacks.len() > SAMPLE_STACKS_SHOWN {

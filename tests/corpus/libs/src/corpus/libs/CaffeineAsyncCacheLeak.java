@@ -24,8 +24,8 @@
  *                attributed, allocated at, 2 stacks (4 objects each): StringConcatHelper.newString
  *                < ... < CaffeineAsyncCacheLeak.run(CaffeineAsyncCacheLeak.java:47) (the key) and
  *                CompletableFuture.completedFuture <
- *                CaffeineAsyncCacheLeak.run(CaffeineAsyncCacheLeak.java:48) (the future); the GROWS
- *                line (the put) is in no frame
+ *                CaffeineAsyncCacheLeak.run(CaffeineAsyncCacheLeak.java:48) (the future; since
+ *                issue 32 first, one method's later line); the put (GROWS) is in no frame
  */
 package corpus.libs;
 
@@ -45,7 +45,7 @@ public class CaffeineAsyncCacheLeak implements Runnable {
     public void run() {
         loop++;
         String sku = "sku-" + loop; // ALLOCATED
-        CompletableFuture<Quote> quote = CompletableFuture.completedFuture(new Quote(sku, 100L * loop));
+        CompletableFuture<Quote> quote = CompletableFuture.completedFuture(new Quote(sku, 100L * loop)); // ALLOCATED
         quotes.put(sku, quote); // GROWS
         quotes.getIfPresent("sku-" + (loop - 1));
     }

@@ -101,6 +101,8 @@ public final class LiveAttribution {
     private final List<Object> originals = new ArrayList<>();
     private final List<Object> proxies = new ArrayList<>();
     private final List<String> stacks = Collections.synchronizedList(new ArrayList<>());
+    /** Recorded remove-like calls, for the remove hint (see {@link RecordingHandler}). */
+    private final List<String> removeStacks = Collections.synchronizedList(new ArrayList<>());
     /** Every proxy installed, to tell afterwards whether the scenario kept one somewhere. */
     private final List<WeakReference<Object>> removedProxies = new ArrayList<>();
     /** Fields the scenario set to something else while our proxy was in them. */
@@ -893,7 +895,7 @@ public final class LiveAttribution {
                 }
                 Object proxy = Proxy.newProxyInstance(
                         proxyLoader(), interfacesOf(original.getClass(), field.getType()),
-                        new RecordingHandler(original, stacks));
+                        new RecordingHandler(original, stacks, removeStacks));
                 set(field, owner, proxy);
                 proxiedOwners.add(owner);
                 originals.add(original);
@@ -1043,6 +1045,17 @@ public final class LiveAttribution {
     public String[] proxyStacks() {
         synchronized (stacks) {
             return stacks.toArray(new String[0]);
+        }
+    }
+
+    /**
+     * Recorded remove-like proxy calls: each is the method name, a tab and {@code 1} if the call
+     * removed something ({@code 0} if the size did not change), then the frames, separated by
+     * newlines.
+     */
+    public String[] proxyRemoves() {
+        synchronized (removeStacks) {
+            return removeStacks.toArray(new String[0]);
         }
     }
 

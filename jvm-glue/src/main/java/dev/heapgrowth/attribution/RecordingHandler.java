@@ -8,7 +8,10 @@ import java.util.Set;
 
 /**
  * The recording proxy's handler: records the caller's stack on every call that can add to a
- * collection or map, then delegates to the original, which keeps every object added.
+ * collection or map, then delegates to the original, which keeps every object added. Calls that
+ * remove are recorded too, with whether they removed anything (the size before and after), for
+ * the hint that a remove found nothing (issue 32: a method reference passed to unsubscribe is a
+ * new object each time).
  */
 final class RecordingHandler implements InvocationHandler {
     /** Methods of Collection, List, Set, Queue, Deque and Map (and their sub-interfaces) that can add. */
@@ -20,22 +23,53 @@ final class RecordingHandler implements InvocationHandler {
 
     private final Object original;
     private final List<String> stacks;
+    private final List<String> removeStacks;
 
-    RecordingHandler(Object original, List<String> stacks) {
+    RecordingHandler(Object original, List<String> stacks, List<String> removeStacks) {
         this.original = original;
         this.stacks = stacks;
+        this.removeStacks = removeStacks;
     }
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
-        if (ADDING_METHODS.contains(method.getName())) {
-            stacks.add(method.getName() + "\n" + callerFrames());
+        String name = method.getName();
+        if (ADDING_METHODS.contains(name)) {
+            stacks.add(name + "\n" + callerFrames());
         }
+        boolean removing = isRemoveLike(name);
+        int before = removing ? size() : -1;
         try {
             return method.invoke(original, args);
         } catch (InvocationTargetException e) {
             throw e.getCause();
+        } finally {
+            if (removing && before >= 0) {
+                removeStacks.add(name + "\t" + (size() == before ? "0" : "1") + "\n" + callerFrames());
+            }
         }
+    }
+
+    /**
+     * Whether a method of that name removes: {@code remove}, or {@code remove} followed by an
+     * upper-case letter ({@code removeIf}, {@code removeFirstOccurrence}, {@code removeElement}).
+     * The same rule as the JVMTI read watch's (`jvmti::is_remove_like`), for the methods a
+     * collection or map has.
+     */
+    static boolean isRemoveLike(String name) {
+        return name.equals("remove")
+                || (name.startsWith("remove") && name.length() > 6 && Character.isUpperCase(name.charAt(6)));
+    }
+
+    /** The original's size, or -1 if it is neither a collection nor a map. */
+    private int size() {
+        if (original instanceof java.util.Collection<?> collection) {
+            return collection.size();
+        }
+        if (original instanceof java.util.Map<?, ?> map) {
+            return map.size();
+        }
+        return -1;
     }
 
     /**
