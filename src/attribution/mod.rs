@@ -284,7 +284,7 @@ pub type Recorded = (String, Vec<StackFrame>);
 
 /// Groups recorded stacks: identical (operation, first [`MAX_FRAMES`] frames) are counted once,
 /// and stacks that differ only where the user does not look are folded into one (see
-/// [`fold_key`]); in [`order_stacks`]'s order by raw count, all of them (the live front ends
+/// `fold_key`); in [`order_stacks`]'s order by raw count, all of them (the live front ends
 /// order them per loop and keep [`MAX_STACKS`], see [`order_per_loop`]).
 pub fn group(recorded: Vec<Recorded>) -> Vec<StackCount> {
     let mut stacks = folded(recorded.into_iter().map(|event| (event, 1)));

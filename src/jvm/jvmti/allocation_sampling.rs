@@ -57,7 +57,7 @@ pub struct SampleRecord {
 /// One sampled object found under the node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SampledObject {
-    /// Its tag while sampling ran (what [`JvmtiEnv::last_sample_on`] gave a field watch).
+    /// Its tag while sampling ran (what `last_sample_on` gave a field watch).
     pub tag: i64,
     /// Whether it is of a link class.
     pub link: bool,
