@@ -223,12 +223,7 @@ impl AllocationSampling<'_> {
         let disabled = self
             .env
             .set_event_for_all_threads(sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, false);
-        let mut untagged = Ok(());
-        for class in self.classes.drain(..) {
-            // Safety: a live global reference.
-            untagged =
-                untagged.and(unsafe { jvmti!(self.env, SetTag(class.as_obj().as_raw(), 0)) });
-        }
+        let untagged = self.env.untag_all(self.classes.drain(..));
         disabled.and(untagged)
     }
 }

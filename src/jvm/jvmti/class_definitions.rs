@@ -179,12 +179,7 @@ impl ClassDefinitions<'_> {
         let disabled = self
             .env
             .set_event_for_all_threads(sys::JVMTI_EVENT_CLASS_LOAD, false);
-        let mut untagged = Ok(());
-        for loader in self.loaders.drain(..) {
-            // Safety: a live global reference.
-            let result = unsafe { jvmti!(self.env, SetTag(loader.as_obj().as_raw(), 0)) };
-            untagged = untagged.and(result);
-        }
+        let untagged = self.env.untag_all(self.loaders.drain(..));
         disabled.and(untagged)
     }
 }

@@ -216,12 +216,7 @@ impl FieldWatch<'_> {
             };
             cleared = cleared.and(result);
         }
-        let mut untagged = Ok(());
-        for owner in self.tagged.drain(..) {
-            // Safety: `owner` is a live global reference.
-            let result = unsafe { jvmti!(self.env, SetTag(owner.as_obj().as_raw(), 0)) };
-            untagged = untagged.and(result);
-        }
+        let untagged = self.env.untag_all(self.tagged.drain(..));
         disabled.and(cleared).and(untagged)
     }
 }

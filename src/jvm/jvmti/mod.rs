@@ -293,6 +293,21 @@ impl JvmtiEnv {
         }
     }
 
+    /// Clears the tag of every object in `tagged` (a recorder switching off), releasing the
+    /// references; every one is tried, the first error is returned.
+    pub(crate) fn untag_all(
+        &self,
+        tagged: impl IntoIterator<Item = jni::objects::GlobalRef>,
+    ) -> Result<(), JvmtiError> {
+        let mut untagged = Ok(());
+        for object in tagged {
+            // Safety: a live global reference; the environment is live (type invariant).
+            let result = unsafe { jvmti!(self, SetTag(object.as_obj().as_raw(), 0)) };
+            untagged = untagged.and(result);
+        }
+        untagged
+    }
+
     /// The JVMTI version as `(major, minor, micro)`, for example `(17, 0, 0)` (`GetVersionNumber`).
     pub fn version(&self) -> Result<(u32, u32, u32), JvmtiError> {
         let mut version: sys::jint = 0;
