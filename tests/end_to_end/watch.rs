@@ -586,7 +586,9 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 fn a_watch_shorter_than_confirmation_is_inconclusive_and_names_its_candidate() {
     let service = Service::start("short", &[], &[], None);
     // A candidate at the fourth dump is confirmed at the 8th and 16th intervals; the watch
-    // ends after the sixth. Intervals of a second leave room for the dumps on a busy machine.
+    // ends before the 13th (12 s of 1 s intervals), so never at the 16th, and even at 3 s an
+    // interval (a dump and its reading on a loaded machine: 2 s each was seen beside two
+    // busy processes, where 6 s gave only 3 intervals and no candidate) it sees the fourth.
     let output = watch(
         "short",
         service.pid(),
@@ -594,7 +596,7 @@ fn a_watch_shorter_than_confirmation_is_inconclusive_and_names_its_candidate() {
             "--every",
             "1s",
             "--for",
-            "6s",
+            "12s",
             "--dump-every-interval",
             "--no-attribution",
             "--format",
