@@ -94,38 +94,84 @@ impl Default for SearchSettings {
 
 impl SearchSettings {
     /// Checks settings that cannot work.
-    pub fn validate(&self) -> Result<(), EngineError> {
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         let search = &self.search;
+        let invalid = |key, problem: String| Err(InvalidSetting { key, problem });
         if !(1..=MAX_LOOPS_PER_SNAPSHOT).contains(&search.loops_per_snapshot) {
-            return Err(EngineError::InvalidOptions(format!(
-                "--loops-per-snapshot must be between 1 and {MAX_LOOPS_PER_SNAPSHOT} (the gap \
-                 between snapshots doubles from there)"
-            )));
+            return invalid(
+                "loops_per_snapshot",
+                format!(
+                    "must be between 1 and {MAX_LOOPS_PER_SNAPSHOT} (the gap between snapshots \
+                     doubles from there)"
+                ),
+            );
         }
         if !(2..=MAX_SNAPSHOTS_PER_SEARCH).contains(&search.max_snapshots) {
-            return Err(EngineError::InvalidOptions(format!(
-                "--max-snapshots must be between 2 and {MAX_SNAPSHOTS_PER_SEARCH}"
-            )));
+            return invalid(
+                "max_snapshots",
+                format!("must be between 2 and {MAX_SNAPSHOTS_PER_SEARCH}"),
+            );
         }
         if self.warmup > MAX_CONFIRM_LOOPS {
-            return Err(EngineError::InvalidOptions(format!(
-                "--warmup must be at most {MAX_CONFIRM_LOOPS}"
-            )));
+            return invalid("warmup", format!("must be at most {MAX_CONFIRM_LOOPS}"));
         }
         if self.search.confirm_loops > MAX_CONFIRM_LOOPS {
-            return Err(EngineError::InvalidOptions(format!(
-                "--confirm-loops must be at most {MAX_CONFIRM_LOOPS} (the loop count is kept \
-                 in 32 bits; --time-budget bounds how long confirmation runs)"
-            )));
+            return invalid(
+                "confirm_loops",
+                format!(
+                    "must be at most {MAX_CONFIRM_LOOPS} (the loop count is kept in 32 bits; \
+                     the time budget bounds how long confirmation runs)"
+                ),
+            );
         }
         if self.time_budget.is_zero() {
-            return Err(EngineError::InvalidOptions(
-                "--time-budget must be more than 0 seconds".into(),
-            ));
+            return invalid("time_budget", "must be more than 0 seconds".into());
         }
         Ok(())
     }
 }
+
+/// A setting whose value cannot work: its key in the [settings table](settings::SETTINGS) and
+/// what is wrong with the value. Shown with the setting's name in the front end the user set it
+/// through ([`InvalidSetting::message_in`]); `Display` uses the command line's flag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidSetting {
+    /// The setting's key.
+    pub key: &'static str,
+    /// What is wrong, as the rest of a sentence whose subject is the setting.
+    pub problem: String,
+}
+
+impl InvalidSetting {
+    /// The message naming the setting as `front_ends` spell it (the first that offers it, the
+    /// others in brackets: a JUnit user may have set a system property or an attribute).
+    pub fn message_in(&self, front_ends: &[settings::FrontEnd]) -> String {
+        let names: Vec<&str> = settings::setting(self.key)
+            .map(|setting| {
+                let mut names: Vec<&str> = Vec::new();
+                for name in front_ends.iter().filter_map(|&f| setting.name_in(f)) {
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+                names
+            })
+            .unwrap_or_default();
+        match names.split_first() {
+            Some((first, [])) => format!("{first} {}", self.problem),
+            Some((first, others)) => format!("{first} ({}) {}", others.join(", "), self.problem),
+            None => format!("{} {}", self.key, self.problem),
+        }
+    }
+}
+
+impl std::fmt::Display for InvalidSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message_in(&[settings::FrontEnd::Cli]))
+    }
+}
+
+impl std::error::Error for InvalidSetting {}
 
 /// Errors that stop a whole run (a failing scenario only fails its own report).
 #[derive(Debug, thiserror::Error)]
@@ -137,9 +183,9 @@ pub enum EngineError {
     /// The private directory for heap dumps could not be created.
     #[error("cannot create a private directory for heap dumps: {0}")]
     TempDir(#[from] std::io::Error),
-    /// Options that can't work.
-    #[error("{0}")]
-    InvalidOptions(String),
+    /// A setting that can't work.
+    #[error(transparent)]
+    InvalidSetting(#[from] InvalidSetting),
 }
 
 /// Why one scenario failed.

@@ -472,6 +472,64 @@ fn defaults_and_bounds_are_the_codes() {
     }
 }
 
+/// A value validation refuses is named as the user gave it: the flag on the command line, the
+/// system property and the attribute to a JUnit user, the builder's field to a cargo user.
+#[test]
+fn an_invalid_value_is_named_as_each_front_end_spells_it() {
+    let settings = SearchSettings {
+        search: SearchConfig {
+            max_snapshots: 1,
+            ..Default::default()
+        },
+        ..SearchSettings::default()
+    };
+    let error = settings.validate().unwrap_err();
+    assert_eq!(error.key, "max_snapshots");
+    assert!(
+        error
+            .to_string()
+            .starts_with("--max-snapshots must be between 2 and "),
+        "{error}"
+    );
+    let junit = error.message_in(&[FrontEnd::JUnitProperty, FrontEnd::JUnitAnnotation]);
+    assert!(
+        junit.starts_with("heapgrowth.maxSnapshots (maxSnapshots) must be between 2 and "),
+        "{junit}"
+    );
+    assert!(!junit.contains("--"), "{junit}");
+    let harness = error.message_in(&[FrontEnd::Harness]);
+    assert!(
+        harness.starts_with(
+            "settings(SearchSettings { search: SearchConfig { max_snapshots } }) must be"
+        ),
+        "{harness}"
+    );
+    // Every refusal names a setting of the table, in every front end that offers it.
+    let refusals = [
+        SearchSettings {
+            warmup: u32::MAX,
+            ..SearchSettings::default()
+        },
+        SearchSettings {
+            time_budget: std::time::Duration::ZERO,
+            ..SearchSettings::default()
+        },
+        settings,
+    ];
+    for refused in refusals {
+        let error = refused.validate().unwrap_err();
+        let setting = setting(error.key).expect("a key of the table");
+        for front_end in FrontEnd::ALL {
+            if let Some(name) = setting.name_in(front_end) {
+                assert!(
+                    error.message_in(&[front_end]).starts_with(name),
+                    "{error:?}"
+                );
+            }
+        }
+    }
+}
+
 const START: &str = "<!-- settings:start -->\n";
 const END: &str = "<!-- settings:end -->";
 /// Set to rewrite the block of `docs/reference.md` from the table.

@@ -33,7 +33,7 @@ use libtest_mimic::{Arguments, Conclusion, Failed, Trial};
 
 pub use crate::engine::KeepDumps;
 use crate::engine::SearchSettings;
-use crate::settings::{RunSettings, SettingError, SettingsRequest, Source};
+use crate::settings::{FrontEnd, RunSettings, SettingError, SettingsRequest, Source};
 
 /// The j4rs that [`Harness::rust_scenario`] closures receive a `Jvm` of, re-exported so a user
 /// crate calls Java with the same version.
@@ -254,6 +254,11 @@ impl Harness {
         let settings = given.and_then(|()| request.resolve());
         let settings = settings.map_err(|e| e.to_string())?;
         kept.map_err(|e| e.to_string())?;
+        // Checked here, not only by the engine, so the message names the builder's field.
+        settings
+            .search
+            .validate()
+            .map_err(|e| e.message_in(&[FrontEnd::Harness]))?;
         Ok(settings)
     }
 

@@ -43,7 +43,6 @@ pub(super) fn scenario_report(
     loops: &SearchSettings,
     j4rs_jar: Option<&Path>,
 ) -> Result<ScenarioReport, String> {
-    loops.validate().map_err(|e| e.to_string())?;
     let jar = match j4rs_jar {
         Some(jar) => jar.to_owned(),
         None => find_j4rs_jar()?,

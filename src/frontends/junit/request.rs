@@ -165,10 +165,10 @@ impl TestRequest {
             request.keep_dumps_in(report_dir.join("dumps"));
         }
         let resolved = request.resolve()?;
-        resolved
-            .search
-            .validate()
-            .map_err(|e| RequestError::Settings(e.to_string()))?;
+        resolved.search.validate().map_err(|e| {
+            let names = [FrontEnd::JUnitProperty, FrontEnd::JUnitAnnotation];
+            RequestError::Settings(e.message_in(&names))
+        })?;
         Ok(TestRequest {
             settings: resolved.search,
             baseline_file,
