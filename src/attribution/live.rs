@@ -237,7 +237,7 @@ fn with_allocations(
     }
     let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
     let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
-    let found = Found::new(record, user);
+    let found = Found::new(record, user, node);
     if let Some((watch, fields)) = watched {
         let recorder = format!("the watch on {}'s fields", fields.label);
         let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
@@ -401,18 +401,30 @@ fn with_caveats(
 struct Found {
     objects: Vec<crate::jvmti::SampledObject>,
     stacks: Vec<Vec<StackFrame>>,
+    /// Each object's [`kept_by::made_rank`] among the node's children.
+    ranks: Vec<u8>,
     by_tag: HashMap<i64, usize>,
 }
 
 impl Found {
-    fn new(record: SampleRecord, user: &UserCode) -> Found {
+    fn new(record: SampleRecord, user: &UserCode, node: &GrowingNode) -> Found {
         let by_tag = record
             .objects
             .iter()
             .enumerate()
             .map(|(i, object)| (object.tag, i))
             .collect();
+        let children: Vec<(&str, &str)> = node
+            .children
+            .iter()
+            .map(|child| (child.step.name.as_str(), child.step.target.as_str()))
+            .collect();
         Found {
+            ranks: record
+                .objects
+                .iter()
+                .map(|object| kept_by::made_rank(object.class.as_deref(), &children))
+                .collect(),
             objects: record.objects,
             stacks: record
                 .stacks
@@ -424,22 +436,30 @@ impl Found {
     }
 
     /// The allocation stack of the node's new object (of a growing class) tagged `tag`, if it is
-    /// under the node.
-    fn made_at(&self, tag: Option<i64>) -> Option<Vec<StackFrame>> {
+    /// under the node, with its rank.
+    fn made_at(&self, tag: Option<i64>) -> Option<(Vec<StackFrame>, u8)> {
         let i = *self.by_tag.get(&tag?)?;
-        self.objects[i].watched.then(|| self.stacks[i].clone())
+        self.objects[i]
+            .watched
+            .then(|| (self.stacks[i].clone(), self.ranks[i]))
     }
 
     /// The allocation stacks of the node's new objects of a growing class, not links, first
-    /// reached from `tag` (what a link object holds).
-    fn held_by(&self, tag: i64) -> impl Iterator<Item = &Vec<StackFrame>> {
-        self.objects
+    /// reached from `tag` (what a link object holds), each with its rank, best rank first
+    /// (a map entry's value before its key).
+    fn held_by(&self, tag: i64) -> Vec<(&Vec<StackFrame>, u8)> {
+        let mut held: Vec<(&Vec<StackFrame>, u8)> = self
+            .objects
             .iter()
             .zip(&self.stacks)
-            .filter(move |(object, _)| {
+            .zip(&self.ranks)
+            .filter(move |((object, _), _)| {
                 object.watched && !object.link && object.referrer == Some(tag)
             })
-            .map(|(_, frames)| frames)
+            .map(|((_, frames), rank)| (frames, *rank))
+            .collect();
+        held.sort_by_key(|(_, rank)| *rank);
+        held
     }
 }
 
@@ -464,10 +484,15 @@ fn owner_writes(
             continue;
         }
         if let Some(events) = per_field.get_mut(field) {
+            let (made_at, made_rank) = match found.made_at(paired) {
+                Some((frames, rank)) => (Some(frames), rank),
+                None => (None, kept_by::UNKNOWN_CHILD),
+            };
             events.push(KeptEvent {
                 operation,
                 frames: kept,
-                made_at: found.made_at(paired),
+                made_at,
+                made_rank,
             });
         }
     }
@@ -511,7 +536,7 @@ fn linking_writes(
         .into_iter()
         .zip(watch.paired)
         .filter_map(|(frames, value)| {
-            let made_at = found.made_at(value)?;
+            let (made_at, made_rank) = found.made_at(value)?;
             let frames = user.classify(frames);
             // A write on a thread that runs no user code (a timer's worker moving entries)
             // names no line of the user's: the allocation stacks do better.
@@ -522,6 +547,7 @@ fn linking_writes(
                     operation: String::new(),
                     frames,
                     made_at: Some(made_at),
+                    made_rank,
                 })
         })
         .collect();
@@ -558,7 +584,7 @@ fn link_allocations(found: &Found, node_is_array: bool) -> Option<Attribution> {
         if operation.is_empty() {
             continue;
         }
-        let held: Vec<&Vec<StackFrame>> = found.held_by(object.tag).collect();
+        let held = found.held_by(object.tag);
         let copies = if object.node && node_is_array {
             replaced = true;
             object.allocated_here
@@ -566,12 +592,12 @@ fn link_allocations(found: &Found, node_is_array: bool) -> Option<Attribution> {
             1
         };
         for copy in 0..copies as usize {
+            let made = held.get(copy % held.len().max(1));
             events.push(KeptEvent {
                 operation: operation.clone(),
                 frames: kept.clone(),
-                made_at: held
-                    .get(copy % held.len().max(1))
-                    .map(|frames| (*frames).clone()),
+                made_at: made.map(|(frames, _)| (*frames).clone()),
+                made_rank: made.map_or(kept_by::UNKNOWN_CHILD, |(_, rank)| *rank),
             });
         }
     }

@@ -23,7 +23,10 @@
  *                UUID.toString): the put's line first (before issue 32, by frame text, the
  *                key's line could come first). With kept by (issue 32, main at 201d73b, debug
  *                build, 4 runs): one stack, `4 call(s) to put()` at :44, made at :43 (the key),
- *                in 4 of 4
+ *                in 4 of 4. With made-at ranking (issue 32, branch cls2, debug build, 10 runs
+ *                on JDK 17, 1 on 25): one stack, `4 call(s) to put()` at :44 and no made at, in
+ *                10 of 10: the map's value (a [x] child) ranks before its key ([key]), and the
+ *                Session is made on the put's own line, so there is no other line to add
  */
 package corpus.attribution;
 
