@@ -19,7 +19,7 @@ use crate::growth::{GrowingNode, StepKind};
 use crate::jvm::{
     ActiveClassDefinitions, JvmError, LiveAgent, LiveNode, LiveScenario, OwnerFields, Recorder,
 };
-use crate::jvmti::{SampleRecord, WatchRecord};
+use crate::jvmti::{ReadRecord, SampleRecord, WatchRecord};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
 /// `agent` is heapgrowth's JVMTI agent, when the JVM has it. Never fails: every problem
@@ -226,7 +226,7 @@ fn with_allocations(
     };
     let record = sampling.stop(live, !root_group)?;
     let watched = match owner {
-        Some((watch, fields)) => Some((watch.stop()?, fields)),
+        Some((watch, fields)) => Some((watch.stop_with_reads()?, fields)),
         None => None,
     };
     ran?;
@@ -238,11 +238,11 @@ fn with_allocations(
     let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
     let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
     let found = Found::new(record, user, node);
-    if let Some((watch, fields)) = watched {
+    if let Some(((watch, reads), fields)) = watched {
         let recorder = format!("the watch on {}'s fields", fields.label);
         let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
         let missed = kept_by::cap_reason(&recorder, watch.stacks.len(), watch.dropped);
-        match owner_writes(watch, &fields, &found, node, loops, user) {
+        match owner_writes(watch, reads, &fields, &found, node, loops, user) {
             Ok(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
             Err(reason) => reasons.extend(std::iter::once(reason).chain(missed)),
         }
@@ -466,8 +466,10 @@ impl Found {
 /// The owner-field watch's result: the writes of the field that grows the node, made by the
 /// user's code through a call that adds, each with the object the thread made last before it
 /// (when that object is under the node) as made-at. `Err(reason)` when none.
+#[allow(clippy::too_many_arguments)]
 fn owner_writes(
     watch: WatchRecord,
+    reads: Option<ReadRecord>,
     fields: &OwnerFields,
     found: &Found,
     node: &GrowingNode,
@@ -475,12 +477,18 @@ fn owner_writes(
     user: &UserCode,
 ) -> Result<Attribution, String> {
     let mut per_field: Vec<Vec<KeptEvent>> = vec![Vec::new(); fields.fields.len()];
+    // The writes of removing calls: a remove that wrote removed something (no hint there).
+    let mut removing: Vec<Recorded> = Vec::new();
     for ((frames, field), paired) in watch.stacks.into_iter().zip(watch.fields).zip(watch.paired) {
         let frames = user.classify(frames);
         let Some((operation, kept)) = split_owner_stack(&frames) else {
             continue;
         };
-        if operation.is_empty() || is_removing(&operation) {
+        if is_removing(&operation) {
+            removing.push((operation, kept));
+            continue;
+        }
+        if operation.is_empty() {
             continue;
         }
         if let Some(events) = per_field.get_mut(field) {
@@ -514,12 +522,43 @@ fn owner_writes(
         ));
     };
     let stacks = group_kept(per_field.swap_remove(chosen));
+    // The remove-like reads of the owner's size that wrote nothing: a remove that found nothing.
+    // Only the reads the owner's own remove-like method makes (the innermost frame), one per
+    // call: a caller that asks the size after its remove (Netty's removeListener0 calls size())
+    // would count each call twice.
+    let (hints, caveats) = match reads {
+        Some(reads) => {
+            let removes: Vec<Recorded> = reads
+                .stacks
+                .into_iter()
+                .filter(|frames| {
+                    frames
+                        .first()
+                        .is_some_and(|frame| crate::jvmti::is_remove_like(&frame.method))
+                })
+                .filter_map(|frames| split_owner_stack(&user.classify(frames)))
+                .collect();
+            let cut = reads.cut.then(remove_probe_cut);
+            (remove_hints(&removes, &removing), cut.into_iter().collect())
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     Ok(Attribution::Attributed {
         kind: RecordKind::Calls(operations(&stacks)),
         stacks,
-        caveats: Vec::new(),
-        hints: Vec::new(),
+        caveats,
+        hints,
     })
+}
+
+/// The caveat of a read watch for the remove hint that switched itself off.
+fn remove_probe_cut() -> String {
+    format!(
+        "remove() probe cut short: the watch of the container's reads switched itself off after \
+         {} reads (its cost), so calls to remove() that removed nothing may be missing from the \
+         hints",
+        thousands(crate::jvmti::MAX_READ_EVENTS)
+    )
 }
 
 /// Value-watched writes: the writes of a new object of a growing class, now under the node,

@@ -163,6 +163,68 @@ fn a_method_reference_unsubscribed_by_another_one_leaks() {
 }
 
 #[test]
+fn a_listener_unregistered_from_a_copy_on_write_list_by_another_method_reference_leaks() {
+    // A CopyOnWriteArrayList has no size field: the container watch is on its array, and its
+    // remove reads the array once (getArray()) and writes nothing when it finds nothing.
+    let nodes = names_the_line(
+        corpus_classes().to_str().unwrap(),
+        "corpus.attribution.EventBusMethodRefUnregisterLeak",
+        "src/corpus/app/EventBus.java",
+        "// GROWS",
+    );
+    let attribution = &nodes[0]["attribution"];
+    assert_eq!(attribution["kind"], "calls to add()", "{nodes}");
+    let unregister = &marked("src/corpus/app/EventBus.java", "listeners.remove(")[0];
+    assert_eq!(
+        attribution["hints"],
+        serde_json::json!([format!(
+            "{} call(s) to remove() at corpus.app.EventBus.unregister({unregister}) removed \
+             nothing: what was passed was never in the node (a lambda or method reference \
+             written at the call is a new object each time)",
+            attribution["stacks"][0]["count"]
+        )]),
+        "{attribution}"
+    );
+    clean_on(
+        corpus_classes().to_str().unwrap(),
+        "corpus.attribution.EventBusListenerKeptUnregistered",
+    );
+}
+
+#[test]
+fn a_netty_listener_removed_by_another_method_reference_leaks() {
+    // The listeners of a Netty promise: no container watch (an array in DefaultFutureListeners),
+    // the owner-field watch names addListener(), and the remove-like reads of the owner's size
+    // (DefaultFutureListeners.remove reads it once and writes nothing when it finds nothing)
+    // give the hint.
+    let source = "libs/src/corpus/libs/NettyMethodRefUnsubscribeLeak.java";
+    let nodes = names_the_line(
+        library_classpath(),
+        "corpus.libs.NettyMethodRefUnsubscribeLeak",
+        source,
+        "// GROWS",
+    );
+    let attribution = &nodes[0]["attribution"];
+    assert_eq!(attribution["kind"], "calls to addListener()", "{nodes}");
+    let remove = &marked(source, "shutdown.removeListener(")[0];
+    assert_eq!(
+        attribution["hints"],
+        serde_json::json!([format!(
+            "{} call(s) to removeListener() at \
+             corpus.libs.NettyMethodRefUnsubscribeLeak.run({remove}) removed nothing: what was \
+             passed was never in the node (a lambda or method reference written at the call is \
+             a new object each time)",
+            attribution["stacks"][0]["count"]
+        )]),
+        "{attribution}"
+    );
+    clean_on(
+        library_classpath(),
+        "corpus.libs.NettyListenerFieldUnsubscribed",
+    );
+}
+
+#[test]
 fn the_remove_probe_cuts_itself_short_on_a_hot_field_and_says_so() {
     let nodes = names_the_line(
         corpus_classes().to_str().unwrap(),
