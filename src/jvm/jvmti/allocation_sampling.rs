@@ -358,3 +358,34 @@ unsafe fn record_allocation(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_tag_gives_back_its_kind_and_index() {
+        for kind in [CLASS_TAG, LINK_CLASS_TAG, BOTH_CLASS_TAG] {
+            for index in [0, 1, 7, MAX_CLASS_INDEX - 1] {
+                assert_eq!(class_of_tag(class_tag(kind, index)), Some((kind, index)));
+            }
+        }
+        // Past the last index: they share it, and their objects' class is not told.
+        assert_eq!(
+            class_of_tag(class_tag(CLASS_TAG, MAX_CLASS_INDEX + 5)),
+            Some((CLASS_TAG, MAX_CLASS_INDEX))
+        );
+        // Not a class tag: an object's, none, another recorder's.
+        assert_eq!(class_of_tag(FIRST_OBJECT_TAG), None);
+        assert_eq!(
+            class_of_tag(FIRST_OBJECT_TAG + MAX_EVENTS as sys::jlong),
+            None
+        );
+        assert_eq!(class_of_tag(0), None);
+        assert_eq!(class_of_tag(CLASS_TAG_BASE), None);
+        assert_eq!(class_of_tag(0x4847_414c_4c43_4c01 + 0x1_0000), None);
+        // No class tag is an object tag.
+        assert!(!is_sample_tag(class_tag(BOTH_CLASS_TAG, MAX_CLASS_INDEX)));
+        assert!(!is_sample_tag(class_tag(CLASS_TAG, 0)));
+    }
+}
