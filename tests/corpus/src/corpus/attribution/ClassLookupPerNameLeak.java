@@ -12,7 +12,7 @@
  *                  -> INSTANCE_FIELD java.lang.ClassLoader.parallelLockMap -> ConcurrentHashMap
  * Growth:        +1 entry per loop (ConcurrentHashMap$Node, the name String + byte[], the lock
  *                Object; the table is replaced when it resizes)
- * Growing call:  corpus.attribution.ClassLookupPerNameLeak.run(ClassLookupPerNameLeak.java:34)
+ * Growing call:  corpus.attribution.ClassLookupPerNameLeak.run(ClassLookupPerNameLeak.java:45)
  * Measured:      heapgrowth on branch cls2 (issue 32, debug build), default schedule, JSON, JDK 17,
  *                10 runs: exit 1 in 10 of 10, 4 nodes every run, each
  *                `-> INSTANCE_FIELD ClassLoader.parallelLockMap -> ConcurrentHashMap`: the plugin
@@ -21,7 +21,7 @@
  *                takes its own lock per name), +504 entries between loops 496 and 1000. All 4
  *                attributed in 10 of 10 by link allocations (the map's ConcurrentHashMap$Node,
  *                allocated by putIfAbsent in getClassLoadingLock): "4 call(s) to loadClass()" at
- *                :34. No class is defined, so the class-definition recorder has nothing to see
+ *                :45. No class is defined, so the class-definition recorder has nothing to see
  *                here. With --no-agent: not attributed, the agent's absence and the proxy's
  *                unfit field (a ConcurrentHashMap, final) said
  */

@@ -14,7 +14,7 @@
  *                  => EventBusMethodRefUnregisterLeak$$Lambda (a hidden class)
  * Growth:        +1 listener per loop (the method reference's object, which holds the scenario)
  * Growing call:  corpus.app.EventBus.register(EventBus.java:20)
- *                  via corpus.attribution.EventBusMethodRefUnregisterLeak.run(EventBusMethodRefUnregisterLeak.java:36)
+ *                  via corpus.attribution.EventBusMethodRefUnregisterLeak.run(EventBusMethodRefUnregisterLeak.java:41)
  * Measured:      heapgrowth on branch cls2 (issue 32, debug build), default schedule, JSON, JDK 17,
  *                10 runs: exit 1 in 10 of 10, the node above; attributed in 10 of 10 by the
  *                container watch on CopyOnWriteArrayList.array: "4 call(s) to add()" at

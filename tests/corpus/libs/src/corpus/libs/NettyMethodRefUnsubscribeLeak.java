@@ -13,13 +13,13 @@
  *                  -> INSTANCE_FIELD DefaultFutureListeners.listeners -> GenericFutureListener[]
  *                  => NettyMethodRefUnsubscribeLeak$$Lambda (a hidden class)
  * Growth:        +1 listener per loop (the method reference's object, which holds the scenario)
- * Growing call:  corpus.libs.NettyMethodRefUnsubscribeLeak.run(NettyMethodRefUnsubscribeLeak.java:53)
+ * Growing call:  corpus.libs.NettyMethodRefUnsubscribeLeak.run(NettyMethodRefUnsubscribeLeak.java:59)
  *                  (DefaultPromise.addListener -> DefaultFutureListeners.add)
  * Measured:      heapgrowth on branch cls2 (issue 32, debug build), default schedule, JSON, JDK 17,
  *                10 runs: exit 1 in 10 of 10, the node above every run; attributed in 10 of 10
  *                by the owner-field watch on DefaultFutureListeners: "4 call(s) to addListener()"
- *                at :53, no made at (the listener's class is hidden: sampling cannot name it),
- *                and the hint "4 call(s) to removeListener() at ...run(:56) removed nothing"
+ *                at :59, no made at (the listener's class is hidden: sampling cannot name it),
+ *                and the hint "4 call(s) to removeListener() at ...run(:62) removed nothing"
  *                (DefaultFutureListeners.remove reads size once and writes nothing)
  */
 package corpus.libs;
