@@ -100,21 +100,56 @@ pub struct KeptEvent {
     pub frames: Vec<StackFrame>,
     /// Where the linked object was allocated, if it was sampled and paired with this event.
     pub made_at: Option<Vec<StackFrame>>,
+    /// Which of the node's children that object belongs to, as [`made_rank`] ranks it.
+    pub made_rank: u8,
 }
 
-/// The events grouped as [`group`] does, each stack with the allocation stack most of its
-/// events' objects share, as `made_at` (of those with one), when that one's place to look is
-/// another line than the stack's own. Ties go to the allocation stack first in frame order.
+/// [`made_rank`] of an object that belongs to a child the node holds as an element or in a
+/// field (`[x]`, a field name): what the growth is made of.
+pub const ELEMENT_CHILD: u8 = 0;
+/// [`made_rank`] of an object that belongs only to the node's map keys (`[key]`).
+pub const KEY_CHILD: u8 = 1;
+/// [`made_rank`] of an object whose child is not known.
+pub const UNKNOWN_CHILD: u8 = 2;
+
+/// How well an object of `class` stands for what the node holds, among the node's `children`
+/// (each its step's name, `[x]`, `[key]` or a field, and its target class): an element's or a
+/// field's class ranks before a key's, so a per-user cache's made-at is the line that made the
+/// value, not the one that made its key (a UUID). A class that is both (a `String` key and
+/// value) is an element. Lower is better.
+pub fn made_rank(class: Option<&str>, children: &[(&str, &str)]) -> u8 {
+    let Some(class) = class else {
+        return UNKNOWN_CHILD;
+    };
+    children
+        .iter()
+        .filter(|(_, target)| *target == class)
+        .map(|(name, _)| match *name {
+            "[key]" => KEY_CHILD,
+            _ => ELEMENT_CHILD,
+        })
+        .min()
+        .unwrap_or(UNKNOWN_CHILD)
+}
+
+/// The events grouped as [`group`] does, each stack with, as `made_at`, the allocation stack of
+/// its events' objects of the best [`made_rank`] (a map's value before its key), of those the
+/// one most of them share, when that one's place to look is another line than the stack's own.
+/// Ties go to the allocation stack first in frame order.
 pub fn group_kept(events: Vec<KeptEvent>) -> Vec<StackCount> {
     let look = |frames: &[StackFrame]| place_to_look(frames).map(|i| frames[i].clone());
-    // (operation, place to look) → allocation stack → events.
-    type Made = HashMap<Vec<StackFrame>, u64>;
+    // (operation, place to look) → (allocation stack, rank) → events.
+    type Made = HashMap<(Vec<StackFrame>, u8), u64>;
     let mut made: HashMap<(String, Option<StackFrame>), Made> = HashMap::new();
     let mut recorded = Vec::with_capacity(events.len());
     for event in events {
         if let Some(made_at) = event.made_at {
             let key = (event.operation.clone(), look(&event.frames));
-            *made.entry(key).or_default().entry(made_at).or_default() += 1;
+            *made
+                .entry(key)
+                .or_default()
+                .entry((made_at, event.made_rank))
+                .or_default() += 1;
         }
         recorded.push((event.operation, event.frames));
     }
@@ -129,8 +164,12 @@ pub fn group_kept(events: Vec<KeptEvent>) -> Vec<StackCount> {
             |frames: &Vec<StackFrame>| frames.iter().map(ToString::to_string).collect::<Vec<_>>();
         let best = candidates
             .iter()
-            .max_by(|a, b| a.1.cmp(b.1).then_with(|| text(b.0).cmp(&text(a.0))))
-            .map(|(frames, _)| frames.clone());
+            .max_by(|a, b| {
+                (b.0 .1.cmp(&a.0 .1))
+                    .then_with(|| a.1.cmp(b.1))
+                    .then_with(|| text(&b.0 .0).cmp(&text(&a.0 .0)))
+            })
+            .map(|((frames, _), _)| frames.clone());
         stack.made_at = best.filter(|frames| look(frames) != here && look(frames).is_some());
     }
     stacks
@@ -251,6 +290,7 @@ mod tests {
             operation: operation.clone(),
             frames: frames.clone(),
             made_at,
+            made_rank: ELEMENT_CHILD,
         };
         let stacks = group_kept(vec![
             event(Some(allocated.clone())),
@@ -263,6 +303,74 @@ mod tests {
         // Made on the line that keeps it: nothing to add.
         let same = group_kept(vec![event(Some(frames.clone()))]);
         assert_eq!(same[0].made_at, None);
+    }
+
+    #[test]
+    fn a_value_ranks_before_a_key() {
+        let children = [
+            ("[key]", "java.lang.String"),
+            ("[x]", "app.Session"),
+            ("[key]", "java.util.UUID"),
+            ("[x]", "java.util.UUID"),
+        ];
+        assert_eq!(made_rank(Some("app.Session"), &children), ELEMENT_CHILD);
+        assert_eq!(made_rank(Some("java.lang.String"), &children), KEY_CHILD);
+        // Both a key and a value: an element.
+        assert_eq!(made_rank(Some("java.util.UUID"), &children), ELEMENT_CHILD);
+        assert_eq!(made_rank(Some("app.Other"), &children), UNKNOWN_CHILD);
+        assert_eq!(made_rank(None, &children), UNKNOWN_CHILD);
+    }
+
+    /// A per-user cache: each `put` links a key made on the line before (a UUID string) and a
+    /// value; the key is reached first from the map's entry, and is made as often.
+    fn cache_events(key_first: bool, value_line: &str) -> Vec<KeptEvent> {
+        let put = vec![
+            frame("app.Sessions.run:44", Origin::User),
+            frame("app.Main.loop:12", Origin::User),
+        ];
+        let key = vec![
+            frame("java.util.UUID.toString:470", Origin::Jdk),
+            frame("app.Sessions.run:43", Origin::User),
+            frame("app.Main.loop:12", Origin::User),
+        ];
+        let value = vec![
+            frame(value_line, Origin::User),
+            frame("app.Main.loop:12", Origin::User),
+        ];
+        let event = |made_at: &Vec<StackFrame>, made_rank| KeptEvent {
+            operation: "put".into(),
+            frames: put.clone(),
+            made_at: Some(made_at.clone()),
+            made_rank,
+        };
+        let mut events = Vec::new();
+        for loop_ in 0..4 {
+            let pair = [event(&key, KEY_CHILD), event(&value, ELEMENT_CHILD)];
+            // The key alone for one more loop: the more frequent stack, still not chosen.
+            if loop_ == 0 {
+                events.push(event(&key, KEY_CHILD));
+            }
+            match key_first {
+                true => events.extend(pair),
+                false => events.extend(pair.into_iter().rev()),
+            }
+        }
+        events
+    }
+
+    #[test]
+    fn made_at_names_the_value_not_the_key() {
+        for key_first in [true, false] {
+            // The value made on a line of its own: that line.
+            let stacks = group_kept(cache_events(key_first, "app.Sessions.run:42"));
+            assert_eq!(stacks.len(), 1);
+            assert_eq!(stacks[0].count, 9);
+            let made_at = stacks[0].made_at.as_deref().unwrap();
+            assert_eq!(made_at[0].to_string(), "app.Sessions.run(Sessions.java:42)");
+            // Made on the put's own line: nothing to add (the key's line is not the value's).
+            let stacks = group_kept(cache_events(key_first, "app.Sessions.run:44"));
+            assert_eq!(stacks[0].made_at, None, "{:?}", stacks[0].made_at);
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::growth::{GrowingNode, StepKind};
 use crate::jvm::{
     ActiveClassDefinitions, JvmError, LiveAgent, LiveNode, LiveScenario, OwnerFields, Recorder,
 };
-use crate::jvmti::{SampleRecord, WatchRecord};
+use crate::jvmti::{ReadRecord, SampleRecord, WatchRecord};
 
 /// Attributes `node` by running `loops` more loops of `scenario` with a recorder in place.
 /// `agent` is heapgrowth's JVMTI agent, when the JVM has it. Never fails: every problem
@@ -226,7 +226,7 @@ fn with_allocations(
     };
     let record = sampling.stop(live, !root_group)?;
     let watched = match owner {
-        Some((watch, fields)) => Some((watch.stop()?, fields)),
+        Some((watch, fields)) => Some((watch.stop_with_reads()?, fields)),
         None => None,
     };
     ran?;
@@ -237,12 +237,12 @@ fn with_allocations(
     }
     let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
     let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
-    let found = Found::new(record, user);
-    if let Some((watch, fields)) = watched {
+    let found = Found::new(record, user, node);
+    if let Some(((watch, reads), fields)) = watched {
         let recorder = format!("the watch on {}'s fields", fields.label);
         let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
         let missed = kept_by::cap_reason(&recorder, watch.stacks.len(), watch.dropped);
-        match owner_writes(watch, &fields, &found, node, loops, user) {
+        match owner_writes(watch, reads, &fields, &found, node, loops, user) {
             Ok(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
             Err(reason) => reasons.extend(std::iter::once(reason).chain(missed)),
         }
@@ -401,18 +401,30 @@ fn with_caveats(
 struct Found {
     objects: Vec<crate::jvmti::SampledObject>,
     stacks: Vec<Vec<StackFrame>>,
+    /// Each object's [`kept_by::made_rank`] among the node's children.
+    ranks: Vec<u8>,
     by_tag: HashMap<i64, usize>,
 }
 
 impl Found {
-    fn new(record: SampleRecord, user: &UserCode) -> Found {
+    fn new(record: SampleRecord, user: &UserCode, node: &GrowingNode) -> Found {
         let by_tag = record
             .objects
             .iter()
             .enumerate()
             .map(|(i, object)| (object.tag, i))
             .collect();
+        let children: Vec<(&str, &str)> = node
+            .children
+            .iter()
+            .map(|child| (child.step.name.as_str(), child.step.target.as_str()))
+            .collect();
         Found {
+            ranks: record
+                .objects
+                .iter()
+                .map(|object| kept_by::made_rank(object.class.as_deref(), &children))
+                .collect(),
             objects: record.objects,
             stacks: record
                 .stacks
@@ -424,30 +436,40 @@ impl Found {
     }
 
     /// The allocation stack of the node's new object (of a growing class) tagged `tag`, if it is
-    /// under the node.
-    fn made_at(&self, tag: Option<i64>) -> Option<Vec<StackFrame>> {
+    /// under the node, with its rank.
+    fn made_at(&self, tag: Option<i64>) -> Option<(Vec<StackFrame>, u8)> {
         let i = *self.by_tag.get(&tag?)?;
-        self.objects[i].watched.then(|| self.stacks[i].clone())
+        self.objects[i]
+            .watched
+            .then(|| (self.stacks[i].clone(), self.ranks[i]))
     }
 
     /// The allocation stacks of the node's new objects of a growing class, not links, first
-    /// reached from `tag` (what a link object holds).
-    fn held_by(&self, tag: i64) -> impl Iterator<Item = &Vec<StackFrame>> {
-        self.objects
+    /// reached from `tag` (what a link object holds), each with its rank, best rank first
+    /// (a map entry's value before its key).
+    fn held_by(&self, tag: i64) -> Vec<(&Vec<StackFrame>, u8)> {
+        let mut held: Vec<(&Vec<StackFrame>, u8)> = self
+            .objects
             .iter()
             .zip(&self.stacks)
-            .filter(move |(object, _)| {
+            .zip(&self.ranks)
+            .filter(move |((object, _), _)| {
                 object.watched && !object.link && object.referrer == Some(tag)
             })
-            .map(|(_, frames)| frames)
+            .map(|((_, frames), rank)| (frames, *rank))
+            .collect();
+        held.sort_by_key(|(_, rank)| *rank);
+        held
     }
 }
 
 /// The owner-field watch's result: the writes of the field that grows the node, made by the
 /// user's code through a call that adds, each with the object the thread made last before it
 /// (when that object is under the node) as made-at. `Err(reason)` when none.
+#[allow(clippy::too_many_arguments)]
 fn owner_writes(
     watch: WatchRecord,
+    reads: Option<ReadRecord>,
     fields: &OwnerFields,
     found: &Found,
     node: &GrowingNode,
@@ -455,19 +477,30 @@ fn owner_writes(
     user: &UserCode,
 ) -> Result<Attribution, String> {
     let mut per_field: Vec<Vec<KeptEvent>> = vec![Vec::new(); fields.fields.len()];
+    // The writes of removing calls: a remove that wrote removed something (no hint there).
+    let mut removing: Vec<Recorded> = Vec::new();
     for ((frames, field), paired) in watch.stacks.into_iter().zip(watch.fields).zip(watch.paired) {
         let frames = user.classify(frames);
         let Some((operation, kept)) = split_owner_stack(&frames) else {
             continue;
         };
-        if operation.is_empty() || is_removing(&operation) {
+        if is_removing(&operation) {
+            removing.push((operation, kept));
+            continue;
+        }
+        if operation.is_empty() {
             continue;
         }
         if let Some(events) = per_field.get_mut(field) {
+            let (made_at, made_rank) = match found.made_at(paired) {
+                Some((frames, rank)) => (Some(frames), rank),
+                None => (None, kept_by::UNKNOWN_CHILD),
+            };
             events.push(KeptEvent {
                 operation,
                 frames: kept,
-                made_at: found.made_at(paired),
+                made_at,
+                made_rank,
             });
         }
     }
@@ -489,12 +522,43 @@ fn owner_writes(
         ));
     };
     let stacks = group_kept(per_field.swap_remove(chosen));
+    // The remove-like reads of the owner's size that wrote nothing: a remove that found nothing.
+    // Only the reads the owner's own remove-like method makes (the innermost frame), one per
+    // call: a caller that asks the size after its remove (Netty's removeListener0 calls size())
+    // would count each call twice.
+    let (hints, caveats) = match reads {
+        Some(reads) => {
+            let removes: Vec<Recorded> = reads
+                .stacks
+                .into_iter()
+                .filter(|frames| {
+                    frames
+                        .first()
+                        .is_some_and(|frame| crate::jvmti::is_remove_like(&frame.method))
+                })
+                .filter_map(|frames| split_owner_stack(&user.classify(frames)))
+                .collect();
+            let cut = reads.cut.then(remove_probe_cut);
+            (remove_hints(&removes, &removing), cut.into_iter().collect())
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     Ok(Attribution::Attributed {
         kind: RecordKind::Calls(operations(&stacks)),
         stacks,
-        caveats: Vec::new(),
-        hints: Vec::new(),
+        caveats,
+        hints,
     })
+}
+
+/// The caveat of a read watch for the remove hint that switched itself off.
+fn remove_probe_cut() -> String {
+    format!(
+        "remove() probe cut short: the watch of the container's reads switched itself off after \
+         {} reads (its cost), so calls to remove() that removed nothing may be missing from the \
+         hints",
+        thousands(crate::jvmti::MAX_READ_EVENTS)
+    )
 }
 
 /// Value-watched writes: the writes of a new object of a growing class, now under the node,
@@ -511,7 +575,7 @@ fn linking_writes(
         .into_iter()
         .zip(watch.paired)
         .filter_map(|(frames, value)| {
-            let made_at = found.made_at(value)?;
+            let (made_at, made_rank) = found.made_at(value)?;
             let frames = user.classify(frames);
             // A write on a thread that runs no user code (a timer's worker moving entries)
             // names no line of the user's: the allocation stacks do better.
@@ -522,6 +586,7 @@ fn linking_writes(
                     operation: String::new(),
                     frames,
                     made_at: Some(made_at),
+                    made_rank,
                 })
         })
         .collect();
@@ -558,7 +623,7 @@ fn link_allocations(found: &Found, node_is_array: bool) -> Option<Attribution> {
         if operation.is_empty() {
             continue;
         }
-        let held: Vec<&Vec<StackFrame>> = found.held_by(object.tag).collect();
+        let held = found.held_by(object.tag);
         let copies = if object.node && node_is_array {
             replaced = true;
             object.allocated_here
@@ -566,12 +631,12 @@ fn link_allocations(found: &Found, node_is_array: bool) -> Option<Attribution> {
             1
         };
         for copy in 0..copies as usize {
+            let made = held.get(copy % held.len().max(1));
             events.push(KeptEvent {
                 operation: operation.clone(),
                 frames: kept.clone(),
-                made_at: held
-                    .get(copy % held.len().max(1))
-                    .map(|frames| (*frames).clone()),
+                made_at: made.map(|(frames, _)| (*frames).clone()),
+                made_rank: made.map_or(kept_by::UNKNOWN_CHILD, |(_, rank)| *rank),
             });
         }
     }

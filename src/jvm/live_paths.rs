@@ -376,6 +376,27 @@ impl LiveNode {
     }
 }
 
+/// The remove-like reads of an owner's size field (an `int` named `size` or `count`), for the
+/// remove hint (issue 32): a remove that finds nothing reads the size and writes nothing
+/// (Netty's `DefaultFutureListeners.remove`, `TaskQueue`'s). Best effort: without the
+/// capability, without such a field, or if it cannot start, no hint.
+fn owner_size_reads<'j>(
+    jvmti: &'j JvmtiEnv,
+    env: &mut JNIEnv,
+    watched: &[(&JClass, WatchedField)],
+    fields: &[(String, bool)],
+) -> Option<ReadWatch<'j>> {
+    let size = fields
+        .iter()
+        .position(|(name, is_int)| *is_int && (name == "size" || name == "count"))?;
+    let (class, field) = watched.get(size)?;
+    jvmti
+        .capabilities()
+        .is_ok_and(|capabilities| capabilities.field_access_events)
+        .then(|| jvmti.watch_removing_reads(env, class, *field).ok())
+        .flatten()
+}
+
 /// The fields of an owner-field watch (see [`LiveNode::owner_watch`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnerFields {
@@ -460,12 +481,13 @@ impl LiveNode {
                 fields.push((field[0].clone(), field[2] == "1"));
             }
             let watch = jvmti.watch_fields_writes(env, &watched, &owners)?;
-            Ok(Some((watch, OwnerFields { label, fields })))
+            let reads = owner_size_reads(jvmti, env, &watched, &fields);
+            Ok(Some((watch, reads, OwnerFields { label, fields })))
         })?;
-        Ok(found.map(|(watch, fields)| {
+        Ok(found.map(|(watch, reads, fields)| {
             (
                 ActiveWatch {
-                    reads: None,
+                    reads,
                     watch,
                     java: Arc::clone(&self.java),
                 },

@@ -292,7 +292,9 @@
   // callers after it; the frames in between and after are folded, not dropped.
   function stack(s) {
     var box = el("div", "stack");
-    box.appendChild(el("h4", "", s.headline));
+    // Stacks folded into this one (the text report's " (2 stacks folded)"): the one shown is
+    // the most recorded.
+    box.appendChild(el("h4", "", s.headline + (s.folded > 1 ? " (" + s.folded + " stacks folded)" : "")));
     var mark = s.place_to_look;
     var frames = s.frames, details = s.frame_details || [];
     var shown;
@@ -356,6 +358,7 @@
     }
     box.appendChild(el("h4", "", "Where it grows: " + a.kind));
     a.stacks.forEach(function (s) { box.appendChild(stack(s)); });
+    (a.hints || []).forEach(function (h) { box.appendChild(el("p", "hint", "Hint: " + h)); });
     a.caveats.forEach(function (c) { box.appendChild(el("p", "", "Note: " + c)); });
     return box;
   }

@@ -580,6 +580,54 @@ fn classes_defined_through_a_lookup_into_the_scenarios_loader() {
 }
 
 #[test]
+fn a_class_looked_up_by_a_name_made_per_call() {
+    // No class is defined: a parallel-capable loader keeps a lock per name asked for, in its
+    // parallelLockMap and in those of the parents it delegates to (the scenario's loader, the
+    // application's and the platform's), found or not. The map's entries are allocated by
+    // loadClass() (getClassLoadingLock's putIfAbsent): link allocations name the user's call.
+    let nodes = jdk(
+        "corpus.attribution.ClassLookupPerNameLeak",
+        "attribution/ClassLookupPerNameLeak.java",
+        GROWS,
+    );
+    let nodes = nodes.as_array().unwrap();
+    assert!(
+        nodes
+            .iter()
+            .any(|node| node["path"][1]["name"] == "PLUGINS"),
+        "no node at the plugin loader: {nodes:?}"
+    );
+    for node in nodes {
+        let path = node["path"].as_array().unwrap();
+        assert_eq!(path.last().unwrap()["name"], "parallelLockMap", "{node}");
+        assert_eq!(
+            node["attribution"]["kind"], "calls to loadClass()",
+            "{node}"
+        );
+    }
+    jdk_clean("corpus.attribution.ClassLookupFixedNamesClean");
+    // Without the agent, each node's reason is true: the map is a final ConcurrentHashMap field.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.attribution.ClassLookupPerNameLeak"],
+        &["--format", "json", "--no-agent"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    for node in report["scenarios"][0]["growing"].as_array().unwrap() {
+        let reason = node["attribution"]["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("heapgrowth's JVMTI agent is not loaded")
+                && reason.ends_with(
+                    "; a proxy needs a field declared as a Collection or Map interface, and \
+                     ClassLoader.parallelLockMap is a java.util.concurrent.ConcurrentHashMap"
+                ),
+            "{node}"
+        );
+    }
+}
+
+#[test]
 fn byte_buddy_and_javassist() {
     // Byte Buddy: the generator loader, and a lock per new class name in the parallelLockMap of
     // each parent loader asked for it: a field reflection hides, followed through JNI.

@@ -603,3 +603,46 @@ fn a_kept_by_stack_shows_where_its_objects_were_made() {
         "{dom}"
     );
 }
+
+// Folded stacks say so after their headline, and the hints come before the notes (issue 32),
+// escaped as the rest of the page: a hint quotes the user's code.
+#[test]
+fn folded_stacks_and_hints_are_shown() {
+    use heapgrowth::attribution::Attribution;
+    let mut report = synthetic_report(1);
+    let Some(Attribution::Attributed {
+        stacks,
+        hints,
+        caveats,
+        ..
+    }) = &mut report.attributions[0]
+    else {
+        panic!("the synthetic node is attributed");
+    };
+    stacks[0].folded = 3;
+    caveats.push("a note after the hint".into());
+    hints.push(
+        "4 call(s) to remove() at a.<script>alert(1)</script>.unsubscribe(Feed.java:9) \
+         removed nothing"
+            .into(),
+    );
+    let dir = artifacts();
+    let page = dir.join("folded-hints.html");
+    std::fs::write(&page, heapgrowth::report::render_html(&[report])).unwrap();
+    let dom = headless(&page, &["--dump-dom"]);
+    assert_drawn_without_errors(&dom);
+    assert_eq!(dom.matches(" stacks folded)</h4>").count(), 1, "{dom}");
+    assert!(dom.contains(" (3 stacks folded)</h4>"), "{dom}");
+    assert!(
+        dom.contains(
+            "<p class=\"hint\">Hint: 4 call(s) to remove() at \
+             a.&lt;script&gt;alert(1)&lt;/script&gt;.unsubscribe(Feed.java:9) removed nothing</p>"
+        ),
+        "{dom}"
+    );
+    assert!(!dom.contains("<script>alert(1)"), "{dom}");
+    // Before the notes.
+    let hint = dom.find("<p class=\"hint\">").unwrap();
+    let note = dom.find(">Note: a note after the hint<").unwrap();
+    assert!(hint < note, "{dom}");
+}

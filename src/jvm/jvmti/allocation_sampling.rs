@@ -22,12 +22,29 @@ use super::stacks::{current_stack, CodeSourceOf, Frame, RawStack, MAX_EVENTS};
 use super::sys;
 use super::{JvmtiEnv, JvmtiError};
 
-/// Tag of the watched classes' class objects.
-const CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c01;
+/// Tag of the watched classes' class objects: [`class_tag`] of this kind and the class's
+/// index among the watched ones.
+const CLASS_TAG: sys::jlong = 1;
 /// Tag of the link classes' class objects (see [`JvmtiEnv::sample_allocations`]).
-const LINK_CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c02;
+const LINK_CLASS_TAG: sys::jlong = 2;
 /// Tag of the class objects of classes that are both watched and links.
-const BOTH_CLASS_TAG: sys::jlong = 0x4847_414c_4c43_4c03;
+const BOTH_CLASS_TAG: sys::jlong = 3;
+/// The high bits of every class tag; the low 16 bits are the index (bits 2..16) and the kind
+/// (bits 0..2: [`CLASS_TAG`], [`LINK_CLASS_TAG`], [`BOTH_CLASS_TAG`]). Above every object tag.
+const CLASS_TAG_BASE: sys::jlong = 0x4847_414c_4c43_0000;
+/// Watched classes past this index share it (their objects' class is not told).
+const MAX_CLASS_INDEX: usize = 0x3fff;
+
+/// The tag of a class object of `kind`, the `index`th watched class (0 for a link only).
+fn class_tag(kind: sys::jlong, index: usize) -> sys::jlong {
+    CLASS_TAG_BASE | ((index.min(MAX_CLASS_INDEX) as sys::jlong) << 2) | kind
+}
+
+/// The kind and index of a class tag set by [`class_tag`], `None` for any other tag.
+fn class_of_tag(tag: sys::jlong) -> Option<(sys::jlong, usize)> {
+    let kind = tag & 3;
+    (tag & !0xffff == CLASS_TAG_BASE && kind != 0).then_some((kind, ((tag & 0xffff) >> 2) as usize))
+}
 /// First tag given to a sampled object; each gets the next one.
 const FIRST_OBJECT_TAG: sys::jlong = 0x4847_414c_4c00_0000;
 
@@ -70,6 +87,9 @@ pub struct SampledObject {
     /// How many sampled objects of its kind (link or not) were allocated at the same stack,
     /// alive or not: the copies of an array replaced on every add.
     pub allocated_here: u64,
+    /// Its class's name (`Class.getTypeName`: `a.B$C`, `java.lang.Object[]`) if it is of a
+    /// watched class, to tell which of the node's children it belongs to.
+    pub class: Option<String>,
 }
 
 static SAMPLING: Mutex<Option<Sampling>> = Mutex::new(None);
@@ -78,6 +98,8 @@ static SAMPLING: Mutex<Option<Sampling>> = Mutex::new(None);
 pub struct AllocationSampling<'e> {
     env: &'e JvmtiEnv,
     classes: Vec<GlobalRef>,
+    /// The watched classes' names, by index (see [`class_tag`]).
+    names: Vec<String>,
     active: bool,
 }
 
@@ -116,12 +138,29 @@ impl JvmtiEnv {
         let mut sampling = AllocationSampling {
             env: self,
             classes: Vec::new(),
+            names: Vec::new(),
             active: true,
         };
+        for class in classes {
+            let name = jni
+                .call_method(class, "getTypeName", "()Ljava/lang/String;", &[])
+                .and_then(|name| name.l())
+                .and_then(|name| jni.get_string(&name.into()).map(String::from))
+                .map_err(|e| JvmtiError::AttachFailed {
+                    function: "Class.getTypeName",
+                    reason: e.to_string(),
+                })?;
+            sampling.names.push(name);
+        }
         let tagged = classes
             .iter()
-            .map(|class| (class, CLASS_TAG))
-            .chain(links.iter().map(|class| (class, LINK_CLASS_TAG)));
+            .enumerate()
+            .map(|(i, class)| (class, class_tag(CLASS_TAG, i)))
+            .chain(
+                links
+                    .iter()
+                    .map(|class| (class, class_tag(LINK_CLASS_TAG, 0))),
+            );
         for (class, mut tag) in tagged {
             let class = jni
                 .new_global_ref(class)
@@ -132,8 +171,10 @@ impl JvmtiEnv {
             let mut was: sys::jlong = 0;
             // Safety: a live global reference; the environment is live; `was` is writable.
             unsafe { jvmti!(self, GetTag(class.as_obj().as_raw(), &mut was)) }?;
-            if tag == LINK_CLASS_TAG && (was == CLASS_TAG || was == BOTH_CLASS_TAG) {
-                tag = BOTH_CLASS_TAG;
+            if let (Some((LINK_CLASS_TAG, _)), Some((CLASS_TAG | BOTH_CLASS_TAG, index))) =
+                (class_of_tag(tag), class_of_tag(was))
+            {
+                tag = class_tag(BOTH_CLASS_TAG, index);
             }
             // Safety: as above.
             unsafe { jvmti!(self, SetTag(class.as_obj().as_raw(), tag)) }?;
@@ -192,13 +233,18 @@ impl AllocationSampling<'_> {
             .iter()
             .map(|tag| {
                 let allocation = &sampling.stacks[tag];
+                let (kind, index) = class_of_tag(allocation.1).unwrap_or((CLASS_TAG, 0));
+                let watched = kind != LINK_CLASS_TAG;
                 SampledObject {
                     tag: *tag,
-                    link: allocation.1 != CLASS_TAG,
-                    watched: allocation.1 != LINK_CLASS_TAG,
+                    link: kind != CLASS_TAG,
+                    watched,
                     node: node_tags.contains(tag),
                     referrer: referrers.get(tag).copied(),
                     allocated_here: allocated_here[allocation],
+                    class: (watched && index < MAX_CLASS_INDEX)
+                        .then(|| self.names.get(index).cloned())
+                        .flatten(),
                 }
             })
             .collect();
@@ -284,11 +330,12 @@ unsafe fn record_allocation(
 ) {
     let mut class_tag: sys::jlong = 0;
     // Safety: caller. Checked before the lock: most allocations are of other classes.
-    if unsafe { sys::GetTag(jvmti, class, &mut class_tag) } != sys::JVMTI_ERROR_NONE
-        || !matches!(class_tag, CLASS_TAG | LINK_CLASS_TAG | BOTH_CLASS_TAG)
-    {
+    if unsafe { sys::GetTag(jvmti, class, &mut class_tag) } != sys::JVMTI_ERROR_NONE {
         return;
     }
+    let Some((kind, _)) = class_of_tag(class_tag) else {
+        return;
+    };
     let mut active = SAMPLING.lock().unwrap_or_else(|p| p.into_inner());
     let Some(sampling) = active.as_mut() else {
         return;
@@ -306,8 +353,39 @@ unsafe fn record_allocation(
     if unsafe { sys::SetTag(jvmti, object, tag) } == sys::JVMTI_ERROR_NONE {
         sampling.next_tag += 1;
         sampling.stacks.insert(tag, (stack, class_tag));
-        if class_tag != LINK_CLASS_TAG {
+        if kind != LINK_CLASS_TAG {
             sampling.last_on_thread.insert(jni as usize, tag);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_tag_gives_back_its_kind_and_index() {
+        for kind in [CLASS_TAG, LINK_CLASS_TAG, BOTH_CLASS_TAG] {
+            for index in [0, 1, 7, MAX_CLASS_INDEX - 1] {
+                assert_eq!(class_of_tag(class_tag(kind, index)), Some((kind, index)));
+            }
+        }
+        // Past the last index: they share it, and their objects' class is not told.
+        assert_eq!(
+            class_of_tag(class_tag(CLASS_TAG, MAX_CLASS_INDEX + 5)),
+            Some((CLASS_TAG, MAX_CLASS_INDEX))
+        );
+        // Not a class tag: an object's, none, another recorder's.
+        assert_eq!(class_of_tag(FIRST_OBJECT_TAG), None);
+        assert_eq!(
+            class_of_tag(FIRST_OBJECT_TAG + MAX_EVENTS as sys::jlong),
+            None
+        );
+        assert_eq!(class_of_tag(0), None);
+        assert_eq!(class_of_tag(CLASS_TAG_BASE), None);
+        assert_eq!(class_of_tag(0x4847_414c_4c43_4c01 + 0x1_0000), None);
+        // No class tag is an object tag.
+        assert!(!is_sample_tag(class_tag(BOTH_CLASS_TAG, MAX_CLASS_INDEX)));
+        assert!(!is_sample_tag(class_tag(CLASS_TAG, 0)));
     }
 }

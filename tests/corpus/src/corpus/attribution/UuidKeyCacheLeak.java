@@ -13,17 +13,20 @@
  *                  -> java.util.concurrent.ConcurrentHashMap => corpus.app.Session (key: String)
  * Growth:        +1 entry per loop (ConcurrentHashMap$Node, Session, the key String + byte[],
  *                the user String + byte[]; the table is replaced when it resizes)
- * Growing call:  corpus.attribution.UuidKeyCacheLeak.run(UuidKeyCacheLeak.java:44)
+ * Growing call:  corpus.attribution.UuidKeyCacheLeak.run(UuidKeyCacheLeak.java:47)
  * Measured:      heapgrowth on branch order (issue 32's order, debug build), default schedule,
  *                JSON, 3 runs: exit 1 in 3 of 3; node STATIC_FIELD UuidKeyCacheLeak.SESSIONS ->
  *                ConcurrentHashMap, children at loops 3, 7, 15, 31, 124, 496, 1000: 6, 14, 30, 62,
  *                248, 992, 2000 ([key] String, [x] Session). Attribution (all 3): allocated at,
- *                3 stacks of 4 objects in the same order: UuidKeyCacheLeak.java:44 (the Session),
- *                :44 (the user String, through StringConcatHelper), :43 (the key, through
+ *                3 stacks of 4 objects in the same order: UuidKeyCacheLeak.java:47 (the Session),
+ *                :47 (the user String, through StringConcatHelper), :46 (the key, through
  *                UUID.toString): the put's line first (before issue 32, by frame text, the
  *                key's line could come first). With kept by (issue 32, main at 201d73b, debug
- *                build, 4 runs): one stack, `4 call(s) to put()` at :44, made at :43 (the key),
- *                in 4 of 4
+ *                build, 4 runs): one stack, `4 call(s) to put()` at :47, made at :46 (the key),
+ *                in 4 of 4. With made-at ranking (issue 32, branch cls2, debug build, 10 runs
+ *                on JDK 17, 1 on 25): one stack, `4 call(s) to put()` at :47 and no made at, in
+ *                10 of 10: the map's value (a [x] child) ranks before its key ([key]), and the
+ *                Session is made on the put's own line, so there is no other line to add
  */
 package corpus.attribution;
 
