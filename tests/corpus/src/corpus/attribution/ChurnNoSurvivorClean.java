@@ -7,7 +7,8 @@
  * Growing node:  none: the journal holds 8 events from loop 8 on
  * Growth:        +1 event in loops 1 to 8, then 0
  * Measured:      main at c171fb7, debug build, default schedule, JSON, 3 runs: exit 0 in 3 of 3,
- *                nothing reported (31 loops)
+ *                nothing reported (31 loops). Branch pass2, 10 runs on JDK 17 and 10 on JDK 25:
+ *                exit 0 in 20 of 20
  */
 package corpus.attribution;
 
