@@ -6,6 +6,7 @@
 # reason of the last run.
 #
 #   scripts/bench-attribution.sh OLD_BINARY [NEW_BINARY] [RUNS]
+#   ONLY='StaticList|Churn' scripts/bench-attribution.sh ...   (the cases whose scenario matches)
 #
 # NEW_BINARY defaults to this checkout's release build. Results: docs/bench.md.
 set -euo pipefail
@@ -31,6 +32,9 @@ cases=(
     "stack local of a worker [container watch]|corpus.leaks.WorkerBatchLeak"
     "Guava cache [allocation sampling]|corpus.libs.GuavaCacheLeak"
     "Caffeine cache [allocation sampling]|corpus.libs.CaffeineUnboundedLeak"
+    "churn beside a kept item [allocation sampling]|corpus.attribution.SampledChurnLeak"
+    "churn beside 3 CAS containers, 3 nodes [allocation sampling]|corpus.attribution.ChurnBesideSurvivorLeak"
+    "Guava interner among churn [allocation sampling]|corpus.libs.GuavaInternerChurnLeak"
 )
 
 source scripts/stats.sh
@@ -50,6 +54,8 @@ echo "| node | binary | median attribution ms | found (last run) |"
 echo "|---|---|---|---|"
 for case in "${cases[@]}"; do
     IFS='|' read -r name scenario <<<"$case"
+    # ONLY=regex: the cases whose scenario matches, for a shorter run.
+    [[ -z "${ONLY:-}" || "$scenario" =~ $ONLY ]] || continue
     : >"$work/0.times"
     : >"$work/1.times"
     for _ in $(seq "$runs"); do

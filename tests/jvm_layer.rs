@@ -23,6 +23,26 @@ use heapgrowth::tempdir::{install_interrupt_cleanup, PrivateTempDir, INTERRUPTED
 /// Scenario classes compiled at test time, one `(file, source)` each, all in package `t`.
 const SCENARIO_SOURCES: &[(&str, &str)] = &[
     (
+        "ChurnThenKeep.java",
+        r#"package t;
+/** Per loop, 30,000 short-lived objects of the class it keeps one of (issue 32 §2.3). */
+public class ChurnThenKeep implements Runnable {
+    public static final java.util.List<Kept> KEPT = new java.util.ArrayList<>();
+    /** The last temporary one: it escapes, so the JIT cannot take the allocation away. */
+    static Kept last;
+    private int loop;
+    public void run() {
+        loop++;
+        for (int i = 0; i < 30_000; i++) { last = new Kept(i); }
+        KEPT.add(new Kept(-loop));
+    }
+    public static final class Kept {
+        final int n;
+        Kept(int n) { this.n = n; }
+    }
+}"#,
+    ),
+    (
         "Counter.java",
         r#"package t;
 public class Counter implements Runnable {
@@ -570,6 +590,71 @@ fn scenario_throwing_reports_loop_number_and_stack() {
     assert_eq!(scenario.loops_run(), 3);
     scenario.run_loops(2).unwrap();
     assert_eq!(scenario.loops_run(), 5);
+}
+
+/// Issue 32 §2.3: the churn of 120,000 short-lived objects of the sampled class does not use up
+/// allocation sampling's cap (it counts live objects: `ObjectFree` counts the dead ones down),
+/// so the survivor of every loop, made after the churn, is sampled and found below the node.
+#[test]
+fn churn_of_short_lived_objects_does_not_stop_the_sampling_of_survivors() {
+    let agent = jvm().live_agent().expect("the agent is loaded");
+    assert!(
+        agent.capabilities.object_free_events,
+        "HotSpot offers ObjectFree"
+    );
+    let mut scenario = open("t.ChurnThenKeep").unwrap();
+    let start = scenario.path_start().unwrap();
+    let path = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.ChurnThenKeep",
+            "KEPT",
+            "java.util.ArrayList",
+        ],
+    ];
+    let live = start.follow_path(&path, Some(agent)).unwrap();
+    let sampling = live
+        .sample_allocations(agent.jvmti, &["t.ChurnThenKeep$Kept"], false, false)
+        .unwrap();
+    // A collection retires the thread's allocation buffer, made before sampling started (until
+    // then its allocations have no sample point).
+    scenario.collect_garbage().unwrap();
+    for _ in 0..4 {
+        scenario.run_loops(1).unwrap();
+        // The churn dies here; its frees count it down.
+        scenario.collect_garbage().unwrap();
+    }
+    assert_eq!(live.refresh().unwrap(), None);
+    let record = sampling.stop(&live, true).unwrap();
+    assert_eq!(record.dropped, 0, "{record:?}");
+    assert!(record.frees_counted, "{:?}", record.frees_counted);
+    assert!(record.recorded >= 100_000, "{}", record.recorded);
+    let survivors = record.objects.iter().filter(|o| o.watched).count();
+    assert_eq!(survivors, 4, "one per loop: {:?}", record.objects);
+    for stack in &record.stacks {
+        assert!(
+            stack
+                .iter()
+                .any(|f| f.class == "t.ChurnThenKeep" && f.method == "run"),
+            "{stack:?}"
+        );
+    }
+    // Fewer alive at once than sampled in all: the frees were counted.
+    assert!(
+        record.peak_live < record.recorded as u64,
+        "peak {} of {}",
+        record.peak_live,
+        record.recorded
+    );
+    // Every sampled object allocated at the churn's line counts at its stack.
+    assert!(
+        record.objects.iter().all(|o| o.allocated_here == 4),
+        "the survivors' line ran 4 times: {:?}",
+        record.objects
+    );
+    drop(live);
+    drop(scenario);
 }
 
 /// The container entry classes attribution samples as links (issue 32) are named as this JDK

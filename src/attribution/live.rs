@@ -235,8 +235,8 @@ fn with_allocations(
             "the node's path could not be followed after the attribution loops: {reason}"
         )));
     }
-    let caps = kept_by::cap_caveat("allocation sampling", record.recorded, record.dropped);
-    let cap_reason = kept_by::cap_reason("allocation sampling", record.recorded, record.dropped);
+    let caps = super::sampling_cap::cap_caveat(&record);
+    let cap_reason = super::sampling_cap::cap_reason(&record);
     let found = Found::new(record, user, node);
     if let Some(((watch, reads), fields)) = watched {
         let recorder = format!("the watch on {}'s fields", fields.label);

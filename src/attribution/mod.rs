@@ -29,6 +29,7 @@ pub mod class_definitions;
 pub mod kept_by;
 pub mod live;
 pub mod old_objects;
+pub mod sampling_cap;
 
 use std::collections::HashMap;
 

@@ -3,9 +3,12 @@
 //! last-resort recorder of attribution.
 //!
 //! While sampling runs, each new object of a watched class (class objects tagged
-//! [`CLASS_TAG`]) gets a fresh tag and its stack is kept under that tag. Afterwards the caller
-//! hands over the objects now under the node: their tags pick their stacks. Every tag set here
-//! is reset to 0 before [`AllocationSampling::stop`] returns.
+//! [`CLASS_TAG`]) gets a tag that names its allocation stack in a table of distinct stacks
+//! ([`SampleTag`]: no table per object). Afterwards the caller hands over the objects now under
+//! the node: their tags pick their stacks. The cap is on sampled objects still alive
+//! ([`MAX_LIVE`], counted down by `ObjectFree`), so short-lived objects of the same classes
+//! (churn) do not use it up before the survivors come. Every tag set here is reset to 0 before
+//! [`AllocationSampling::stop`] returns.
 //!
 //! Its twin, `attach/agent_sampling.rs`, samples allocations in a JVM heapgrowth attached to,
 //! through the C agent: nothing of heapgrowth's Rust runs in an attached JVM, so the same
@@ -13,12 +16,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Mutex;
 
 use jni::objects::{GlobalRef, JClass, JObject};
 use jni::JNIEnv;
 
-use super::stacks::{current_stack, CodeSourceOf, Frame, RawStack, MAX_EVENTS};
+use super::sample_tags::{next_session, LiveCount, SampleTag, MAX_LIVE, MAX_SERIAL, MAX_STACKS};
+use super::stacks::{current_stack, CodeSourceOf, Frame, RawStack};
 use super::sys;
 use super::{JvmtiEnv, JvmtiError};
 
@@ -30,7 +35,7 @@ const LINK_CLASS_TAG: sys::jlong = 2;
 /// Tag of the class objects of classes that are both watched and links.
 const BOTH_CLASS_TAG: sys::jlong = 3;
 /// The high bits of every class tag; the low 16 bits are the index (bits 2..16) and the kind
-/// (bits 0..2: [`CLASS_TAG`], [`LINK_CLASS_TAG`], [`BOTH_CLASS_TAG`]). Above every object tag.
+/// (bits 0..2: [`CLASS_TAG`], [`LINK_CLASS_TAG`], [`BOTH_CLASS_TAG`]). Its top bits (0x484) are not sampling's mark (0x485, see [`SampleTag`]).
 const CLASS_TAG_BASE: sys::jlong = 0x4847_414c_4c43_0000;
 /// Watched classes past this index share it (their objects' class is not told).
 const MAX_CLASS_INDEX: usize = 0x3fff;
@@ -45,17 +50,40 @@ fn class_of_tag(tag: sys::jlong) -> Option<(sys::jlong, usize)> {
     let kind = tag & 3;
     (tag & !0xffff == CLASS_TAG_BASE && kind != 0).then_some((kind, ((tag & 0xffff) >> 2) as usize))
 }
-/// First tag given to a sampled object; each gets the next one.
-const FIRST_OBJECT_TAG: sys::jlong = 0x4847_414c_4c00_0000;
+
+/// The live count of the session running (lock-free, for `ObjectFree`).
+static LIVE: LiveCount = LiveCount::new();
+/// The last session started (its tags carry it).
+static LAST_SESSION: AtomicU8 = AtomicU8::new(0);
 
 struct Sampling {
-    next_tag: sys::jlong,
-    /// Tag → allocation stack, and the object's class's tag.
-    stacks: HashMap<sys::jlong, (RawStack, sys::jlong)>,
+    session: u8,
+    next_serial: u32,
+    /// The distinct allocation stacks with the class tag of the objects allocated there: a
+    /// sampled object's tag holds its index here.
+    table: Vec<SampledStack>,
+    /// Index of each entry of `table`.
+    interned: HashMap<(RawStack, sys::jlong), u16>,
+    /// Objects sampled (tagged) in all.
+    recorded: u64,
     dropped: u64,
+    /// Of `dropped`, those not recorded because the stack table was full.
+    dropped_for_stacks: u64,
+    /// Whether `ObjectFree` counts frees (else the live count only grows).
+    frees_counted: bool,
+    /// The most sampled objects alive at once, as the count saw it.
+    peak_live: u64,
     /// The tag of the last object of a watched (not only link) class each thread allocated, by the
     /// thread's `JNIEnv` (one per thread): what a field watch pairs a write with.
     last_on_thread: HashMap<usize, sys::jlong>,
+}
+
+/// One entry of a session's stack table.
+struct SampledStack {
+    stack: RawStack,
+    class_tag: sys::jlong,
+    /// Objects sampled at this stack (of this kind), alive or not.
+    count: u64,
 }
 
 /// What allocation sampling saw, for the objects under the node.
@@ -65,10 +93,21 @@ pub struct SampleRecord {
     pub objects: Vec<SampledObject>,
     /// The allocation stack of each of `objects`, innermost frame first.
     pub stacks: Vec<Vec<Frame>>,
-    /// Objects sampled in all (found or not, alive or not), at most the cap.
+    /// Objects sampled in all (found or not, alive or not).
     pub recorded: usize,
-    /// New objects of the sampled classes not recorded because of the cap.
+    /// New objects of the sampled classes not recorded because of a cap.
     pub dropped: u64,
+    /// Of `dropped`, those not recorded because the table of distinct stacks was full
+    /// ([`MAX_STACKS`]); the others met the cap on live sampled objects ([`MAX_LIVE`]).
+    pub dropped_for_stacks: u64,
+    /// Whether the JVM reported the sampled objects it freed (`ObjectFree`), so the cap counted
+    /// live objects; else it counted every sampled object.
+    pub frees_counted: bool,
+    /// The most sampled objects alive at once, as far as the frees seen tell.
+    pub peak_live: u64,
+    /// Whether the walk below the node stopped at its bound (2,000,000 objects), so objects
+    /// further down were not looked at.
+    pub walk_cut: bool,
 }
 
 /// One sampled object found under the node.
@@ -128,10 +167,19 @@ impl JvmtiEnv {
             if active.is_some() {
                 return Err(JvmtiError::Busy);
             }
+            let session = next_session(LAST_SESSION.load(Ordering::SeqCst));
+            LAST_SESSION.store(session, Ordering::SeqCst);
+            LIVE.start(session);
             *active = Some(Sampling {
-                next_tag: FIRST_OBJECT_TAG,
-                stacks: HashMap::new(),
+                session,
+                next_serial: 0,
+                table: Vec::new(),
+                interned: HashMap::new(),
+                recorded: 0,
                 dropped: 0,
+                dropped_for_stacks: 0,
+                frees_counted: false,
+                peak_live: 0,
                 last_on_thread: HashMap::new(),
             });
         }
@@ -181,6 +229,15 @@ impl JvmtiEnv {
             sampling.classes.push(class);
         }
         self.install_callbacks()?;
+        // Frees make the cap one on live objects; without them it counts every sampled object
+        // (and the record says so).
+        let frees = self.capabilities()?.object_free_events
+            && self
+                .set_event_for_all_threads(sys::JVMTI_EVENT_OBJECT_FREE, true)
+                .is_ok();
+        if let Some(active) = SAMPLING.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            active.frees_counted = frees;
+        }
         self.set_event_for_all_threads(sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, true)?;
         Ok(sampling)
     }
@@ -203,37 +260,36 @@ impl AllocationSampling<'_> {
         let Some(sampling) = SAMPLING.lock().unwrap_or_else(|p| p.into_inner()).take() else {
             return Ok(SampleRecord::default());
         };
-        let sampled: HashSet<sys::jlong> = sampling.stacks.keys().copied().collect();
+        let session = sampling.session;
+        let mine = move |tag: sys::jlong| SampleTag::of_session(tag, session);
         let node_tags = self.env.tags_of(node_objects);
         let found = if below {
-            self.env
-                .tags_reachable_with_referrers(node_objects, &sampled)
+            self.env.tags_reachable_where(node_objects, &mine)
         } else {
             self.env.tags_of(node_objects).map(|tags| {
-                let found = tags
-                    .into_iter()
-                    .filter(|tag| sampled.contains(tag))
-                    .collect();
-                (found, HashMap::new())
+                let found = tags.into_iter().filter(|tag| mine(*tag)).collect();
+                (found, HashMap::new(), false)
             })
         };
         // Every sampled object still alive gets tag 0 again, found or not, error or not.
-        let tags: Vec<sys::jlong> = sampled.iter().copied().collect();
-        let untagged = self.env.objects_with_tags(jni, &tags, |_| false);
-        let (found, referrers) = found?;
+        let untagged = self.env.untag_where(&mine);
+        let (found, referrers, walk_cut) = found?;
         untagged?;
         let node_tags: HashSet<sys::jlong> = node_tags?.into_iter().collect();
+        // Tags sort by serial: allocation order.
         let mut kept_tags: Vec<sys::jlong> = found.into_iter().collect();
         kept_tags.sort_unstable();
-        let mut allocated_here: HashMap<&(RawStack, sys::jlong), u64> = HashMap::new();
-        for allocation in sampling.stacks.values() {
-            *allocated_here.entry(allocation).or_default() += 1;
-        }
+        let entry_of = |tag: &sys::jlong| {
+            SampleTag::decode(*tag).and_then(|t| sampling.table.get(usize::from(t.stack)))
+        };
+        let kept_tags: Vec<(sys::jlong, &SampledStack)> = kept_tags
+            .iter()
+            .filter_map(|tag| entry_of(tag).map(|entry| (*tag, entry)))
+            .collect();
         let objects = kept_tags
             .iter()
-            .map(|tag| {
-                let allocation = &sampling.stacks[tag];
-                let (kind, index) = class_of_tag(allocation.1).unwrap_or((CLASS_TAG, 0));
+            .map(|(tag, entry)| {
+                let (kind, index) = class_of_tag(entry.class_tag).unwrap_or((CLASS_TAG, 0));
                 let watched = kind != LINK_CLASS_TAG;
                 SampledObject {
                     tag: *tag,
@@ -241,7 +297,7 @@ impl AllocationSampling<'_> {
                     watched,
                     node: node_tags.contains(tag),
                     referrer: referrers.get(tag).copied(),
-                    allocated_here: allocated_here[allocation],
+                    allocated_here: entry.count,
                     class: (watched && index < MAX_CLASS_INDEX)
                         .then(|| self.names.get(index).cloned())
                         .flatten(),
@@ -250,14 +306,18 @@ impl AllocationSampling<'_> {
             .collect();
         let kept: Vec<RawStack> = kept_tags
             .iter()
-            .map(|tag| sampling.stacks[tag].0.clone())
+            .map(|(_, entry)| entry.stack.clone())
             .collect();
         let stacks = self.env.resolve(jni, &kept, code_source)?;
         Ok(SampleRecord {
             objects,
             stacks,
-            recorded: sampling.stacks.len(),
+            recorded: usize::try_from(sampling.recorded).unwrap_or(usize::MAX),
             dropped: sampling.dropped,
+            dropped_for_stacks: sampling.dropped_for_stacks,
+            frees_counted: sampling.frees_counted,
+            peak_live: sampling.peak_live,
+            walk_cut,
         })
     }
 
@@ -269,8 +329,18 @@ impl AllocationSampling<'_> {
         let disabled = self
             .env
             .set_event_for_all_threads(sys::JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, false);
+        // Frees stop counting before the event goes off: a late free is ignored, not miscounted.
+        LIVE.stop();
+        let frees_off = self
+            .env
+            .set_event_for_all_threads(sys::JVMTI_EVENT_OBJECT_FREE, false);
         let untagged = self.env.untag_all(self.classes.drain(..));
-        disabled.and(untagged)
+        // Without the capability the event was never on, and switching it off fails: no error.
+        let frees_off = match frees_off {
+            Err(JvmtiError::Call { .. }) => Ok(()),
+            other => other,
+        };
+        disabled.and(frees_off).and(untagged)
     }
 }
 
@@ -278,17 +348,24 @@ impl Drop for AllocationSampling<'_> {
     fn drop(&mut self) {
         if self.active {
             let _ = catch_unwind(AssertUnwindSafe(|| self.switch_off()));
-            // Tags on sampled objects go with the objects; the ones still alive keep a tag
-            // nobody reads (only `stop` could find them, and it was not called).
+            // Tags on sampled objects go with the objects; the ones still alive keep a tag of
+            // a session that has ended, which no later session reads as its own.
             *SAMPLING.lock().unwrap_or_else(|p| p.into_inner()) = None;
         }
     }
 }
 
-/// Whether `tag` is one sampling gives a new object (see [`JvmtiEnv::sample_allocations`]):
-/// what a value-filtered field watch keeps.
+/// Whether `tag` is one the sampling running gives a new object (see
+/// [`JvmtiEnv::sample_allocations`]): what a value-filtered field watch keeps. Lock-free.
 pub(super) fn is_sample_tag(tag: sys::jlong) -> bool {
-    (FIRST_OBJECT_TAG..=FIRST_OBJECT_TAG + MAX_EVENTS as sys::jlong).contains(&tag)
+    let session = LIVE.session();
+    session != 0 && SampleTag::of_session(tag, session)
+}
+
+/// The JVM's `ObjectFree` callback: one sampled object less alive. Touches one atomic only (no
+/// lock: see `sample_tags`), and never unwinds into the JVM.
+pub(super) unsafe extern "system" fn on_object_free(_jvmti: *mut sys::jvmtiEnv, tag: sys::jlong) {
+    let _ = catch_unwind(|| LIVE.freed(tag));
 }
 
 /// The tag of the last object of a watched (not only link) class the thread whose `JNIEnv` is `jni`
@@ -340,7 +417,7 @@ unsafe fn record_allocation(
     let Some(sampling) = active.as_mut() else {
         return;
     };
-    if sampling.stacks.len() >= MAX_EVENTS {
+    if LIVE.live() >= MAX_LIVE || sampling.next_serial > MAX_SERIAL {
         sampling.dropped += 1;
         return;
     }
@@ -348,15 +425,51 @@ unsafe fn record_allocation(
     let Some(stack) = (unsafe { current_stack(jvmti) }) else {
         return;
     };
-    let tag = sampling.next_tag;
+    let Some(index) = intern(sampling, stack, class_tag) else {
+        sampling.dropped += 1;
+        sampling.dropped_for_stacks += 1;
+        return;
+    };
+    let Some(tag) = (SampleTag {
+        session: sampling.session,
+        serial: sampling.next_serial,
+        stack: index,
+    })
+    .encode() else {
+        sampling.dropped += 1;
+        return;
+    };
     // Safety: caller.
     if unsafe { sys::SetTag(jvmti, object, tag) } == sys::JVMTI_ERROR_NONE {
-        sampling.next_tag += 1;
-        sampling.stacks.insert(tag, (stack, class_tag));
+        LIVE.tagged();
+        sampling.peak_live = sampling.peak_live.max(LIVE.live());
+        sampling.next_serial += 1;
+        sampling.recorded += 1;
+        sampling.table[usize::from(index)].count += 1;
         if kind != LINK_CLASS_TAG {
             sampling.last_on_thread.insert(jni as usize, tag);
         }
     }
+}
+
+/// The index of `(stack, class_tag)` in the session's stack table, added if new; `None` when
+/// it is new and the table holds [`MAX_STACKS`] already.
+fn intern(sampling: &mut Sampling, stack: RawStack, class_tag: sys::jlong) -> Option<u16> {
+    let key = (stack, class_tag);
+    if let Some(&index) = sampling.interned.get(&key) {
+        return Some(index);
+    }
+    if sampling.table.len() >= MAX_STACKS {
+        return None;
+    }
+    let index = u16::try_from(sampling.table.len()).ok()?;
+    sampling.table.push(SampledStack {
+        stack: key.0.clone(),
+        class_tag,
+        count: 0,
+    });
+    sampling.interned.insert(key, index);
+    Some(index)
 }
 
 #[cfg(test)]
@@ -375,17 +488,21 @@ mod tests {
             class_of_tag(class_tag(CLASS_TAG, MAX_CLASS_INDEX + 5)),
             Some((CLASS_TAG, MAX_CLASS_INDEX))
         );
-        // Not a class tag: an object's, none, another recorder's.
-        assert_eq!(class_of_tag(FIRST_OBJECT_TAG), None);
-        assert_eq!(
-            class_of_tag(FIRST_OBJECT_TAG + MAX_EVENTS as sys::jlong),
-            None
-        );
+        // Not a class tag: a sampled object's, none, another recorder's.
+        let sampled = SampleTag {
+            session: 1,
+            serial: 0,
+            stack: 0,
+        };
+        assert_eq!(class_of_tag(sampled.encode().unwrap()), None);
         assert_eq!(class_of_tag(0), None);
         assert_eq!(class_of_tag(CLASS_TAG_BASE), None);
         assert_eq!(class_of_tag(0x4847_414c_4c43_4c01 + 0x1_0000), None);
-        // No class tag is an object tag.
-        assert!(!is_sample_tag(class_tag(BOTH_CLASS_TAG, MAX_CLASS_INDEX)));
-        assert!(!is_sample_tag(class_tag(CLASS_TAG, 0)));
+        // No class tag is a sampled object's.
+        for kind in [CLASS_TAG, LINK_CLASS_TAG, BOTH_CLASS_TAG] {
+            for index in [0, MAX_CLASS_INDEX] {
+                assert_eq!(SampleTag::decode(class_tag(kind, index)), None);
+            }
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! The JVMTI event callbacks heapgrowth installs, one table for every recorder: the field
-//! watch's, the removing-read watch's, allocation sampling's and the class-definition
-//! recorder's handlers.
+//! watch's, the removing-read watch's, allocation sampling's (and its `ObjectFree` count) and
+//! the class-definition recorder's handlers.
 
-use super::allocation_sampling::on_sampled_object_alloc;
+use super::allocation_sampling::{on_object_free, on_sampled_object_alloc};
 use super::class_definitions::on_class_load;
 use super::field_reads::on_field_access;
 use super::field_watch::on_field_modification;
@@ -43,6 +43,10 @@ impl JvmtiEnv {
         // Safety: as above, for the ClassLoad slot and its handler.
         callbacks.slots[(sys::JVMTI_EVENT_CLASS_LOAD - sys::JVMTI_MIN_EVENT_TYPE_VAL) as usize] =
             Some(unsafe { std::mem::transmute::<sys::ClassLoadCallback, sys::AnyFn>(load) });
+        let free: sys::ObjectFreeCallback = on_object_free;
+        // Safety: as above, for the ObjectFree slot and its handler.
+        callbacks.slots[(sys::JVMTI_EVENT_OBJECT_FREE - sys::JVMTI_MIN_EVENT_TYPE_VAL) as usize] =
+            Some(unsafe { std::mem::transmute::<sys::ObjectFreeCallback, sys::AnyFn>(free) });
         let size = std::mem::size_of::<sys::jvmtiEventCallbacks>() as sys::jint;
         // Safety: `callbacks` is a valid table of `size` bytes, copied by the JVM.
         unsafe { jvmti!(self, SetEventCallbacks(&callbacks, size)) }

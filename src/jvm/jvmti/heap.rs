@@ -117,12 +117,23 @@ impl JvmtiEnv {
         roots: &[JObject],
         wanted: &HashSet<sys::jlong>,
     ) -> Result<(HashSet<sys::jlong>, HashMap<sys::jlong, sys::jlong>), JvmtiError> {
+        self.tags_reachable_where(roots, &|tag| wanted.contains(&tag))
+            .map(|(found, referrers, _)| (found, referrers))
+    }
+
+    /// [`JvmtiEnv::tags_reachable_with_referrers`] with the wanted tags told by a test (allocation
+    /// sampling's tags carry a mark), and whether the walk stopped at `MAX_OBJECTS_VISITED`.
+    pub(super) fn tags_reachable_where(
+        &self,
+        roots: &[JObject],
+        wanted: &dyn Fn(sys::jlong) -> bool,
+    ) -> Result<ReachedTags, JvmtiError> {
         let mut walk = ReachWalk {
             wanted,
             found: self
                 .tags_of(roots)?
                 .into_iter()
-                .filter(|tag| wanted.contains(tag))
+                .filter(|tag| wanted(*tag))
                 .collect(),
             referrers: HashMap::new(),
             visited: 0,
@@ -150,7 +161,42 @@ impl JvmtiEnv {
                 )
             }?;
         }
-        Ok((walk.found, walk.referrers))
+        let cut = walk.visited >= MAX_OBJECTS_VISITED;
+        Ok((walk.found, walk.referrers, cut))
+    }
+
+    /// Resets to 0 the tag of every object in the heap whose tag `wanted` accepts, and returns
+    /// how many it reset: allocation sampling's tags, which it does not list (one heap
+    /// iteration over the tagged objects only). Needs `can_tag_objects`.
+    pub(super) fn untag_where(
+        &self,
+        wanted: &dyn Fn(sys::jlong) -> bool,
+    ) -> Result<u64, JvmtiError> {
+        let mut walk = UntagWalk { wanted, reset: 0 };
+        let iterate: sys::HeapIterationCallback = on_tagged_object;
+        let callbacks = sys::jvmtiHeapCallbacks {
+            // Safety: the JVM calls this slot with the heap iteration callback's signature,
+            // which `on_tagged_object` has.
+            heap_iteration_callback: Some(unsafe {
+                std::mem::transmute::<sys::HeapIterationCallback, sys::AnyFn>(iterate)
+            }),
+            heap_reference_callback: None,
+            rest: [None; 14],
+        };
+        // Safety: the callbacks and `walk` outlive the call, which runs them on this thread;
+        // NULL class means objects of every class.
+        unsafe {
+            jvmti!(
+                self,
+                IterateThroughHeap(
+                    sys::JVMTI_HEAP_FILTER_UNTAGGED,
+                    std::ptr::null_mut(),
+                    &callbacks,
+                    (&mut walk as *mut UntagWalk).cast()
+                )
+            )
+        }?;
+        Ok(walk.reset)
     }
 
     /// The tag of each of `objects`.
@@ -274,9 +320,42 @@ unsafe extern "system" fn on_stack_root(
     0
 }
 
+/// What [`JvmtiEnv::tags_reachable_where`] found: the wanted tags, the referrer of each first
+/// reached from a wanted object, and whether the walk was cut at `MAX_OBJECTS_VISITED`.
+pub(super) type ReachedTags = (HashSet<sys::jlong>, HashMap<sys::jlong, sys::jlong>, bool);
+
+/// The state of [`JvmtiEnv::untag_where`]'s iteration.
+struct UntagWalk<'a> {
+    wanted: &'a dyn Fn(sys::jlong) -> bool,
+    reset: u64,
+}
+
+/// `IterateThroughHeap` callback of [`JvmtiEnv::untag_where`]: resets a wanted tag in place.
+unsafe extern "system" fn on_tagged_object(
+    _class_tag: sys::jlong,
+    _size: sys::jlong,
+    tag_ptr: *mut sys::jlong,
+    _length: sys::jint,
+    user_data: *mut c_void,
+) -> sys::jint {
+    catch_unwind(AssertUnwindSafe(|| {
+        // Safety: `user_data` is the `UntagWalk` passed by `untag_where`, used by this thread
+        // only; `tag_ptr` is the object's tag, writable during the callback.
+        unsafe {
+            let walk = &mut *user_data.cast::<UntagWalk>();
+            if (walk.wanted)(*tag_ptr) {
+                *tag_ptr = 0;
+                walk.reset += 1;
+            }
+        }
+        0
+    }))
+    .unwrap_or(sys::JVMTI_VISIT_ABORT)
+}
+
 /// The state of [`JvmtiEnv::tags_reachable_from`]'s walk.
 struct ReachWalk<'a> {
-    wanted: &'a HashSet<sys::jlong>,
+    wanted: &'a dyn Fn(sys::jlong) -> bool,
     found: HashSet<sys::jlong>,
     /// Found tag → the wanted tag of the object it was first reached from.
     referrers: HashMap<sys::jlong, sys::jlong>,
@@ -308,14 +387,14 @@ unsafe extern "system" fn on_reference_below(
         // the referrer's.
         unsafe {
             let walk = &mut *user_data.cast::<ReachWalk>();
-            if walk.wanted.contains(&*tag_ptr) {
+            if (walk.wanted)(*tag_ptr) {
                 walk.found.insert(*tag_ptr);
                 let referrer = if referrer_tag_ptr.is_null() {
                     0
                 } else {
                     *referrer_tag_ptr
                 };
-                if walk.wanted.contains(&referrer) {
+                if (walk.wanted)(referrer) {
                     walk.referrers.entry(*tag_ptr).or_insert(referrer);
                 }
             }

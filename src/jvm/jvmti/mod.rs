@@ -11,8 +11,10 @@ pub use allocation_sampling::{AllocationSampling, SampleRecord, SampledObject};
 pub use class_definitions::{ClassDefinitions, ClassRecord, DefinedClass};
 pub use field_reads::{is_remove_like, ReadRecord, ReadWatch, MAX_READ_EVENTS};
 pub use field_watch::{FieldWatch, WatchedField};
+pub use heap::MAX_OBJECTS_VISITED;
 /// Raw JNI field id, as JNI's GetFieldID returns it.
 pub use jni::sys::jfieldID;
+pub use sample_tags::{MAX_LIVE, MAX_STACKS};
 pub use stacks::{CodeSourceOf, Frame, WatchRecord, MAX_FRAMES};
 
 use std::fmt;
@@ -38,6 +40,7 @@ mod events;
 mod field_reads;
 mod field_watch;
 mod heap;
+mod sample_tags;
 mod stacks;
 
 /// The single place where JVMTI return codes become errors.

@@ -352,3 +352,26 @@ pub type ClassLoadCallback = unsafe extern "system" fn(
     thread: jthread,
     klass: jclass,
 );
+
+/// `JVMTI_EVENT_OBJECT_FREE`: an object with a tag was freed (allocation sampling's live count).
+pub const JVMTI_EVENT_OBJECT_FREE: u32 = 83;
+
+/// `void (JNICALL *jvmtiEventObjectFree)(jvmtiEnv*, jlong tag)`.
+pub type ObjectFreeCallback = unsafe extern "system" fn(jvmti_env: *mut jvmtiEnv, tag: jlong);
+
+/// `jvmtiHeapIterationCallback`: one object of a heap iteration.
+pub type HeapIterationCallback = unsafe extern "system" fn(
+    class_tag: jlong,
+    size: jlong,
+    tag_ptr: *mut jlong,
+    length: jint,
+    user_data: *mut std::ffi::c_void,
+) -> jint;
+
+/// A heap filter: leave untagged objects out (`JVMTI_HEAP_FILTER_UNTAGGED`).
+pub const JVMTI_HEAP_FILTER_UNTAGGED: jint = 0x8;
+
+jvmti_functions! {
+    /// `IterateThroughHeap` (116): every object in the heap that passes the filter.
+    116 => fn IterateThroughHeap(heap_filter: jint, klass: jclass, callbacks: *const jvmtiHeapCallbacks, user_data: *const std::ffi::c_void);
+}
