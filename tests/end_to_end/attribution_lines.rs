@@ -261,6 +261,22 @@ fn a_local_variable_several_frames_deep() {
     jdk_clean("corpus.attribution.DeepLocalShipped");
 }
 
+#[test]
+fn a_leak_on_an_error_path_looks_at_the_add_not_at_the_remove_of_the_other_loops() {
+    // The node's watch records the removes of the loops that clean up beside the adds; the
+    // coverage survey found the place to look at the remove (a later line of the same method).
+    jdk(
+        "corpus.leaks.ErrorPathLeak",
+        "leaks/ErrorPathLeak.java",
+        GROWS,
+    );
+    jdk(
+        "corpus.leaks.RareErrorLeak",
+        "leaks/RareErrorLeak.java",
+        GROWS,
+    );
+}
+
 // 4. Containers that change without a field write heapgrowth can watch.
 
 #[test]
