@@ -223,12 +223,45 @@ fn threads_started_per_loop_are_attributed_where_they_are_created() {
 #[test]
 fn an_executor_per_loop_is_attributed_at_the_call_not_in_its_thread_factory() {
     // The threads are allocated in the scenario's thread factory, which the pool calls back:
-    // the place to look is the scenario's call that starts the pool.
-    jdk(
-        "corpus.leaks.ExecutorLeak",
-        "leaks/ExecutorLeak.java",
-        GROWS,
+    // the place to look is the scenario's call that starts the pool. From JDK 21 on, every
+    // ThreadPoolExecutor also registers its thread container in the JDK's
+    // ThreadContainers.CONTAINER_REGISTRY (a set of weak references, given up at shutdown(),
+    // which the scenario never calls): a second node that really grows, once a pool, and whose
+    // place to look is the line that makes the pool.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.leaks.ExecutorLeak"],
+        &["--format", "json"],
     );
+    assert_eq!(output.status.code(), Some(1));
+    let source = "src/corpus/leaks/ExecutorLeak.java";
+    let submit = marked(source, GROWS);
+    let made = marked(source, "Executors.newFixedThreadPool(");
+    let nodes = json(&output)["scenarios"][0]["growing"].clone();
+    let nodes = nodes.as_array().unwrap();
+    let registry = |node: &serde_json::Value| {
+        node["path"][1]["owner"] == "jdk.internal.vm.ThreadContainers"
+            && node["path"][1]["name"] == "CONTAINER_REGISTRY"
+    };
+    let threads: Vec<_> = nodes.iter().filter(|node| !registry(node)).collect();
+    assert_eq!(threads.len(), 1, "{nodes:?}");
+    assert_eq!(threads[0]["path"][0]["kind"], "GC_ROOT", "{nodes:?}");
+    assert!(nodes.len() <= 2, "{nodes:?}");
+    for node in nodes {
+        let lines = if registry(node) { &made } else { &submit };
+        let attribution = &node["attribution"];
+        assert_eq!(attribution["status"], "attributed", "{attribution}");
+        let stack = &attribution["stacks"][0];
+        let look = stack["place_to_look"].as_u64().unwrap() as usize;
+        let frame = stack["frames"][look].as_str().unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|line| frame.ends_with(&format!("({line})"))),
+            "looks at {frame}, not at {lines:?}: {attribution}"
+        );
+        assert_eq!(stack["frame_details"][look]["origin"], "user", "{stack}");
+    }
 }
 
 // 3. Structures held only by a local variable of a running thread.
