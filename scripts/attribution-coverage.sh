@@ -21,6 +21,8 @@
 #
 # KEEP_DIR, if given, keeps each scenario's JSON report (SCENARIO.json) and stderr there.
 # SCENARIO_FILTER, if given, is an extended regular expression: only matching class names run.
+# COVERAGE_ARGS, if set, are more arguments for `heapgrowth run` (e.g. `--no-agent`, to see the
+# reasons given without the agent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 keep=${1:-}
@@ -103,7 +105,7 @@ for index, node in enumerate(nodes):
     print(f"| {short} | {index} | {what} | {kind} at {escape(where)} |")
 '
 
-echo "Attribution coverage, $jdk, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Attribution coverage${COVERAGE_ARGS:+ (${COVERAGE_ARGS})}, $jdk, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| scenario | node | place to look | found |"
 echo "|---|---|---|---|"
@@ -111,7 +113,7 @@ for scenario in "${scenarios[@]}"; do
     out=${keep:-$work}/$scenario
     set +e
     nice -n 19 "$bin" run --classpath "$work/classes" --classpath "$jars" --scenario "$scenario" \
-        --format json >"$out.json" 2>"$out.stderr"
+        --format json ${COVERAGE_ARGS:-} >"$out.json" 2>"$out.stderr"
     code=$?
     set -e
     python3 -c "$classify" "$scenario" "$code" "$out.json" | tee -a "$work/rows"
