@@ -767,7 +767,7 @@ public final class LiveAttribution {
         if (!collectionInterface(declared)) {
             return "a proxy needs a field declared as a Collection or Map interface, and "
                     + simpleName(field.getDeclaringClass().getName()) + "." + field.getName() + " is a "
-                    + declared.getName();
+                    + declared.getTypeName();
         }
         if (Modifier.isFinal(field.getModifiers())) {
             return "a proxy cannot go into the final field "
@@ -1010,7 +1010,7 @@ public final class LiveAttribution {
             out.add("the proxy was in " + simpleName(field.getDeclaringClass().getName()) + "." + field.getName()
                     + ", a field that holds the same object as the node's "
                     + simpleName(this.field.getDeclaringClass().getName()) + "." + this.field.getName()
-                    + " (declared " + this.field.getType().getName() + ", which a proxy cannot stand in)");
+                    + " (declared " + this.field.getType().getTypeName() + ", which a proxy cannot stand in)");
         }
         int alive = 0;
         for (WeakReference<Object> proxy : removedProxies) {
