@@ -306,6 +306,21 @@ fn allocations_of_objects_stored_into_a_final_array() {
 }
 
 #[test]
+fn without_the_agent_an_array_field_is_named_as_the_source_declares_it() {
+    // The survey's --no-agent run: the reason said `... is a [Ljava.lang.Object;`.
+    let attribution = only_with("corpus.attribution.PreallocatedSlotsLeak", NO_AGENT);
+    assert_eq!(attribution["status"], "not_attributed", "{attribution}");
+    let reason = attribution["reason"].as_str().unwrap();
+    assert!(
+        reason.ends_with(
+            "a proxy needs a field declared as a Collection or Map interface, and \
+             PreallocatedSlotsLeak.SLOTS is a java.lang.Object[]"
+        ),
+        "{reason}"
+    );
+}
+
+#[test]
 fn no_attribution_skips_the_phase() {
     let all = attributions("corpus.leaks.StaticListLeak", &["--no-attribution"]);
     assert_eq!(all, [serde_json::Value::Null]);

@@ -224,12 +224,45 @@ fn threads_started_per_loop_are_attributed_where_they_are_created() {
 #[test]
 fn an_executor_per_loop_is_attributed_at_the_call_not_in_its_thread_factory() {
     // The threads are allocated in the scenario's thread factory, which the pool calls back:
-    // the place to look is the scenario's call that starts the pool.
-    jdk(
-        "corpus.leaks.ExecutorLeak",
-        "leaks/ExecutorLeak.java",
-        GROWS,
+    // the place to look is the scenario's call that starts the pool. From JDK 21 on, every
+    // ThreadPoolExecutor also registers its thread container in the JDK's
+    // ThreadContainers.CONTAINER_REGISTRY (a set of weak references, given up at shutdown(),
+    // which the scenario never calls): a second node that really grows, once a pool, and whose
+    // place to look is the line that makes the pool.
+    let output = heapgrowth_on(
+        corpus_classes().to_str().unwrap(),
+        &["corpus.leaks.ExecutorLeak"],
+        &["--format", "json"],
     );
+    assert_eq!(output.status.code(), Some(1));
+    let source = "src/corpus/leaks/ExecutorLeak.java";
+    let submit = marked(source, GROWS);
+    let made = marked(source, "Executors.newFixedThreadPool(");
+    let nodes = json(&output)["scenarios"][0]["growing"].clone();
+    let nodes = nodes.as_array().unwrap();
+    let registry = |node: &serde_json::Value| {
+        node["path"][1]["owner"] == "jdk.internal.vm.ThreadContainers"
+            && node["path"][1]["name"] == "CONTAINER_REGISTRY"
+    };
+    let threads: Vec<_> = nodes.iter().filter(|node| !registry(node)).collect();
+    assert_eq!(threads.len(), 1, "{nodes:?}");
+    assert_eq!(threads[0]["path"][0]["kind"], "GC_ROOT", "{nodes:?}");
+    assert!(nodes.len() <= 2, "{nodes:?}");
+    for node in nodes {
+        let lines = if registry(node) { &made } else { &submit };
+        let attribution = &node["attribution"];
+        assert_eq!(attribution["status"], "attributed", "{attribution}");
+        let stack = &attribution["stacks"][0];
+        let look = stack["place_to_look"].as_u64().unwrap() as usize;
+        let frame = stack["frames"][look].as_str().unwrap();
+        assert!(
+            lines
+                .iter()
+                .any(|line| frame.ends_with(&format!("({line})"))),
+            "looks at {frame}, not at {lines:?}: {attribution}"
+        );
+        assert_eq!(stack["frame_details"][look]["origin"], "user", "{stack}");
+    }
 }
 
 // 3. Structures held only by a local variable of a running thread.
@@ -260,6 +293,22 @@ fn a_local_variable_several_frames_deep() {
         GROWS,
     );
     jdk_clean("corpus.attribution.DeepLocalShipped");
+}
+
+#[test]
+fn a_leak_on_an_error_path_looks_at_the_add_not_at_the_remove_of_the_other_loops() {
+    // The node's watch records the removes of the loops that clean up beside the adds; the
+    // coverage survey found the place to look at the remove (a later line of the same method).
+    jdk(
+        "corpus.leaks.ErrorPathLeak",
+        "leaks/ErrorPathLeak.java",
+        GROWS,
+    );
+    jdk(
+        "corpus.leaks.RareErrorLeak",
+        "leaks/RareErrorLeak.java",
+        GROWS,
+    );
 }
 
 // 4. Containers that change without a field write heapgrowth can watch.
@@ -803,9 +852,24 @@ fn a_proxy_the_scenario_kept_elsewhere_is_reported() {
         &["corpus.attribution.PublishesItsFieldLeak"],
         &["--format", "json", "--no-agent"],
     );
-    let attribution = &json(&output)["scenarios"][0]["growing"][0]["attribution"];
+    let node = &json(&output)["scenarios"][0]["growing"][0];
+    let attribution = &node["attribution"];
     assert_eq!(attribution["kind"], "calls to add()", "{attribution}");
     let caveats = attribution["caveats"].as_array().unwrap();
+    // Which of the two static fields holding the list the path names is the JVM's order of a
+    // class's fields: `items` on JDK 17, `lastSeen` (declared Object) on 25. Through `lastSeen`
+    // the proxy goes into `items`, which holds the same list, and the report says so.
+    let path = node["path"].as_array().unwrap();
+    let elsewhere = "the proxy was in PublishesItsFieldLeak.items, a field that holds the same \
+                     object as the node's PublishesItsFieldLeak.lastSeen (declared java.lang.Object";
+    let through_last_seen = path.last().unwrap()["name"] == "lastSeen";
+    assert_eq!(
+        caveats
+            .iter()
+            .any(|caveat| caveat.as_str().unwrap().starts_with(elsewhere)),
+        through_last_seen,
+        "{node}"
+    );
     assert!(
         caveats.iter().any(|caveat| caveat
             .as_str()

@@ -16,8 +16,11 @@
  *                AtomicIntegers, its workers HashSet + HashMap + table + Node, the Worker, its
  *                PoolThreadFactory, the Thread with its name, blockerLock and access control
  *                context, the condition's wait node); every worker is WAITING when run() returns
- * Growing call:  corpus.leaks.ExecutorLeak.run(ExecutorLeak.java:66) (the first submit starts
+ * Growing call:  corpus.leaks.ExecutorLeak.run(ExecutorLeak.java:69) (the first submit starts
  *                the pool's thread; the pool itself is made on the line before)
+ * JDK 21+:       a second growing node: every ThreadPoolExecutor registers its thread container
+ *                in STATIC_FIELD jdk.internal.vm.ThreadContainers.CONTAINER_REGISTRY (weak
+ *                references, taken out at shutdown), +1 a loop, made at ExecutorLeak.java:68
  * Settled:       run() waits for the job's result, then yields until the worker is WAITING (its
  *                next wait is LinkedBlockingQueue.take), no clock
  * Measured:      after loops 3, 5, 7, 11, 19, 35, 67, 131, 259, 515: 3, 5, 7, 11, 19, 35, 67, 131,

@@ -107,6 +107,8 @@ public final class LiveAttribution {
     private final List<WeakReference<Object>> removedProxies = new ArrayList<>();
     /** Fields the scenario set to something else while our proxy was in them. */
     private int replacedWhileProxied;
+    /** The field the proxies go into, once {@link #proxyTarget} chose it. */
+    private Field proxyField;
 
     private LiveAttribution(
             ClassLoader loader, Thread scenarioThread, Object instance, String[] steps, Object[] locals,
@@ -760,19 +762,67 @@ public final class LiveAttribution {
                             : lastKind.equals("CLASS") ? "the class loader that defined it"
                             : "an array or collection entry");
         }
+        Field field = proxyTarget();
         Class<?> declared = field.getType();
-        boolean collectionInterface = declared.isInterface()
-                && (Collection.class.isAssignableFrom(declared) || Map.class.isAssignableFrom(declared));
-        if (!collectionInterface) {
+        if (!collectionInterface(declared)) {
             return "a proxy needs a field declared as a Collection or Map interface, and "
                     + simpleName(field.getDeclaringClass().getName()) + "." + field.getName() + " is a "
-                    + declared.getName();
+                    + declared.getTypeName();
         }
         if (Modifier.isFinal(field.getModifiers())) {
             return "a proxy cannot go into the final field "
                     + simpleName(field.getDeclaringClass().getName()) + "." + field.getName();
         }
         return null;
+    }
+
+    private static boolean collectionInterface(Class<?> declared) {
+        return declared.isInterface()
+                && (Collection.class.isAssignableFrom(declared) || Map.class.isAssignableFrom(declared));
+    }
+
+    /**
+     * The field a recording proxy goes into: the node's field; or, when that one is not declared
+     * as a Collection or Map interface (an {@code Object} field that also holds the container),
+     * the first by name of the other non-final fields of its class, static as it is, declared as
+     * one, that hold the very same non-null object in every owner. The code that adds goes
+     * through the field of the container's type, and which of two fields holding one object the
+     * path names is the JVM's choice (JDK 17 and 25 list a class's fields in other orders).
+     * Chosen once; needs {@link #field}.
+     */
+    private Field proxyTarget() {
+        if (proxyField != null) {
+            return proxyField;
+        }
+        proxyField = field;
+        if (collectionInterface(field.getType())) {
+            return proxyField;
+        }
+        boolean isStatic = Modifier.isStatic(field.getModifiers());
+        List<Object> fieldOwners = isStatic ? Collections.singletonList(null) : owners;
+        Field[] candidates = field.getDeclaringClass().getDeclaredFields();
+        Arrays.sort(candidates, (a, b) -> a.getName().compareTo(b.getName()));
+        for (Field candidate : candidates) {
+            int modifiers = candidate.getModifiers();
+            if (candidate.equals(field) || Modifier.isStatic(modifiers) != isStatic || Modifier.isFinal(modifiers)
+                    || !collectionInterface(candidate.getType()) || fieldOwners.isEmpty()) {
+                continue;
+            }
+            boolean same = true;
+            try {
+                for (Object owner : fieldOwners) {
+                    Object value = get(field, owner);
+                    same &= value != null && get(candidate, owner) == value;
+                }
+            } catch (RuntimeException e) {
+                same = false;
+            }
+            if (same) {
+                proxyField = candidate;
+                break;
+            }
+        }
+        return proxyField;
     }
 
     /** The watch on the containers' size field, or null if they are not all of one known kind. */
@@ -885,6 +935,7 @@ public final class LiveAttribution {
         if (unfit != null) {
             return unfit;
         }
+        Field field = proxyTarget();
         boolean isStatic = Modifier.isStatic(field.getModifiers());
         List<Object> fieldOwners = isStatic ? Collections.singletonList(null) : owners;
         try {
@@ -910,7 +961,7 @@ public final class LiveAttribution {
     }
 
     private ClassLoader proxyLoader() {
-        ClassLoader l = field.getDeclaringClass().getClassLoader();
+        ClassLoader l = proxyTarget().getDeclaringClass().getClassLoader();
         return l != null ? l : loader;
     }
 
@@ -933,6 +984,7 @@ public final class LiveAttribution {
      * replaced it meanwhile). Idempotent; safe after a failed install.
      */
     public void restore() {
+        Field field = proxyField;
         for (int i = 0; i < proxies.size(); i++) {
             Object owner = proxiedOwners.get(i);
             if (get(field, owner) == proxies.get(i)) {
@@ -948,10 +1000,18 @@ public final class LiveAttribution {
 
     /**
      * After the proxies were removed and a full collection ran: each way the scenario could see
-     * them, as the report says it (none when it could not).
+     * them, as the report says it (none when it could not); first, where the proxies stood in
+     * another field than the node's (see {@link #proxyTarget}), which.
      */
     public String[] proxyLeaks() {
+        Field field = proxyField;
         List<String> out = new ArrayList<>();
+        if (field != null && !field.equals(this.field) && !removedProxies.isEmpty()) {
+            out.add("the proxy was in " + simpleName(field.getDeclaringClass().getName()) + "." + field.getName()
+                    + ", a field that holds the same object as the node's "
+                    + simpleName(this.field.getDeclaringClass().getName()) + "." + this.field.getName()
+                    + " (declared " + this.field.getType().getTypeName() + ", which a proxy cannot stand in)");
+        }
         int alive = 0;
         for (WeakReference<Object> proxy : removedProxies) {
             if (proxy.get() != null) {
