@@ -579,6 +579,7 @@ fn the_interval_of_a_running_sampling_changes_and_bad_input_is_refused() {
     // Each thread's next sample point was drawn at 32 KiB: let them pass it.
     wait_rounds(&child, 20);
     let at_4k = sampled_over(&child, &sampling, 400);
+    eprintln!("interval: {at_32k} sampled at 32 KiB, {at_4k} at 4 KiB over 400 rounds");
     // Eight times the samples for the same rounds, about; three is far from chance.
     assert!(
         at_4k > 3 * at_32k,
