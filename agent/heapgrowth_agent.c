@@ -90,6 +90,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
  *
  *   start,<reply file>,<interval bytes>,<class signature>[,<class signature>...]
  *   report,<reply file>,<1: full GC first | 0>
+ *   interval,<reply file>,<interval bytes>   (the running sampling's interval, from now on)
  *   stop,<reply file>
  *
  * Every command writes its reply file (to a temporary name, then renamed): `ok`, followed by
@@ -747,6 +748,39 @@ static jint report(JNIEnv *jni, char **args, int count, FILE *out, Message *mess
     return error == JVMTI_ERROR_NONE ? JNI_OK : fail(message, "cannot count the tagged objects", error);
 }
 
+/* Changes the running sampling's interval: what was sampled stays, and each thread's next
+ * sample comes at the new interval once its current one is taken (HotSpot picks a thread's
+ * next sampling point at each sample). The JVM-wide interval, as start's: every agent sees it. */
+static jint set_interval(char **args, int count, Message *message) {
+    if (count != 3) return fail(message, "interval needs a number of bytes", JVMTI_ERROR_NONE);
+    char *end = NULL;
+    errno = 0;
+    long interval = strtol(args[2], &end, 10);
+    if (*args[2] == '\0' || *end != '\0' || errno != 0 || interval < 0 || interval > INT32_MAX) {
+        return fail(message, "the interval is not a number of bytes", JVMTI_ERROR_NONE);
+    }
+    if (control_env == NULL) {
+        return fail(message, "allocation sampling is not running: it was never started",
+                    JVMTI_ERROR_NONE);
+    }
+    (*control_env)->RawMonitorEnter(control_env, lock);
+    jint result = JNI_OK;
+    if (!s.active) {
+        snprintf(message->text, sizeof message->text, "allocation sampling is not running: %.400s",
+                 s.stopped_because[0] ? s.stopped_because : "it was never started");
+        result = JNI_ERR;
+    } else {
+        jvmtiError error = (*s.env)->SetHeapSamplingInterval(s.env, (jint)interval);
+        if (error == JVMTI_ERROR_NONE) {
+            s.interval = (jint)interval;
+        } else {
+            result = fail(message, "cannot set the sampling interval", error);
+        }
+    }
+    (*control_env)->RawMonitorExit(control_env, lock);
+    return result;
+}
+
 /* The reply goes to a temporary name first and is renamed when complete, so heapgrowth never
  * reads half of one. */
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
@@ -781,6 +815,8 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         result = start(vm, jni, args, count, args[1], &message);
     } else if (strcmp(args[0], "report") == 0) {
         result = report(jni, args, count, out, &message);
+    } else if (strcmp(args[0], "interval") == 0) {
+        result = set_interval(args, count, &message);
     } else if (strcmp(args[0], "stop") == 0) {
         if (control_env != NULL) {
             (*control_env)->RawMonitorEnter(control_env, lock);

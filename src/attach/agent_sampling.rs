@@ -254,6 +254,29 @@ impl AttachedSampling {
         self.interval_bytes
     }
 
+    /// Changes the running sampling's interval to `interval_bytes` (0 samples every
+    /// allocation): the samples taken so far stay, and each thread takes its samples at the new
+    /// interval from its next one on. The interval is the JVM's, as at
+    /// [`AttachedSampling::start`].
+    pub fn set_interval(&mut self, interval_bytes: u32) -> Result<(), AttachError> {
+        if interval_bytes > i32::MAX as u32 {
+            return Err(AttachError::InvalidArgument {
+                command: "allocation sampling interval".into(),
+                reason: format!(
+                    "the interval {interval_bytes} is more than JVMTI takes ({} bytes)",
+                    i32::MAX
+                ),
+            });
+        }
+        self.command(
+            "interval",
+            &[&interval_bytes.to_string()],
+            "allocation sampling interval",
+        )?;
+        self.interval_bytes = interval_bytes;
+        Ok(())
+    }
+
     /// Counts the sampled objects of each allocation stack that are still in the heap; with
     /// `live`, after a full garbage collection (JVMTI's, which `-XX:+DisableExplicitGC` does not
     /// prevent), so that unreachable objects are not counted. Right after a live heap dump or

@@ -511,3 +511,83 @@ fn the_agent_stops_sampling_itself_once_heapgrowth_is_gone() {
         .stop()
         .unwrap();
 }
+
+/// Sampled allocations over the next `rounds` rounds of the child.
+fn sampled_over(child: &ChildProcess, sampling: &AttachedSampling, rounds: u64) -> u64 {
+    let before = sampling.report(false).unwrap().sampled_allocations;
+    wait_rounds(child, rounds);
+    sampling.report(false).unwrap().sampled_allocations - before
+}
+
+#[test]
+fn the_interval_of_a_running_sampling_changes_and_bad_input_is_refused() {
+    let child = sampled_child(&default_java_home());
+    let jvm = attach(&child);
+    let agent = AgentLibrary::extract().unwrap();
+    // The agent's command sent as it is: it runs inside the user's JVM, so every bad input
+    // must get an answer, never a crash.
+    let dir = PrivateTempDir::new("raw-interval").unwrap();
+    let reply = dir.path().join("reply");
+    let raw = |args: &str| -> String {
+        let _ = jvm.load_agent(agent.path(), &format!("interval,{}{args}", reply.display()));
+        let text = fs::read_to_string(&reply).unwrap_or_default();
+        let _ = fs::remove_file(&reply);
+        text
+    };
+    assert_eq!(
+        raw(",4096"),
+        "error\tallocation sampling is not running: it was never started\n"
+    );
+
+    let mut sampling = AttachedSampling::start(&jvm, &agent, &items(), 32 * 1024).unwrap();
+    for missing in ["", ",", ",1,2"] {
+        assert_eq!(
+            raw(missing),
+            "error\tinterval needs a number of bytes\n",
+            "{missing:?}"
+        );
+    }
+    for bad in [
+        ",x",
+        ",-1",
+        ",4096x",
+        ",2147483648",
+        ",99999999999999999999999",
+    ] {
+        assert_eq!(
+            raw(bad),
+            "error\tthe interval is not a number of bytes\n",
+            "{bad:?}"
+        );
+    }
+    let err = sampling.set_interval(1 << 31).unwrap_err();
+    assert!(
+        matches!(&err, AttachError::InvalidArgument { .. }) && err.to_string().contains("JVMTI"),
+        "{err}"
+    );
+    assert_eq!(sampling.interval_bytes(), 32 * 1024);
+
+    let first = report_until(&child, &sampling, |r| r.sampled_allocations >= 20);
+    assert_eq!(first.interval_bytes, 32 * 1024);
+    let at_32k = sampled_over(&child, &sampling, 400);
+    sampling.set_interval(4 * 1024).unwrap();
+    assert_eq!(sampling.interval_bytes(), 4 * 1024);
+    let report = sampling.report(false).unwrap();
+    assert_eq!(report.interval_bytes, 4 * 1024);
+    // What was sampled before stays.
+    assert!(report.sampled_allocations >= first.sampled_allocations);
+    // Each thread's next sample point was drawn at 32 KiB: let them pass it.
+    wait_rounds(&child, 20);
+    let at_4k = sampled_over(&child, &sampling, 400);
+    eprintln!("interval: {at_32k} sampled at 32 KiB, {at_4k} at 4 KiB over 400 rounds");
+    // Eight times the samples for the same rounds, about; three is far from chance.
+    assert!(
+        at_4k > 3 * at_32k,
+        "{at_4k} sampled allocations at 4 KiB, {at_32k} at 32 KiB, over 400 rounds each"
+    );
+    sampling.stop().unwrap();
+    assert_eq!(
+        raw(",4096"),
+        "error\tallocation sampling is not running: heapgrowth stopped it\n"
+    );
+}

@@ -647,3 +647,124 @@ fn ctrl_c_ends_a_periodic_watch_with_its_report() {
     assert_eq!(growing_targets(&json(&output)), Vec::<String>::new());
     assert_eq!(entries(&tmp), Vec::<String>::new(), "left in $TMPDIR");
 }
+
+/// Keeps one small `Ticket` (16 bytes) every 50 ms among 200 short-lived 2 KiB arrays: about
+/// 320 bytes a second of survivors among 8 MB of churn, which a 32 KiB sampling interval
+/// samples about once in 100 s. `clean` keeps the last 20 tickets only.
+const SURVIVORS_JAVA: &str = r#"
+import java.util.*;
+public class Survivors {
+    static final class Ticket {
+        final int id;
+        Ticket(int id) { this.id = id; }
+    }
+    static final List<Ticket> KEPT = new ArrayList<>();
+    static volatile byte[] sink;
+    public static void main(String[] args) throws Exception {
+        boolean clean = Arrays.asList(args).contains("clean");
+        System.out.println("ready");
+        System.out.flush();
+        int n = 0;
+        while (true) {
+            for (int i = 0; i < 200; i++) sink = new byte[2048];
+            KEPT.add(new Ticket(n++)); // KEEP
+            if (clean && KEPT.size() > 20) KEPT.remove(0);
+            Thread.sleep(50);
+        }
+    }
+}
+"#;
+
+fn survivors(name: &str, args: &[&str]) -> ChildJvm {
+    let dir = ChildJvm::directory(
+        &format!("watch-survivors-{name}"),
+        "Survivors.java",
+        SURVIVORS_JAVA,
+    );
+    let mut command = Command::new(java());
+    command.arg("Survivors.java").args(args);
+    ChildJvm::spawn(command, dir)
+}
+
+#[test]
+fn small_survivors_among_churn_lower_the_sampling_interval_and_the_report_says_so() {
+    let mut service = survivors("leak", &[]);
+    // The default interval, 32 KiB: the one that misses the tickets.
+    let output = watch(
+        "survivors-leak",
+        service.pid(),
+        &["--every", "300ms", "--for", "120s", "--format", "json"],
+    );
+    let log = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{log}");
+    let report = json(&output);
+    assert_eq!(
+        growing_targets(&report),
+        ["STATIC_FIELD Survivors.KEPT -> instance of java.util.ArrayList"],
+        "{log}"
+    );
+    let attribution = &report["scenarios"][0]["growing"][0]["attribution"];
+    let lowered = "the sampling interval was lowered from 32 KiB to 8 KiB at interval ";
+    let why = "because allocation sampling had seen ";
+    let keep_line = SURVIVORS_JAVA
+        .lines()
+        .position(|line| line.contains("// KEEP"))
+        .unwrap()
+        + 1;
+    eprintln!("survivors: attribution {}", attribution["status"]);
+    match attribution["status"].as_str() {
+        // Sampled after the lowering: the line that keeps them.
+        Some("attributed") => {
+            let stack = &attribution["stacks"][0];
+            let look = stack["place_to_look"].as_u64().unwrap() as usize;
+            assert_eq!(
+                stack["frames"][look],
+                format!("Survivors.main(Survivors.java:{keep_line})"),
+                "{attribution}"
+            );
+            let caveats = attribution["caveats"].to_string();
+            assert!(
+                caveats.contains(lowered) && caveats.contains(why),
+                "{attribution}"
+            );
+        }
+        // About 320 bytes a second are sampled once in 13 s at 4 KiB: the watch can end
+        // first, and says why, the lowering included.
+        _ => {
+            let reason = attribution["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("found no object of Survivors$Ticket allocated since it started")
+                    && reason.contains(lowered)
+                    && reason.contains(why),
+                "{attribution}"
+            );
+        }
+    }
+    assert!(service.alive());
+}
+
+#[test]
+fn survivors_kept_bounded_among_churn_are_clean_and_lower_nothing() {
+    let mut service = survivors("clean", &["clean"]);
+    // Past the first second, in which the 20 tickets fill up.
+    std::thread::sleep(Duration::from_secs(2));
+    let output = watch(
+        "survivors-clean",
+        service.pid(),
+        &["--every", "300ms", "--for", "6s", "--format", "json"],
+    );
+    let log = stderr(&output);
+    // Clean, or inconclusive where --for ended a search of the JVM's own warm-up: never
+    // growing, and never a lowered interval (that needs a candidate of the tickets).
+    assert_verdict_matches_status(&output);
+    assert_eq!(
+        growing_targets(&json(&output)),
+        Vec::<String>::new(),
+        "{log}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&output.stdout).contains("lowered"),
+        "{log}"
+    );
+    assert!(service.alive());
+}

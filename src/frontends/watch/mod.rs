@@ -10,6 +10,7 @@
 //! interactively, every press of Enter dumps. Each dump goes into a private directory and is
 //! deleted once read.
 
+mod interval;
 pub mod jfr;
 mod ticks;
 mod watched;
@@ -239,6 +240,8 @@ pub fn watch(
         sampled: Vec::new(),
         no_sampling,
         sampling_interval: options.sampling_interval,
+        lowerings: Vec::new(),
+        sampling_started_at: 0,
         candidate_since: Vec::new(),
         ended: None,
     };

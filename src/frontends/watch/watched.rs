@@ -4,11 +4,12 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::interval::{lowered_interval, Lowering};
 use super::{ConfirmationDue, StopReason, Tick, Ticks, WatchEvent};
 use crate::attach::{
     AgentLibrary, AttachedJvm, AttachedSampling, ClassHistogram, MAX_SAMPLED_CLASSES,
 };
-use crate::attribution::attached;
+use crate::attribution::{attached, Attribution};
 use crate::engine::{Advance, ScenarioError, Snapshot, SnapshotSource};
 use crate::growth::{
     ClassTrend, ClassTrendConfig, ConfirmationCut, GrowthSearch, PathStep, SearchOutcome,
@@ -45,6 +46,10 @@ pub(super) struct Watched<'a> {
     /// Why there is no sampling, once that is known.
     pub(super) no_sampling: Option<String>,
     pub(super) sampling_interval: u32,
+    /// The lowerings of `sampling_interval` so far ([`super::interval`]), told in the report.
+    pub(super) lowerings: Vec<Lowering>,
+    /// The watch's interval (histograms taken) when `sampling` started.
+    pub(super) sampling_started_at: u32,
     /// Each candidate path of the current search, with the search's position when it became
     /// one (its confirmation dumps are at twice and four times that).
     pub(super) candidate_since: Vec<(Vec<PathStep>, u32)>,
@@ -117,6 +122,7 @@ impl Watched<'_> {
         match AttachedSampling::start(&self.jvm, agent, &classes, self.sampling_interval) {
             Ok(sampling) => {
                 self.sampling = Some(sampling);
+                self.sampling_started_at = self.interval;
                 (self.events)(WatchEvent::SamplingStarted { classes: &classes });
                 self.sampled = classes;
             }
@@ -139,6 +145,44 @@ impl Watched<'_> {
             }
         }
         self.start_sampling(classes);
+    }
+
+    /// Lowers the sampling interval for the rest of the watch if a candidate's growing classes
+    /// have no sampled object alive although the sampling saw allocations
+    /// ([`lowered_interval`]): at most once per dump, within its budget. The dump just ran a
+    /// full collection, so what the agent counts now survived it.
+    fn lower_interval_if_needed(&mut self, nodes: &[crate::growth::GrowingNode]) {
+        let Some(sampling) = &mut self.sampling else {
+            return;
+        };
+        // A sampling (re)started at this interval has seen too little to tell anything.
+        if nodes.is_empty()
+            || self.sampling_started_at >= self.interval
+            || cannot_lower(sampling.interval_bytes(), &self.lowerings)
+        {
+            return;
+        }
+        let Ok(report) = sampling.report(false) else {
+            // Attribution reads the samples again at the end and says why if it cannot.
+            return;
+        };
+        for node in nodes {
+            let classes = attached::sampled_classes(std::iter::once(node));
+            let Some(to) = lowered_interval(&report, &classes, self.lowerings.len()) else {
+                continue;
+            };
+            if sampling.set_interval(to).is_ok() {
+                self.lowerings.push(Lowering {
+                    from: report.interval_bytes,
+                    to,
+                    at_interval: self.interval,
+                    classes,
+                    sampled_allocations: report.sampled_allocations,
+                });
+                self.sampling_interval = to;
+            }
+            return;
+        }
     }
 
     /// Attributes the growing nodes of `report` from the samples, and stops the sampling.
@@ -169,6 +213,18 @@ impl Watched<'_> {
                     .collect();
             }
             Err(why) => report.not_attributed = Some(why),
+        }
+        for lowering in &self.lowerings {
+            let caveat = lowering.caveat();
+            for attribution in report.attributions.iter_mut().flatten() {
+                match attribution {
+                    Attribution::Attributed { caveats, .. } => caveats.push(caveat.clone()),
+                    Attribution::NotAttributed { reason } => {
+                        reason.push_str("; ");
+                        reason.push_str(&caveat);
+                    }
+                }
+            }
         }
         if let Some(sampling) = sampling {
             // Best effort: the JVM may have ended; the agent's watchdog stops it then.
@@ -294,11 +350,17 @@ impl SnapshotSource for Watched<'_> {
             candidates: &candidates,
         });
         self.sample_candidates(&nodes);
+        self.lower_interval_if_needed(&nodes);
     }
 
     fn not_attributed(&self) -> Option<String> {
         None
     }
+}
+
+/// Whether the interval cannot be lowered any more: at the floor, or the budget spent.
+fn cannot_lower(interval: u32, lowerings: &[Lowering]) -> bool {
+    interval <= super::interval::INTERVAL_FLOOR || lowerings.len() >= super::interval::MAX_LOWERINGS
 }
 
 /// Why a watch that ended after `histograms` class histograms is not judged, if the class trend
