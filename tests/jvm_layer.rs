@@ -424,6 +424,21 @@ public class EntryClasses implements Runnable {
     public void run() {}
 }"#,
     ),
+    (
+        "StartsThreads.java",
+        r#"package t;
+/** Starts a thread per loop, which ends at once (the thread-start watch's test). */
+public class StartsThreads implements Runnable {
+    public static final java.util.List<Thread> STARTED = new java.util.ArrayList<>();
+    public void run() {
+        Thread thread = new Thread(() -> { });
+        STARTED.add(thread);
+        thread.setDaemon(true);
+        thread.start(); // START
+        thread.getState();
+    }
+}"#,
+    ),
 ];
 
 /// The JVM all tests in this process share.
@@ -1329,4 +1344,63 @@ fn child_waits_for_interrupt() {
     // Bounded, so a broken handler fails the parent's test instead of hanging it.
     std::thread::sleep(Duration::from_secs(60));
     panic!("no SIGINT arrived within 60 s");
+}
+
+#[test]
+fn the_thread_start_watch_records_each_start_at_its_callers_line() {
+    let agent = jvm().live_agent().expect("the agent is loaded");
+    let source = SCENARIO_SOURCES
+        .iter()
+        .find(|(name, _)| *name == "StartsThreads.java")
+        .unwrap()
+        .1;
+    let line = source
+        .lines()
+        .position(|l| l.ends_with("// START"))
+        .unwrap() as i32
+        + 1;
+    let mut scenario = open("t.StartsThreads").unwrap();
+    let start = scenario.path_start().unwrap();
+    let path = [
+        ["GC_ROOT", "", "Class", ""],
+        [
+            "STATIC_FIELD",
+            "t.StartsThreads",
+            "STARTED",
+            "java.util.ArrayList",
+        ],
+    ];
+    let live = start.follow_path(&path, Some(agent)).unwrap();
+    let (watch, label) = live
+        .thread_start_watch(agent.jvmti)
+        .unwrap()
+        .expect("this JDK's Thread has a status field start() reads");
+    scenario.run_loops(4).unwrap();
+    let record = watch.stop().unwrap();
+    assert!(
+        ["Thread.holder", "Thread.threadStatus"].contains(&label),
+        "{label}"
+    );
+    assert_eq!(record.dropped, 0);
+    // Only the reads start() makes: getState() and the JVM's own reads of the field are not
+    // recorded.
+    for stack in &record.stacks {
+        assert_eq!(
+            (stack[0].class.as_str(), stack[0].method.as_str()),
+            ("java.lang.Thread", "start"),
+            "{stack:?}"
+        );
+    }
+    let at_line = record
+        .stacks
+        .iter()
+        .filter(|stack| {
+            stack[1].class == "t.StartsThreads"
+                && stack[1].method == "run"
+                && stack[1].line == Some(line)
+        })
+        .count();
+    assert_eq!(at_line, 4, "{:?}", record.stacks);
+    drop(live);
+    drop(scenario);
 }

@@ -195,6 +195,30 @@ fn with_allocations(
         ),
         false => None,
     };
+    // A group of threads: the calls that start them keep them (the owner and value watches,
+    // and the read watch of the owner's size, are not set on a root group). Where the watch
+    // cannot run, the caveat says why.
+    let mut thread_caveat = THREAD_CAVEAT.to_owned();
+    let starts = match capabilities.field_access_events && root_group {
+        true => match live.thread_start_watch(agent.jvmti) {
+            Ok(Some(watch)) => Some(watch),
+            Ok(None) => {
+                thread_caveat = thread_caveat_because(
+                    "this JDK's Thread has neither field start() reads first (holder, \
+                     threadStatus) for a watch to see the call",
+                );
+                None
+            }
+            Err(error) => {
+                thread_caveat = thread_caveat_because(&format!(
+                    "the watch on Thread.start() could not be set: {}",
+                    describe(&error)
+                ));
+                None
+            }
+        },
+        false => None,
+    };
     let sampling = live.sample_allocations(agent.jvmti, &classes, root_group, !root_group)?;
     // The fields that link the node's growing children below its objects, for a value watch
     // (one field watch at a time: not beside the owner-field watch).
@@ -221,6 +245,10 @@ fn with_allocations(
     // The objects that are the node now: an array replaced on every add holds the new ones.
     let refreshed = live.refresh();
     let values = match values {
+        Some((watch, label)) => Some((watch.stop()?, label)),
+        None => None,
+    };
+    let starts = match starts {
         Some((watch, label)) => Some((watch.stop()?, label)),
         None => None,
     };
@@ -254,6 +282,19 @@ fn with_allocations(
     if let Some(attribution) = link_allocations(&found, node_is_array) {
         return Ok(with_caveats(attribution, caps));
     }
+    if let Some((watch, label)) = starts {
+        let recorder = format!("the watch on Thread.start() (its read of {label})");
+        let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
+        let missed = kept_by::cap_reason(&recorder, watch.stacks.len(), watch.dropped);
+        match thread_starts(watch, &found, user) {
+            Some(attribution) => return Ok(with_caveats(attribution, caps.into_iter().chain(cap))),
+            None => {
+                let mut why = format!("{recorder} saw no start() called from the user's code");
+                why.extend(missed.map(|reason| format!(" ({reason})")));
+                thread_caveat = thread_caveat_because(&why);
+            }
+        }
+    }
     if let Some((watch, label)) = values {
         let recorder = format!("the watch on {label}");
         let cap = kept_by::cap_caveat(&recorder, watch.stacks.len(), watch.dropped);
@@ -281,10 +322,9 @@ fn with_allocations(
             reasons.extend(cap_reason);
             Attribution::not_attributed(reasons.join("; "))
         }
-        attributed if root_group => with_caveats(
-            attributed,
-            std::iter::once(THREAD_CAVEAT.into()).chain(caps),
-        ),
+        attributed if root_group => {
+            with_caveats(attributed, std::iter::once(thread_caveat).chain(caps))
+        }
         attributed => with_caveats(attributed, caps),
     })
 }
@@ -368,10 +408,21 @@ fn or_say<T>(
     })
 }
 
-/// What an attribution of a group of threads always says: the allocation is all there is.
+/// What an attribution of a group of threads says where the agent cannot watch `start()` (no
+/// `can_generate_field_access_events`): the allocation is all there is.
 const THREAD_CAVEAT: &str = "the node is a group of threads, which the JVM keeps as GC roots \
-    while they run: the call that keeps one is its start(), which no recorder here watches, so \
-    the place shown is where the thread was allocated";
+    while they run: the call that keeps one is its start(), which no recorder here watches \
+    without the JVMTI capability can_generate_field_access_events (the agent lacks it), so the \
+    place shown is where the thread was allocated";
+
+/// The caveat of a group of threads attributed at its allocation, because of `why`.
+fn thread_caveat_because(why: &str) -> String {
+    format!(
+        "the node is a group of threads, which the JVM keeps as GC roots while they run: the \
+         call that keeps one is its start(), but {why}, so the place shown is where the thread \
+         was allocated"
+    )
+}
 
 /// `attribution` with `caveats` added (an attributed one; a reason stays as it is).
 fn with_caveats(
@@ -599,6 +650,43 @@ fn linking_writes(
     let stacks = group_kept(events);
     Ok(Attribution::Attributed {
         kind: RecordKind::Writes(label.to_owned()),
+        stacks,
+        caveats: Vec::new(),
+        hints: Vec::new(),
+    })
+}
+
+/// The thread-start watch's result: the calls from the user's code that started threads
+/// (`start()`, or a library call that starts one, such as an executor's `execute`), "kept by",
+/// each with the object the starting thread was last seen to make, when it is under the node,
+/// as made-at. `None` when the user's code started none.
+fn thread_starts(watch: WatchRecord, found: &Found, user: &UserCode) -> Option<Attribution> {
+    let events: Vec<KeptEvent> = watch
+        .stacks
+        .into_iter()
+        .zip(watch.paired)
+        .filter_map(|(frames, paired)| {
+            // A start with no user frame below it (a pool's own thread adding a worker) names
+            // no call of the user's: `None` here.
+            let (operation, frames) = split_owner_stack(&user.classify(frames))?;
+            let (made_at, made_rank) = match found.made_at(paired) {
+                Some((frames, rank)) => (Some(frames), rank),
+                None => (None, kept_by::UNKNOWN_CHILD),
+            };
+            Some(KeptEvent {
+                operation,
+                frames,
+                made_at,
+                made_rank,
+            })
+        })
+        .collect();
+    if events.is_empty() {
+        return None;
+    }
+    let stacks = group_kept(events);
+    Some(Attribution::Attributed {
+        kind: RecordKind::Calls(operations(&stacks)),
         stacks,
         caveats: Vec::new(),
         hints: Vec::new(),

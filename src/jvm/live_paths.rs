@@ -11,7 +11,7 @@ use super::boundary::{as_class, new_string_array, string, strings_or_empty};
 use super::{JavaAccess, JvmError, Scenario};
 use crate::jvmti::{
     AgentCapabilities, AllocationSampling, ClassDefinitions, ClassRecord, FieldWatch, Frame,
-    JvmtiEnv, ReadRecord, ReadWatch, SampleRecord, WatchRecord, WatchedField,
+    JvmtiEnv, ReadRecord, ReadWatch, SampleRecord, StartWatch, WatchRecord, WatchedField,
 };
 
 /// What live attribution needs from a front end (the command line's [`Scenario`] in a JVM
@@ -610,6 +610,81 @@ impl LiveNode {
         Ok(ActiveSampling {
             sampling,
             java: Arc::clone(&self.java),
+        })
+    }
+}
+
+/// The field of its thread `Thread.start()` reads first, by JDK: the holder of its status on
+/// JDK 19 and later, the status itself on JDK 17. Field name and signature.
+const THREAD_START_READS: [(&str, &str); 2] = [
+    ("holder", "Ljava/lang/Thread$FieldHolder;"),
+    ("threadStatus", "I"),
+];
+
+/// `Thread`'s start methods: `start()`, and on JDK 19 and later `start(ThreadContainer)`, which
+/// executors call (it does not go through `start()`).
+const THREAD_START_METHODS: [&str; 2] = ["()V", "(Ljdk/internal/vm/ThreadContainer;)V"];
+
+impl LiveNode {
+    /// Starts a watch on the calls of `Thread.start` (see [`crate::jvmti::StartWatch`]): the
+    /// stacks of the calls that start threads, which keep them (a running thread is a GC root).
+    /// The label names the field read; `None` if this JDK's `Thread` has neither field.
+    pub fn thread_start_watch<'j>(
+        &self,
+        jvmti: &'j JvmtiEnv,
+    ) -> Result<Option<(ActiveStartWatch<'j>, &'static str)>, JvmError> {
+        let found = self.java.with_env(|env| {
+            let class = env.find_class("java/lang/Thread");
+            let class = self
+                .java
+                .unexpected(env, "finding java.lang.Thread", class)?;
+            // A JDK without a field or method throws NoSuchFieldError or NoSuchMethodError.
+            let Some((name, id)) = THREAD_START_READS.iter().find_map(|(name, signature)| {
+                let id = env.get_field_id(&class, name, signature);
+                super::boundary::catch(env, id).ok().map(|id| (*name, id))
+            }) else {
+                return Ok(None);
+            };
+            let methods: Vec<_> = THREAD_START_METHODS
+                .iter()
+                .filter_map(|signature| {
+                    let id = env.get_method_id(&class, "start", signature);
+                    super::boundary::catch(env, id).ok()
+                })
+                .collect();
+            let watch = jvmti.watch_thread_starts(env, &class, id, &methods)?;
+            Ok(Some((watch, name)))
+        })?;
+        Ok(found.map(|(watch, name)| {
+            let label = match name {
+                "holder" => "Thread.holder",
+                _ => "Thread.threadStatus",
+            };
+            (
+                ActiveStartWatch {
+                    watch,
+                    java: Arc::clone(&self.java),
+                },
+                label,
+            )
+        }))
+    }
+}
+
+/// A thread-start watch running (see [`LiveNode::thread_start_watch`]).
+#[derive(Debug)]
+pub struct ActiveStartWatch<'j> {
+    watch: StartWatch<'j>,
+    java: Arc<JavaAccess>,
+}
+
+impl ActiveStartWatch<'_> {
+    /// Switches the watch off and returns the recorded stacks (one field: `fields` all 0).
+    pub fn stop(self) -> Result<WatchRecord, JvmError> {
+        let ActiveStartWatch { watch, java } = self;
+        java.with_env(|env| {
+            let mut code_source = |env: &mut JNIEnv, class: &JObject| java.code_source(env, class);
+            Ok(watch.stop(env, &mut code_source)?)
         })
     }
 }

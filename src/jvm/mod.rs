@@ -52,8 +52,8 @@ pub use self::error::{JavaException, JvmError};
 pub use self::exit::{on_jvm_end, ExitCall, JvmEnd, JVM_ENDED_EXIT_STATUS, START_FAILED_REASON};
 pub use self::jdk::{find_jdk, Jdk, JdkSource, MIN_JAVA_FEATURE_VERSION};
 pub use self::live_paths::{
-    ActiveClassDefinitions, ActiveSampling, ActiveWatch, LiveAgent, LiveNode, LiveScenario,
-    OwnerFields, PathStart, Recorder,
+    ActiveClassDefinitions, ActiveSampling, ActiveStartWatch, ActiveWatch, LiveAgent, LiveNode,
+    LiveScenario, OwnerFields, PathStart, Recorder,
 };
 pub use crate::jvmti::AgentCapabilities;
 use crate::jvmti::JvmtiEnv;

@@ -383,12 +383,12 @@ fn a_thread_started_per_loop_that_never_ends() {
 }
 
 #[test]
-fn a_leaked_thread_is_attributed_to_the_line_that_created_it() {
+fn a_leaked_thread_is_attributed_to_the_line_that_started_it() {
     let output = heapgrowth(&["corpus.leaks.ThreadLeak"], &["--format", "json"]);
     let document = json(&output);
     let attribution = &document["scenarios"][0]["growing"][0]["attribution"];
     assert_eq!(attribution["status"], "attributed", "{attribution}");
-    assert_eq!(attribution["kind"], "allocated at");
+    assert_eq!(attribution["kind"], "calls to start()", "{attribution}");
     let frame = attribution["stacks"][0]["frames"][0].as_str().unwrap();
     assert!(
         frame.starts_with("corpus.leaks.ThreadLeak.run(ThreadLeak.java:"),

@@ -194,9 +194,9 @@ impl Drop for ReadWatch<'_> {
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe extern "system" fn on_field_access(
     jvmti: *mut sys::jvmtiEnv,
-    _jni: *mut sys::JNIEnv,
+    jni: *mut sys::JNIEnv,
     _thread: sys::jthread,
-    _method: sys::jmethodID,
+    method: sys::jmethodID,
     _location: sys::jlocation,
     field_klass: sys::jclass,
     object: sys::jobject,
@@ -205,6 +205,11 @@ pub(super) unsafe extern "system" fn on_field_access(
     let _ = catch_unwind(AssertUnwindSafe(|| {
         // Safety: the JVM passes its live environment and the references of this event.
         unsafe { record_read(jvmti, field_klass, object, field) }
+    }));
+    // The thread-start watch shares the event (one callbacks table).
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        // Safety: as above, on the event's thread.
+        unsafe { super::thread_starts::record_start_read(jvmti, jni, method, field) }
     }));
 }
 

@@ -16,6 +16,7 @@ pub use heap::MAX_OBJECTS_VISITED;
 pub use jni::sys::jfieldID;
 pub use sample_tags::{MAX_LIVE, MAX_STACKS};
 pub use stacks::{CodeSourceOf, Frame, WatchRecord, MAX_FRAMES};
+pub use thread_starts::StartWatch;
 
 use std::fmt;
 use std::ptr::NonNull;
@@ -42,6 +43,7 @@ mod field_watch;
 mod heap;
 mod sample_tags;
 mod stacks;
+mod thread_starts;
 
 /// The single place where JVMTI return codes become errors.
 fn check(function: &'static str, code: sys::jvmtiError) -> Result<(), JvmtiError> {

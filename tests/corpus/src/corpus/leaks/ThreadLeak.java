@@ -17,7 +17,7 @@
  *                blockerLock Object, its inherited AccessControlContext + ProtectionDomain[],
  *                the Watcher, the latch's AbstractQueuedSynchronizer$SharedNode), and a 64 KiB
  *                native stack; every thread is WAITING when run() returns
- * Growing call:  corpus.leaks.ThreadLeak.run(ThreadLeak.java:71) (Thread.start)
+ * Growing call:  corpus.leaks.ThreadLeak.run(ThreadLeak.java:71) (Thread.start; attributed there)
  * Settled:       run() returns only once the new thread is WAITING (parked in the latch); it
  *                yields while it waits, no clock
  * Measured:      after loops 3, 5, 7, 11, 19, 35, 67, 131, 259, 515: 3, 5, 7, 11, 19, 35, 67, 131,
