@@ -143,6 +143,11 @@ pub(super) struct Series {
     ///
     /// [`CONSTANT_POOL_FIELD`]: super::config::CONSTANT_POOL_FIELD
     pub(super) in_constant_pool: bool,
+    /// Whether the node *is* a class's constant pool array, or its slots (`[x]` right below
+    /// it): never a candidate (see [`CONSTANT_POOL_FIELD`]).
+    ///
+    /// [`CONSTANT_POOL_FIELD`]: super::config::CONSTANT_POOL_FIELD
+    pub(super) is_constant_pool: bool,
     /// The root group of the boot loader's classes (see [`SYSTEM_CLASS_ROOTS`]).
     ///
     /// [`SYSTEM_CLASS_ROOTS`]: super::config::SYSTEM_CLASS_ROOTS

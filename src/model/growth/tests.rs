@@ -1726,6 +1726,26 @@ fn a_constant_resolved_late_does_not_extend_the_search_nor_hide_a_leak() {
 }
 
 #[test]
+fn a_constant_pool_filling_during_confirmation_is_never_a_candidate() {
+    // A class's constant pool resolves strings at its own pace (JDK 17's
+    // `UnixChannelFactory`, by the settler's reads of /proc): here one more every 100 loops,
+    // through the confirmation of a real leak beside it. The array has a fixed length, so its
+    // filling slots are never a leak: the search confirms the leak as if the pool were still.
+    let still = search(|loops| heap_with_static_slots(loops, "<resolved_references>", 2));
+    let filling = search(|loops| {
+        heap_with_static_slots(loops, "<resolved_references>", (2 + loops / 100).min(8))
+    });
+    let leak = ["STATIC_FIELD Cart.items -> instance of java.util.ArrayList"];
+    assert_eq!(reported(&still), leak);
+    assert_eq!(reported(&filling), leak);
+    assert!(filling.leveled_off.is_empty(), "{:?}", filling.leveled_off);
+    assert_eq!(
+        (filling.loops, filling.snapshots),
+        (still.loops, still.snapshots)
+    );
+}
+
+#[test]
 fn a_system_class_initialised_late_does_not_extend_the_search() {
     // The cache of `a_cache_full_before_the_third_new_high_is_not_even_a_candidate`, beside
     // the JDK's classes (sticky class roots). From loop 16 on, either one more of them has a

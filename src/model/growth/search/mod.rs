@@ -296,14 +296,22 @@ impl GrowthSearch {
                             Some(rule)
                         });
                     let name = self.names.get(node.key.name);
-                    let in_constant_pool = parent
-                        .is_some_and(|p| self.series[p as usize].in_constant_pool)
-                        || (node.key.kind == StepKind::StaticField && name == CONSTANT_POOL_FIELD);
+                    // The array, or its slots (`[x]`): both fill as constants resolve.
+                    let is_constant_pool = (node.key.kind == StepKind::StaticField
+                        && name == CONSTANT_POOL_FIELD)
+                        || (node.key.kind == StepKind::ArrayEntry
+                            && parent.is_some_and(|p| {
+                                let parent = &self.series[p as usize];
+                                parent.is_constant_pool && parent.key.kind == StepKind::StaticField
+                            }));
+                    let in_constant_pool = is_constant_pool
+                        || parent.is_some_and(|p| self.series[p as usize].in_constant_pool);
                     self.series.push(Series {
                         parent,
                         key: node.key,
                         ignored_by,
                         in_constant_pool,
+                        is_constant_pool,
                         system_classes: node.parent.is_none() && name == SYSTEM_CLASS_ROOTS,
                         counts_own_objects: node.parent.is_none() && name == "ThreadObject",
                         is_root: node.parent.is_none(),

@@ -255,6 +255,12 @@ impl GrowthSearch {
                 (!series.is_candidate() || keeps_pace(series, kind, loops_at))
                     && (kind != GrowthKind::Spread || grew_by_a_share(series, required, snapshot))
             });
+            // A constant pool's array has the length the class gave it: it and its slots
+            // filling as the JVM resolves constants are never a leak (what a resolved constant
+            // keeps is a path further below, judged like any other).
+            if series.is_constant_pool {
+                kinds.clear();
+            }
             set_candidacy(series, kinds, snapshot);
         }
         // Paths this snapshot doesn't have: their measures are zero now.
