@@ -608,7 +608,7 @@ fn remove_probe_cut() -> String {
         "remove() probe cut short: the watch of the container's reads switched itself off after \
          {} reads (its cost), so calls to remove() that removed nothing may be missing from the \
          hints",
-        thousands(crate::jvmti::MAX_READ_EVENTS)
+        super::sampling_cap::thousands(crate::jvmti::MAX_READ_EVENTS)
     )
 }
 
@@ -865,7 +865,7 @@ fn with_watch(
                             "remove() probe cut short: the watch of the container's reads \
                              switched itself off after {} reads (its cost), so calls to remove() \
                              that removed nothing may be missing from the hints",
-                            thousands(crate::jvmti::MAX_READ_EVENTS)
+                            super::sampling_cap::thousands(crate::jvmti::MAX_READ_EVENTS)
                         ));
                     }
                     Attribution::Attributed {
@@ -880,19 +880,6 @@ fn with_watch(
         }
     };
     Ok(with_caveats(watched, cap))
-}
-
-/// `200000` as `200,000`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// Runs the attribution loops, then waits for the work they handed to other threads (a task

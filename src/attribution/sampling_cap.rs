@@ -26,16 +26,16 @@ fn missed(record: &SampleRecord) -> Option<String> {
             format!(
                 "allocation sampling stopped recording while {} sampled objects were alive (its \
                  cap on live objects), and {} more were not recorded",
-                grouped(MAX_LIVE),
-                grouped(for_live)
+                thousands(MAX_LIVE),
+                thousands(for_live)
             )
         } else {
             format!(
                 "allocation sampling stopped recording after {} sampled objects (its cap; this \
                  JVM reports no freed objects, so dead ones counted too), and {} more were not \
                  recorded",
-                grouped(MAX_LIVE),
-                grouped(for_live)
+                thousands(MAX_LIVE),
+                thousands(for_live)
             )
         });
     }
@@ -43,22 +43,22 @@ fn missed(record: &SampleRecord) -> Option<String> {
         parts.push(format!(
             "allocation sampling's table of {} distinct allocation stacks was full, and {} \
              objects allocated at other stacks were not recorded",
-            grouped(MAX_STACKS as u64),
-            grouped(record.dropped_for_stacks)
+            thousands(MAX_STACKS as u64),
+            thousands(record.dropped_for_stacks)
         ));
     }
     if record.walk_cut {
         parts.push(format!(
             "the walk below the node stopped after {} objects (its bound), so sampled objects \
              further down were not looked at",
-            grouped(crate::jvmti::MAX_OBJECTS_VISITED as u64)
+            thousands(crate::jvmti::MAX_OBJECTS_VISITED as u64)
         ));
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// `1000000` as `1,000,000`.
-fn grouped(n: u64) -> String {
+/// `1000000` as `1,000,000`: the counts in attribution's texts.
+pub(super) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {

@@ -14,9 +14,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
-use jni::objects::{GlobalRef, JClass, JFieldID, JMethodID};
+use jni::objects::{JClass, JFieldID, JMethodID};
 use jni::JNIEnv;
 
+use super::field_reads::AccessWatch;
 use super::stacks::{current_stack, CodeSourceOf, RawStack, WatchRecord, MAX_EVENTS};
 use super::sys;
 use super::{JvmtiEnv, JvmtiError};
@@ -37,10 +38,7 @@ static STARTING: Mutex<Option<Starting>> = Mutex::new(None);
 /// A thread-start watch in place: stop it with [`StartWatch::stop`]; dropping it stops it too
 /// (without resolving the stacks).
 pub struct StartWatch<'e> {
-    env: &'e JvmtiEnv,
-    class: GlobalRef,
-    field: sys::jfieldID,
-    active: bool,
+    access: AccessWatch<'e>,
 }
 
 impl std::fmt::Debug for StartWatch<'_> {
@@ -62,12 +60,7 @@ impl JvmtiEnv {
         methods: &[JMethodID],
     ) -> Result<StartWatch<'e>, JvmtiError> {
         let field = field.into_raw();
-        let class = jni
-            .new_global_ref(class)
-            .map_err(|e| JvmtiError::AttachFailed {
-                function: "NewGlobalRef",
-                reason: e.to_string(),
-            })?;
+        let access = AccessWatch::new(self, jni, class, field)?;
         {
             let mut starting = STARTING.lock().unwrap_or_else(|p| p.into_inner());
             if starting.is_some() {
@@ -82,23 +75,8 @@ impl JvmtiEnv {
             });
         }
         // From here the drop of `watch` clears the recording (and the watch once set).
-        let mut watch = StartWatch {
-            env: self,
-            class,
-            field,
-            active: false,
-        };
-        self.install_callbacks()?;
-        // Safety: the class reference is live, `field` is one of its fields (the caller got it
-        // from GetFieldID on this class).
-        unsafe {
-            jvmti!(
-                self,
-                SetFieldAccessWatch(watch.class.as_obj().as_raw(), field)
-            )
-        }?;
-        watch.active = true;
-        self.set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_ACCESS, true)?;
+        let mut watch = StartWatch { access };
+        watch.access.set()?;
         Ok(watch)
     }
 }
@@ -111,12 +89,15 @@ impl StartWatch<'_> {
         jni: &mut JNIEnv,
         code_source: &mut CodeSourceOf,
     ) -> Result<WatchRecord, JvmtiError> {
-        self.switch_off()?;
+        self.access.switch_off(false)?;
         let starting = STARTING.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some(starting) = starting else {
             return Ok(WatchRecord::default());
         };
-        let stacks = self.env.resolve(jni, &starting.stacks, code_source)?;
+        let stacks = self
+            .access
+            .env
+            .resolve(jni, &starting.stacks, code_source)?;
         Ok(WatchRecord {
             fields: vec![0; stacks.len()],
             stacks,
@@ -124,30 +105,11 @@ impl StartWatch<'_> {
             paired: starting.paired,
         })
     }
-
-    fn switch_off(&mut self) -> Result<(), JvmtiError> {
-        if !self.active {
-            return Ok(());
-        }
-        self.active = false;
-        // Both steps are attempted, the first error is returned.
-        let disabled = self
-            .env
-            .set_event_for_all_threads(sys::JVMTI_EVENT_FIELD_ACCESS, false);
-        // Safety: the class reference is live and the watch was set on (class, field).
-        let cleared = unsafe {
-            jvmti!(
-                self.env,
-                ClearFieldAccessWatch(self.class.as_obj().as_raw(), self.field)
-            )
-        };
-        disabled.and(cleared)
-    }
 }
 
 impl Drop for StartWatch<'_> {
     fn drop(&mut self) {
-        let _ = catch_unwind(AssertUnwindSafe(|| self.switch_off()));
+        let _ = catch_unwind(AssertUnwindSafe(|| self.access.switch_off(false)));
         *STARTING.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
