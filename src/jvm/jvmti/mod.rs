@@ -34,6 +34,7 @@ macro_rules! jvmti {
     };
 }
 
+mod access_watch;
 mod allocation_sampling;
 mod class_definitions;
 mod classes;

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use jni::objects::{JClass, JFieldID, JMethodID};
 use jni::JNIEnv;
 
-use super::field_reads::AccessWatch;
+use super::access_watch::AccessWatch;
 use super::stacks::{current_stack, CodeSourceOf, RawStack, WatchRecord, MAX_EVENTS};
 use super::sys;
 use super::{JvmtiEnv, JvmtiError};
