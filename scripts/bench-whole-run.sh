@@ -45,22 +45,23 @@ cases=(
 
 source scripts/stats.sh
 # The run's phase sums from its JSON report: snapshots loops dump parse analysis attribution
-# first-snapshot-ratio analysis-per-snapshot.
+# first-snapshot-ratio analysis-per-snapshot parse-per-snapshot.
 phases() {
     jq -r '.scenarios[0] | .timings_ms as $t
         | [.snapshots, .loops, ($t.dump | add // 0), ($t.parse | add // 0),
            ($t.analysis | add // 0), ($t.attribution | add // 0),
            (if ($t.dump | length) > 0 and $t.dump[0] > 0
             then (($t.parse[0] + $t.analysis[0]) / $t.dump[0]) else 0 end),
-           ($t.analysis | map(tostring) | join("/"))]
+           ($t.analysis | map(tostring) | join("/")),
+           ($t.parse | map(tostring) | join("/"))]
         | @tsv' "$1"
 }
 
 : >"$work/summary"
 echo "Per run (ms; ratio = (parse + analysis) / dump, summed over all snapshots of the run):"
 echo
-echo "| scenario | binary | run | wall | snapshots | loops | dump | parse | analysis | attribution | rest | ratio | first snapshot's ratio | analysis per snapshot |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| scenario | binary | run | wall | snapshots | loops | dump | parse | analysis | attribution | rest | ratio | first snapshot's ratio | analysis per snapshot | parse per snapshot |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for case in "${cases[@]}"; do
     IFS='|' read -r name classpath scenario extra <<<"$case"
     if [[ -n "$filter" && "$name" != *"$filter"* ]]; then
@@ -81,16 +82,16 @@ for case in "${cases[@]}"; do
             wall=$(( ($(date +%s%N) - started) / 1000000 ))
             echo "$wall" >>"$work/$b.times"
             if [ -s "$work/report.json" ]; then
-                IFS=$'\t' read -r snapshots loops dump parse analysis attribution first each <<<"$(phases "$work/report.json")"
+                IFS=$'\t' read -r snapshots loops dump parse analysis attribution first each parses <<<"$(phases "$work/report.json")"
             else
-                snapshots='?' loops='?' dump=0 parse=0 analysis=0 attribution=0 first=0 each=
+                snapshots='?' loops='?' dump=0 parse=0 analysis=0 attribution=0 first=0 each= parses=
             fi
             ratio=$(awk -v d="$dump" -v p="$parse" -v a="$analysis" 'BEGIN {printf "%.2f", (d > 0 ? (p + a) / d : 0)}')
             echo "$ratio" >>"$work/$b.ratios"
             echo "$snapshots|$loops|$status" >"$work/$b.last"
-            printf '| %s | %s | %d | %d | %s | %s | %d | %d | %d | %d | %d | %s | %.2f | %s |\n' "$name" "$bin" "$run" \
+            printf '| %s | %s | %d | %d | %s | %s | %d | %d | %d | %d | %d | %s | %.2f | %s | %s |\n' "$name" "$bin" "$run" \
                 "$wall" "$snapshots" "$loops" "$dump" "$parse" "$analysis" "$attribution" \
-                $((wall - dump - parse - analysis - attribution)) "$ratio" "$first" "$each"
+                $((wall - dump - parse - analysis - attribution)) "$ratio" "$first" "$each" "$parses"
         done
     done
     for b in "${!bins[@]}"; do

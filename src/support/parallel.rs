@@ -42,16 +42,21 @@ pub(crate) fn thread_id() -> i32 {
 }
 
 /// Undoes [`yield_to_every_other_thread`] for the thread `tid` (from [`thread_id`] on that
-/// thread), so that it runs soon even on a busy machine. A `tid` of 0 (not known) or a thread
-/// that has ended changes nothing.
-pub(crate) fn back_to_normal_priority(tid: i32) {
+/// thread), so that it runs soon even on a busy machine; returns whether it did. A `tid` of 0
+/// (not known) or a thread that has ended changes nothing.
+///
+/// Only root can count on it: Linux lets an unprivileged process leave `SCHED_IDLE` only when
+/// `RLIMIT_NICE` allows nice 0 (`ulimit -e` of 20 or more; most systems give 0), so for most
+/// users the thread stays at idle priority and callers must not wait on it as if it ran.
+pub(crate) fn back_to_normal_priority(tid: i32) -> bool {
     #[cfg(target_os = "linux")]
     if tid > 0 {
         let param = libc::sched_param { sched_priority: 0 };
         // Safety: as in `yield_to_every_other_thread`; a stale tid fails with ESRCH, or (if
         // reused by another of this process's threads) gives it the normal policy it has.
-        let _ = unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param) };
+        return unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param) } == 0;
     }
+    false
 }
 
 /// Runs `work` on each of `items` at the same time, the first on this thread and each other
@@ -97,6 +102,39 @@ pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + S
 
 #[cfg(test)]
 mod tests {
+    /// The dump follower's hand-over waits long only for a thread it could raise: the answer
+    /// must be the kernel's (root, or an `RLIMIT_NICE` that allows nice 0), not a guess.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_idle_thread_is_raised_only_where_the_user_may() {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // Safety: `limit` is a valid rlimit to fill.
+        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NICE, &mut limit) }, 0);
+        // CAP_SYS_NICE (bit 23 of the effective set): root has it, but not in a container
+        // that drops it, as Docker does by default.
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let effective = status
+            .lines()
+            .find_map(|line| line.strip_prefix("CapEff:"))
+            .map(|hex| u64::from_str_radix(hex.trim(), 16).unwrap())
+            .unwrap();
+        let may = effective & (1 << 23) != 0 || limit.rlim_cur >= 20;
+        let raised = std::thread::spawn(|| {
+            super::yield_to_every_other_thread();
+            // Safety: no preconditions.
+            let idle = unsafe { libc::sched_getscheduler(0) } == libc::SCHED_IDLE;
+            (idle, super::back_to_normal_priority(super::thread_id()))
+        })
+        .join()
+        .unwrap();
+        assert_eq!(raised, (true, may));
+        // Nothing to raise without a thread id.
+        assert!(!super::back_to_normal_priority(0));
+    }
+
     #[test]
     fn results_come_back_in_order() {
         let items: Vec<u64> = (0..5).collect();

@@ -147,8 +147,10 @@ fn lock() -> MutexGuard<'static, Registry> {
 }
 
 /// Starts the watcher thread, once per process (tried once: without it the reading threads'
-/// own looks still release the pages).
-fn start_watcher() {
+/// own looks still release the pages). A thread starts with its parent's priority, and only
+/// root may raise an idle-priority thread (see [`crate::parallel::back_to_normal_priority`]),
+/// so the dump follower calls this before its thread goes to idle priority.
+pub(crate) fn start_watcher() {
     static STARTED: OnceLock<()> = OnceLock::new();
     STARTED.get_or_init(|| {
         let _ = std::thread::Builder::new()
@@ -160,8 +162,8 @@ fn start_watcher() {
 /// The watcher: sleeps while no dump is mapped, else looks every
 /// [`RESIDENT_CHECK_INTERVAL`].
 fn watch() {
-    // Started by whichever thread maps a dump first: the dump follower runs at idle
-    // priority, which a busy machine starves, and a late look lets the pages pile up.
+    // Started by whichever thread maps a dump first, which may run at idle priority (a busy
+    // machine starves it, and a late look lets the pages pile up): raised where allowed.
     crate::parallel::back_to_normal_priority(crate::parallel::thread_id());
     let mut registry = lock();
     loop {

@@ -31,9 +31,17 @@ use super::{assemble, check_object_count, read_graph, HprofError, ReadLimits};
 use crate::heap::graph::{DumpBytes, DumpMapping};
 use crate::heap::HeapGraph;
 
-/// How long finishing waits for the follower to hand over what it read: it answers within a
-/// millisecond or two when the machine is idle, as it is once the dump returns.
+/// How long finishing waits for the follower to hand over what it read, once it runs at
+/// normal priority again: it answers within a millisecond or two when the machine is idle, as
+/// it is once the dump returns.
 const HAND_OVER_WAIT: Duration = Duration::from_millis(500);
+
+/// How long finishing waits for a follower that could not be given its normal priority back
+/// (an unprivileged user: see [`crate::parallel::back_to_normal_priority`]). On an idle machine
+/// it answers as fast as at normal priority. On a busy one it gets a millisecond of CPU every
+/// few hundred (its weight is 3 against a busy process's 1,024), so waiting longer would only
+/// delay the usual read, which then does the work at normal priority.
+const IDLE_HAND_OVER_WAIT: Duration = Duration::from_millis(20);
 
 /// How long [`DumpFollower::abandon`] waits for the follower to let go of a failed dump: it
 /// looks at `stop` between reads of at most [`READ_AHEAD_STEP`] plus a segment.
@@ -44,6 +52,12 @@ const POLL: Duration = Duration::from_millis(1);
 
 /// New bytes worth reading: fewer wait for the next look (a segment is about 1 MiB).
 const READ_AHEAD_STEP: u64 = 256 << 10;
+
+/// Bytes read at most between two looks at `stop` (a few milliseconds of reading): a follower
+/// that fell behind and is told to stop hands over (or, left behind, lets go of its memory and
+/// the file) after this much, not after the whole backlog. Tests lower it so that their small
+/// dumps are read in several bounded steps too.
+const MOST_READ_AT_ONCE: u64 = if cfg!(test) { 200 } else { 4 << 20 };
 
 /// Bytes within which any header [`scan::read_header`] accepts ends.
 const HEADER_READ_BYTES: u64 = 64 + 12;
@@ -90,6 +104,8 @@ impl DumpFollower {
     ) -> DumpFollower {
         let stop = Arc::new(AtomicBool::new(false));
         let tid = Arc::new(AtomicI32::new(0));
+        // From this thread: one the follower started would have its idle priority for good.
+        crate::heap::resident::start_watcher();
         let thread = {
             let (path, limits, stop) = (path.to_path_buf(), limits.clone(), Arc::clone(&stop));
             let (hand_over, handed_over) = std::sync::mpsc::sync_channel(1);
@@ -118,7 +134,9 @@ impl DumpFollower {
     /// the file and unmapped it, so that the space of a file deleted now is freed now, not
     /// when a thread that runs only on idle cores gets to look at `stop` (on a busy machine,
     /// after the next scenario had failed for want of that space too). The thread gets its
-    /// normal priority back for that.
+    /// normal priority back for that where the user may give it (root); elsewhere it still
+    /// gets a moment within a second or so, and reads at most [`MOST_READ_AT_ONCE`] before
+    /// it looks.
     pub fn abandon(mut self) {
         self.stop.store(true, Ordering::Release);
         let Some((thread, handed_over)) = self.thread.take() else {
@@ -172,9 +190,9 @@ impl DumpFollower {
     }
 
     /// Stops the thread and takes what it read, if it hands it over within
-    /// [`HAND_OVER_WAIT`]. The engine never waits longer for a thread that runs only on idle
-    /// cores: without its work the dump is read the usual way, and the thread ends on its
-    /// own (it looks at `stop` between reads).
+    /// [`HAND_OVER_WAIT`] ([`IDLE_HAND_OVER_WAIT`] if it still runs only on idle cores). The
+    /// engine never waits longer: without its work the dump is read the usual way, and the
+    /// thread ends on its own (it looks at `stop` between reads).
     fn stop_thread(&mut self) -> Followed {
         self.stop.store(true, Ordering::Release);
         let Some((thread, handed_over)) = self.thread.take() else {
@@ -182,12 +200,18 @@ impl DumpFollower {
         };
         // The dump is written and the JVM waits for this read: the thread no longer takes CPU
         // from the dump writer, and on a busy machine, at `SCHED_IDLE`, it would get none
-        // (issue 33: every dump then paid the whole wait, and the usual read after it).
-        crate::parallel::back_to_normal_priority(self.tid.load(Ordering::Acquire));
+        // (issue 33: every dump then paid the whole wait, and the usual read after it). Only
+        // root may raise it: an ordinary user's follower that fell behind is not waited for.
+        let raised = crate::parallel::back_to_normal_priority(self.tid.load(Ordering::Acquire));
         // Wakes it if it waits for the file to grow.
         thread.unpark();
+        let wait = if raised {
+            HAND_OVER_WAIT
+        } else {
+            IDLE_HAND_OVER_WAIT
+        };
         // Late, or gone (a panic there is a bug): the usual read still gives the graph.
-        handed_over.recv_timeout(HAND_OVER_WAIT).unwrap_or_default()
+        handed_over.recv_timeout(wait).unwrap_or_default()
     }
 }
 
@@ -242,7 +266,7 @@ fn follow(
             let Ok(metadata) = opened.metadata() else {
                 return Followed::default();
             };
-            let len = metadata.len();
+            let len = metadata.len().min(read_to + step.max(MOST_READ_AT_ONCE));
             if len >= read_to + step {
                 if followed
                     .view
