@@ -103,7 +103,8 @@ pub(crate) fn on_each<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + S
 #[cfg(test)]
 mod tests {
     /// The dump follower's hand-over waits long only for a thread it could raise: the answer
-    /// must be the kernel's (root, or an `RLIMIT_NICE` that allows nice 0), not a guess.
+    /// must be the kernel's (`CAP_SYS_NICE`, or an `RLIMIT_NICE` that allows nice 0), not a
+    /// guess. Run as root and as an ordinary user, it checks both answers.
     #[cfg(target_os = "linux")]
     #[test]
     fn an_idle_thread_is_raised_only_where_the_user_may() {

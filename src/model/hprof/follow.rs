@@ -44,7 +44,7 @@ const HAND_OVER_WAIT: Duration = Duration::from_millis(500);
 const IDLE_HAND_OVER_WAIT: Duration = Duration::from_millis(20);
 
 /// How long [`DumpFollower::abandon`] waits for the follower to let go of a failed dump: it
-/// looks at `stop` between reads of at most [`READ_AHEAD_STEP`] plus a segment.
+/// looks at `stop` between reads of at most [`MOST_READ_AT_ONCE`].
 const ABANDON_WAIT: Duration = Duration::from_secs(10);
 
 /// How often the follower looks at the file's length.
