@@ -135,7 +135,7 @@ impl DumpFollower {
     /// when a thread that runs only on idle cores gets to look at `stop` (on a busy machine,
     /// after the next scenario had failed for want of that space too). The thread gets its
     /// normal priority back for that where the user may give it (root); elsewhere it still
-    /// gets a moment within a second or so, and reads at most [`MOST_READ_AT_ONCE`] before
+    /// gets a moment within a second or so, and reads at most 4 MiB before
     /// it looks.
     pub fn abandon(mut self) {
         self.stop.store(true, Ordering::Release);
