@@ -1,0 +1,171 @@
+//! heapgrowth as an ordinary user. CI runs as root, whom no permission stops and who may raise
+//! any thread's priority, so these tests drop privileges themselves: as root, the binary runs as
+//! `nobody` (uid and gid 65534, no supplementary groups); as another user it runs as that user.
+//! A test that needs something only root can set up (another user's file) is skipped, saying
+//! why, when the tests do not run as root.
+
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use heapgrowth::heap::{FieldType, RootKind};
+use heapgrowth::hprof::builder::HeapBuilder;
+
+/// The user the binary runs as when the tests run as root.
+const NOBODY: u32 = 65534;
+
+fn is_root() -> bool {
+    // Safety: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A directory every user can reach (under the system's temporary directory, since the
+/// checkout may be in root's home), holding a copy of the binary every user can run. Removed
+/// on drop.
+struct Shared {
+    dir: PathBuf,
+    bin: PathBuf,
+}
+
+impl Shared {
+    fn new(name: &str) -> Shared {
+        let dir = std::env::temp_dir().join(format!(
+            "heapgrowth-e2e-unprivileged-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        set_mode(&dir, 0o755);
+        let bin = dir.join("heapgrowth");
+        std::fs::copy(env!("CARGO_BIN_EXE_heapgrowth"), &bin).unwrap();
+        set_mode(&bin, 0o755);
+        // TMPDIR for the run: the unprivileged user's own.
+        let tmp = dir.join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
+        if is_root() {
+            std::os::unix::fs::chown(&tmp, Some(NOBODY), Some(NOBODY)).unwrap();
+        }
+        set_mode(&tmp, 0o700);
+        Shared { dir, bin }
+    }
+
+    /// The binary with `args`, as `nobody` when the tests run as root.
+    fn heapgrowth<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
+        let mut command = Command::new(&self.bin);
+        command
+            .args(args)
+            .env("TMPDIR", self.dir.join("tmp"))
+            .current_dir(&self.dir);
+        if is_root() {
+            // Without explicit groups, std drops the supplementary groups when it changes the
+            // uid as root.
+            command.uid(NOBODY).gid(NOBODY);
+        }
+        let output = command.output().expect("heapgrowth runs");
+        if is_root() {
+            assert_ne!(
+                output.status.code(),
+                Some(126),
+                "the binary could not run as nobody"
+            );
+        }
+        output
+    }
+
+    /// Three dumps of a static list that grows by three items per dump, readable by all.
+    fn dumps(&self) -> Vec<PathBuf> {
+        (1..=3)
+            .map(|n| {
+                let path = self.dir.join(format!("d{n}.hprof"));
+                std::fs::write(&path, growing_dump(n)).unwrap();
+                set_mode(&path, 0o644);
+                path
+            })
+            .collect()
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn growing_dump(n: usize) -> Vec<u8> {
+    let mut h = HeapBuilder::new();
+    let object = h.class_named("java.lang.Object");
+    let item = h.class("com.example.Item", Some(object), &[("id", FieldType::INT)]);
+    let holder = h.class("com.example.Registry", Some(object), &[]);
+    h.static_field(holder, "items", FieldType::Object);
+    let items: Vec<_> = (0..3 * n)
+        .map(|i| Some(h.instance(item, &[("id", (i as i32).into())])))
+        .collect();
+    let array = h.object_array("java.lang.Object[]", &items);
+    h.set_static(holder, "items", array);
+    h.root(RootKind::StickyClass, holder);
+    h.write()
+}
+
+/// An output path naming another user's file in a sticky directory (`/tmp`, a shared CI
+/// workspace) passed the checks before any work, since the directory takes new files; then
+/// the rename over that file failed with EPERM, which only the file's or the directory's owner
+/// (or root: CAP_FOWNER) escapes. A user saw the whole run, then `cannot write the report to
+/// ...: Operation not permitted` and exit 2, the report lost. Now: one line before any work.
+/// Needs root to make another user's file; runs the binary as `nobody`.
+#[test]
+fn another_users_file_in_a_sticky_directory_is_refused_as_an_output_before_any_work() {
+    if !is_root() {
+        eprintln!("skipped: only root can make a file of another user to name as the output");
+        return;
+    }
+    let shared = Shared::new("sticky");
+    let dumps = shared.dumps();
+    let sticky = shared.dir.join("shared");
+    std::fs::create_dir(&sticky).unwrap();
+    set_mode(&sticky, 0o1777);
+    // Root's file, world-readable: nobody can read it, and create files beside it, not
+    // replace it.
+    let taken = sticky.join("report.txt");
+    std::fs::write(&taken, "root's report\n").unwrap();
+    set_mode(&taken, 0o644);
+    for flag in ["--output", "--html"] {
+        let mut args = vec![OsStr::new("diff")];
+        args.extend(dumps.iter().map(|d| d.as_os_str()));
+        args.extend([OsStr::new(flag), taken.as_os_str()]);
+        let output = shared.heapgrowth(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(
+            lines[0].starts_with(&format!("heapgrowth: {flag} {}", taken.display()))
+                && lines[0].contains("another user's file (uid 0) in a sticky directory"),
+            "{stderr}"
+        );
+        assert!(output.stdout.is_empty(), "no report: no work was done");
+        assert_eq!(std::fs::read_to_string(&taken).unwrap(), "root's report\n");
+    }
+    // A new name in the same directory is written (the same run works as nobody).
+    let fresh = sticky.join("fresh.txt");
+    let mut args = vec![OsStr::new("diff")];
+    args.extend(dumps.iter().map(|d| d.as_os_str()));
+    args.extend([OsStr::new("--output"), fresh.as_os_str()]);
+    let output = shared.heapgrowth(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = std::fs::read_to_string(&fresh).unwrap();
+    assert!(
+        report.contains("STATIC_FIELD Registry.items"),
+        "the report names the growing list: {report}"
+    );
+}
