@@ -169,3 +169,94 @@ fn another_users_file_in_a_sticky_directory_is_refused_as_an_output_before_any_w
         "the report names the growing list: {report}"
     );
 }
+
+/// The README's command-line quick start, then `diff` of the dumps it kept, as an ordinary
+/// user: the leak and its line are found, the kept dumps are private, and every temporary
+/// directory is gone afterwards (an unprivileged user cannot delete what root could). Runs the
+/// binary as `nobody` when the tests run as root, else as the user they run as.
+#[test]
+fn the_quick_start_and_a_diff_of_its_kept_dumps_work_as_an_ordinary_user() {
+    let shared = Shared::new("quick-start");
+    let java = shared.dir.join("java");
+    std::fs::create_dir(&java).unwrap();
+    std::fs::write(
+        java.join("Leak.java"),
+        "package com.example;\n\
+         public class Leak implements Runnable {\n    \
+         static final java.util.List<byte[]> KEPT = new java.util.ArrayList<>();\n    \
+         public void run() { KEPT.add(new byte[64]); }\n\
+         }\n",
+    )
+    .unwrap();
+    let javac = match std::env::var_os("JAVA_HOME") {
+        Some(home) => Path::new(&home).join("bin/javac"),
+        None => PathBuf::from("javac"),
+    };
+    let classes = shared.dir.join("classes");
+    let compiled = Command::new(javac)
+        .arg("-d")
+        .arg(&classes)
+        .arg(java.join("Leak.java"))
+        .status()
+        .expect("javac runs");
+    assert!(compiled.success());
+    // Kept dumps go into a directory the user owns.
+    let kept = shared.dir.join("kept");
+    std::fs::create_dir(&kept).unwrap();
+    if is_root() {
+        std::os::unix::fs::chown(&kept, Some(NOBODY), Some(NOBODY)).unwrap();
+    }
+    let output = shared.heapgrowth(&[
+        OsStr::new("run"),
+        OsStr::new("--classpath"),
+        classes.as_os_str(),
+        OsStr::new("--scenario"),
+        OsStr::new("com.example.Leak"),
+        OsStr::new("--keep-dumps"),
+        OsStr::new("all"),
+        OsStr::new("--keep-dumps-dir"),
+        kept.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("STATIC_FIELD Leak.KEPT"), "{stdout}");
+    assert!(
+        stdout.contains("at com.example.Leak.run(Leak.java:4)   ← look here"),
+        "{stdout}"
+    );
+    let tmp = shared.dir.join("tmp");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the run's temporary directories are deleted"
+    );
+    let scenario_dir = kept.join("com.example.Leak");
+    let meta = std::fs::metadata(&scenario_dir).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+    if is_root() {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(meta.uid(), NOBODY, "the run was nobody's");
+    }
+    let mut dumps: Vec<PathBuf> = std::fs::read_dir(&scenario_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    // snapshot-1.hprof ... snapshot-N.hprof, oldest first.
+    dumps.sort_by_key(|d| {
+        let name = d.file_stem().unwrap().to_string_lossy().into_owned();
+        name.trim_start_matches("snapshot-").parse::<u32>().unwrap()
+    });
+    assert!(dumps.len() >= 3, "{dumps:?}");
+    let mut args = vec![OsStr::new("diff")];
+    args.extend(dumps.iter().map(|d| d.as_os_str()));
+    let output = shared.heapgrowth(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("STATIC_FIELD Leak.KEPT"), "{stdout}");
+}
