@@ -227,8 +227,8 @@ fn cannot_replace(dir: &Path, file: &fs::Metadata) -> Option<String> {
         return None;
     }
     Some(format!(
-        "it is another user's file (uid {}) in a sticky directory ({}), which only its owner \
-         can replace; remove it, or choose another name",
+        "it is another user's file (uid {}) in a sticky directory ({}), which only its owner, \
+         the directory's owner or root may replace; choose another name",
         file.uid(),
         crate::line::escape_line(&dir.display().to_string())
     ))
