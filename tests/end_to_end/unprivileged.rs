@@ -260,3 +260,33 @@ fn the_quick_start_and_a_diff_of_its_kept_dumps_work_as_an_ordinary_user() {
     );
     assert!(stdout.contains("STATIC_FIELD Leak.KEPT"), "{stdout}");
 }
+
+/// A directory the user cannot write to is refused as the output's before any work. The same
+/// check in hostile.rs is skipped as root (root writes anywhere), so CI never ran it: here it
+/// runs as `nobody` (a directory of root's) or as the user (a directory made read-only).
+#[test]
+fn an_output_in_a_directory_the_user_cannot_write_is_refused_before_any_work() {
+    let shared = Shared::new("read-only");
+    let dumps = shared.dumps();
+    let closed = shared.dir.join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    set_mode(&closed, if is_root() { 0o755 } else { 0o555 });
+    let report = closed.join("report.txt");
+    let mut args = vec![OsStr::new("diff")];
+    args.extend(dumps.iter().map(|d| d.as_os_str()));
+    args.extend([OsStr::new("--output"), report.as_os_str()]);
+    let output = shared.heapgrowth(&args);
+    set_mode(&closed, 0o755);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "heapgrowth: --output {}: cannot create a file in {}",
+            report.display(),
+            closed.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!report.exists());
+}
