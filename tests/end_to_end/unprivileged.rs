@@ -63,7 +63,18 @@ impl Shared {
             // uid as root.
             command.uid(NOBODY).gid(NOBODY);
         }
-        let output = command.output().expect("heapgrowth runs");
+        // The copy was written a moment ago: a process that another test's thread forked
+        // meanwhile holds its descriptor until it execs, and exec fails with ETXTBSY then.
+        let mut attempts = 0;
+        let output = loop {
+            match command.output() {
+                Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && attempts < 50 => {
+                    attempts += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                result => break result.expect("heapgrowth runs"),
+            }
+        };
         if is_root() {
             assert_ne!(
                 output.status.code(),
