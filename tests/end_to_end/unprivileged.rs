@@ -301,3 +301,72 @@ fn an_output_in_a_directory_the_user_cannot_write_is_refused_before_any_work() {
     );
     assert!(!report.exists());
 }
+
+/// A service that leaks a map entry per request (five thousand a second), for `watch`.
+const LEAKY_SERVICE: &str = "import java.util.*;
+public class Leaky {
+    static final Map<Integer, String> SESSIONS = new HashMap<>();
+    public static void main(String[] args) throws Exception {
+        System.out.println(\"ready\");
+        System.out.flush();
+        for (int n = 0; ; ) {
+            for (int i = 0; i < 250; i++) { n++; SESSIONS.put(n, \"session-\" + n); }
+            Thread.sleep(50);
+        }
+    }
+}
+";
+
+/// `heapgrowth watch --pid` on the user's own JVM, both run as an ordinary user: the attach
+/// (the JVM's `/proc` files, its perf data in `hsperfdata_<user>`, the trigger file and the
+/// socket in `/tmp`), the dumps the JVM writes into heapgrowth's private directory, the agent
+/// it loads, and the cleanup of that directory. The watch tests in watch.rs run both as root.
+#[test]
+fn watch_attaches_to_the_users_own_jvm_and_finds_the_leak_as_an_ordinary_user() {
+    let shared = Shared::new("watch");
+    let service_dir = shared.dir.join("service");
+    std::fs::create_dir(&service_dir).unwrap();
+    std::fs::write(service_dir.join("Leaky.java"), LEAKY_SERVICE).unwrap();
+    set_mode(&service_dir.join("Leaky.java"), 0o644);
+    set_mode(&service_dir, 0o755);
+    let java = match std::env::var_os("JAVA_HOME") {
+        Some(home) => Path::new(&home).join("bin/java"),
+        None => PathBuf::from("java"),
+    };
+    let mut command = Command::new(java);
+    command.arg("Leaky.java");
+    if is_root() {
+        command.uid(NOBODY).gid(NOBODY);
+    }
+    let service = super::support::ChildJvm::spawn(command, service_dir);
+    let pid = service.pid().to_string();
+    let output = shared.heapgrowth(&[
+        "watch",
+        "--pid",
+        &pid,
+        "--every",
+        "300ms",
+        "--for",
+        "120s",
+        "--sampling-interval",
+        "2048",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.starts_with(&format!("heapgrowth: attached to pid {pid} (java)")));
+    assert!(
+        stdout.contains("STATIC_FIELD Leaky.SESSIONS -> instance of java.util.HashMap"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("at Leaky.main(Leaky.java:8)   ← look here"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_dir(shared.dir.join("tmp")).unwrap().count(),
+        0,
+        "the watch's private directory is deleted"
+    );
+    drop(service);
+}
