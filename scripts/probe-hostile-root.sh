@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The probes of scripts/probe-hostile.sh that need root (issue 30), opt-in: links another
 # user planted in a shared, sticky directory (an output path, a component of it, the
-# --keep-dumps-dir, a scenario's directory inside it), a read-only directory seen by a user
-# who is not root, and a full TMPDIR (a small tmpfs) during a dump. Needs root, `setpriv`,
+# --keep-dumps-dir, a scenario's directory inside it), a read-only directory and another user's
+# file in a sticky directory seen by a user who is not root, and a full TMPDIR (a small tmpfs) during a dump. Needs root, `setpriv`,
 # the user `nobody`, tmpfs mounts and a JDK (javac, java). About 30 s.
 #
 #   sudo scripts/probe-hostile-root.sh
@@ -121,6 +121,16 @@ mkdir -m 755 "$work/readonly"
 status=0; as_nobody env TMPDIR=/tmp "$bin" diff "$d1" "$d2" "$d3" --output "$work/readonly/r.txt" \
     >/dev/null 2>"$work/err" || status=$?
 want "--output in a directory the user cannot write" 2 "cannot create a file in"
+
+# Another user's file in a shared, sticky directory: only its owner, the directory's owner or
+# root may rename over it, so a user is refused before any work (not after, when the report
+# cannot be written).
+echo "root's report" >"$shared/taken.txt"
+chmod 644 "$shared/taken.txt"
+status=0; as_nobody env TMPDIR=/tmp "$bin" diff "$d1" "$d2" "$d3" --output "$shared/taken.txt" \
+    >/dev/null 2>"$work/err" || status=$?
+want "--output is another user's file in a sticky directory" 2 "another user's file (uid 0) in a sticky directory"
+[ "$(cat "$shared/taken.txt")" = "root's report" ] || fail "another user's file was replaced"
 
 # A full TMPDIR during a dump: that scenario fails saying so, and the next one still runs
 # (the failed dump's space is freed at once).

@@ -3,7 +3,8 @@
 //!
 //! Paths come from users and may lie in directories other users write to (`/tmp`, a shared CI
 //! workspace). So every output is resolved and checked before any work ([`check_outputs`]):
-//! its directory exists and takes a new file, it is no directory and no special file, it is not
+//! its directory exists and takes a new file, a file already there can be replaced (not another
+//! user's in a sticky directory such as `/tmp`), it is no directory and no special file, it is not
 //! one of the inputs (by device and inode, so neither a hard link nor a symlink hides one), and
 //! no two outputs are the same file. Paths are resolved without following a symbolic link that
 //! another user owns (only the user's own and root's are followed): such a link could send the
@@ -104,7 +105,7 @@ pub fn check_outputs(
             why,
         };
         let target = resolve(path).map_err(|error| error.for_option(flag, path))?;
-        let existing = match fs::metadata(&target) {
+        let existing_meta = match fs::metadata(&target) {
             Ok(meta) if meta.is_dir() => return Err(unusable("it is a directory".into())),
             Ok(meta) if !meta.is_file() => {
                 return Err(unusable(
@@ -113,7 +114,7 @@ pub fn check_outputs(
                         .into(),
                 ))
             }
-            Ok(meta) => Some((meta.dev(), meta.ino())),
+            Ok(meta) => Some(meta),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(unusable(e.to_string())),
         };
@@ -124,6 +125,7 @@ pub fn check_outputs(
                 crate::line::escape_line(&dir.display().to_string())
             ))
         })?;
+        let existing = existing_meta.as_ref().map(|meta| (meta.dev(), meta.ino()));
         for input in inputs {
             let same = match (existing, fs::metadata(input)) {
                 (Some(id), Ok(meta)) => id == (meta.dev(), meta.ino()),
@@ -146,6 +148,9 @@ pub fn check_outputs(
                     other: crate::line::escape_line(&other.given.display().to_string()),
                 });
             }
+        }
+        if let Some(why) = existing_meta.and_then(|meta| cannot_replace(dir, &meta)) {
+            return Err(unusable(why));
         }
         checked.push((
             OutputFile {
@@ -203,6 +208,46 @@ fn new_temporary_beside(target: &Path) -> io::Result<(fs::File, PathBuf)> {
         }
     }
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Why `file`, which exists in `dir`, cannot be replaced by a rename although `dir` takes new
+/// files, or `None`. In a sticky directory (`/tmp`, a shared workspace made like it) the kernel
+/// lets only the file's owner, the directory's owner or a process with `CAP_FOWNER` replace or
+/// remove an entry. Root has `CAP_FOWNER`: as root the rename always worked, and an ordinary
+/// user's run did all its work before the rename failed with EPERM and the report was lost.
+fn cannot_replace(dir: &Path, file: &fs::Metadata) -> Option<String> {
+    let dir_meta = fs::metadata(dir).ok()?;
+    // Safety: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if dir_meta.mode() & libc::S_ISVTX == 0
+        || file.uid() == me
+        || dir_meta.uid() == me
+        || has_cap_fowner()
+    {
+        return None;
+    }
+    Some(format!(
+        "it is another user's file (uid {}) in a sticky directory ({}), which only its owner, \
+         the directory's owner or root may replace; choose another name",
+        file.uid(),
+        crate::line::escape_line(&dir.display().to_string())
+    ))
+}
+
+/// `CAP_FOWNER`'s bit in the capability masks of `/proc/self/status` (linux/capability.h).
+const CAP_FOWNER: u32 = 3;
+
+/// Whether this process has `CAP_FOWNER` in its effective set (root has; so may a service
+/// given it). Without `/proc`, assumed not: the check then refuses what the kernel might allow.
+fn has_cap_fowner() -> bool {
+    let Ok(status) = fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("CapEff:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << CAP_FOWNER) != 0)
 }
 
 /// Whether a file can be created in `dir` now: made and removed at once (a read-only file

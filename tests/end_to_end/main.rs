@@ -16,5 +16,6 @@ mod run_jfr;
 mod stability;
 mod support;
 mod survival;
+mod unprivileged;
 mod watch;
 mod watch_jfr;

@@ -43,6 +43,37 @@ pub(super) fn read(path: &Path) -> Result<String, String> {
     decode(&shown, bytes)
 }
 
+/// For a rewrite (`heapgrowth.updateBaseline=true`), before the search: a baseline file that
+/// exists but cannot be opened for writing (read-only, another user's) or lies behind another
+/// user's symbolic link fails at once, with the message [`replace_section`] would give after
+/// the search. Root opens any file, so the tests (run as root) never saw a rewrite fail; a user
+/// saw every test's search run, then fail one by one. A missing file, or one in a directory
+/// still to be made, is left to [`replace_section`], which creates them.
+pub(super) fn check_rewritable(path: &Path) -> Result<(), String> {
+    let shown = java_text::display(path);
+    if !fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+        return Ok(());
+    }
+    let target = match resolve_output("baseline file", path) {
+        Ok(target) => target,
+        Err(error @ OutputError::ForeignSymlink { .. }) => return Err(error.to_string()),
+        Err(_) => return Ok(()),
+    };
+    // Opened as the rewrite opens it, neither created nor truncated, and closed at once.
+    fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&target)
+        .map(drop)
+        .map_err(|e| {
+            format!(
+                "cannot open the baseline file {shown}: {} (heapgrowth.updateBaseline=true \
+                 rewrites it)",
+                opening(&shown, &e)
+            )
+        })
+}
+
 /// Replaces (or adds) test `name`'s section of the baseline file with `blocks`, or removes it
 /// when `blocks` is empty ([`baseline::replace_section`]). The file and its directories are
 /// created when missing. The file is read and written under a write lock on it (and this

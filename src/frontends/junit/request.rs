@@ -157,6 +157,9 @@ impl TestRequest {
                 Some(super::baseline_file::read(file).map_err(RequestError::SettingsFile)?)
             }
         };
+        if let (true, Some(file)) = (update_baseline, &baseline_file) {
+            super::baseline_file::check_rewritable(file).map_err(RequestError::SettingsFile)?;
+        }
         let report_dir = super::outcome::report_dir(|key| pairs.get(key).map(str::to_owned));
         let mut request = SettingsRequest::junit();
         request.set_all(pairs.search_settings())?;
@@ -457,6 +460,71 @@ mod tests {
             panic!("not an illegal state");
         };
         assert!(error.starts_with("@HeapGrowthTest(ignore"), "{error}");
+    }
+
+    /// A baseline to be rewritten that its user cannot write (a read-only file) is refused
+    /// before the search; before, the search ran and the rewrite after it failed, and as root,
+    /// which CI runs as, it was rewritten. As root the request is parsed on a thread whose
+    /// file-system uid is nobody's (setfsuid is per thread, and drops the file capabilities).
+    #[test]
+    fn a_baseline_its_user_cannot_write_is_refused_before_a_rewrite() {
+        use std::os::unix::fs::PermissionsExt;
+        // Where nobody can reach it: the checkout may be in root's home.
+        let dir = std::env::temp_dir().join(format!(
+            "heapgrowth-unit-baseline-ro-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let file = dir.join("baseline.txt");
+        std::fs::write(&file, "## a.B.c\nx\n").unwrap();
+        let baseline = format!("heapgrowth.baseline={}", file.display());
+        let parsed = |mode: u32, update: bool| {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+            let mut pairs = vec![baseline.clone()];
+            if update {
+                pairs.push("heapgrowth.updateBaseline=true".to_owned());
+            }
+            let parse = move || TestRequest::parse(&pairs).err();
+            // Safety: geteuid has no preconditions and cannot fail.
+            if unsafe { libc::geteuid() } != 0 {
+                return Some(parse());
+            }
+            std::thread::spawn(move || {
+                // Safety: setfsgid and setfsuid change this thread's file-system ids only; an
+                // invalid id (u32::MAX) changes nothing and returns the current one.
+                let changed = unsafe {
+                    libc::setfsgid(65534);
+                    libc::setfsuid(65534);
+                    libc::setfsuid(u32::MAX) == 65534
+                };
+                changed.then(parse)
+            })
+            .join()
+            .unwrap()
+        };
+        let Some(read_only) = parsed(0o444, true) else {
+            eprintln!("skipped: this process cannot take another file-system uid");
+            let _ = std::fs::remove_dir_all(&dir);
+            return;
+        };
+        let shown = file.display();
+        assert_eq!(
+            read_only,
+            Some(RequestError::SettingsFile(format!(
+                "cannot open the baseline file {shown}: AccessDeniedException: {shown} \
+                 (heapgrowth.updateBaseline=true rewrites it)"
+            )))
+        );
+        // Read only, it is fine; writable, it is fine to rewrite.
+        assert_eq!(parsed(0o444, false), Some(None));
+        assert_eq!(parsed(0o666, true), Some(None));
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "## a.B.c\nx\n");
+        // A missing file (and its directory) is made by the rewrite.
+        let missing = format!("heapgrowth.baseline={}/new/baseline.txt", dir.display());
+        assert!(parse(&[&missing, "heapgrowth.updateBaseline=true"]).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
