@@ -12,6 +12,7 @@
 
 use std::fs;
 use std::io;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -85,10 +86,14 @@ pub fn rewrite(dir: &Path) -> Result<(), IndexError> {
         path: crate::line::escape_line(&lock_path.display().to_string()),
         source,
     };
+    // Never through a symbolic link: in a report directory others write to (a shared CI
+    // workspace), one planted at the lock's name would have this create or lock a file of
+    // the planter's choosing. A link there is refused with the kernel's ELOOP.
     let lock_file = fs::OpenOptions::new()
         .create(true)
         .write(true)
         .truncate(false)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&lock_path)
         .map_err(lock_error)?;
     let _lock = RecordLock::exclusive(&lock_file).map_err(lock_error)?;
@@ -385,6 +390,21 @@ mod tests {
         // The index itself is no row of the next rewrite.
         rewrite(dir.path()).unwrap();
         assert_eq!(fs::read_to_string(dir.path().join(INDEX)).unwrap(), written);
+    }
+
+    /// A symbolic link planted at the lock's name is not followed: nothing is made or
+    /// locked at its target, and the rewrite fails naming the lock file.
+    #[test]
+    fn a_link_at_the_lock_file_is_not_followed() {
+        let dir = scratch("index-lock-link");
+        make_index_case("escaping", dir.path());
+        let target = dir.path().join("planted-target");
+        std::os::unix::fs::symlink(&target, dir.path().join(LOCK)).unwrap();
+        let error = rewrite(dir.path()).unwrap_err().to_string();
+        assert!(error.starts_with("cannot lock "), "{error}");
+        assert!(error.contains(LOCK), "{error}");
+        assert!(!target.exists(), "the link's target was created");
+        assert!(!dir.path().join(INDEX).exists());
     }
 
     /// Parallel JUnit tests in one JVM: each rewrites the index after writing its page, and
