@@ -62,6 +62,8 @@ pub struct OldObjectSession {
     /// the performance counters (one embedded through the invocation API has no
     /// `PerfCounter.print`) ran at least those.
     forced_collections: u64,
+    /// [`Self::collections`] at the last dump that moved the trend (0: the recording's start).
+    collections_judged: u64,
     /// Holds the settings and each dump until it is read; after `recording`, so it is removed
     /// once the recording is stopped.
     _dir: PrivateTempDir,
@@ -91,6 +93,7 @@ impl OldObjectSession {
             collections_at_start,
             collections: None,
             forced_collections: 0,
+            collections_judged: 0,
             _dir: dir,
         })
     }
@@ -125,7 +128,17 @@ impl OldObjectSession {
             dump.time = now_nanos();
         }
         let started = Instant::now();
-        let counts = self.search.observe(&dump);
+        // Whether a collection ran since the last dump that moved the trend (every dump
+        // counts where collections cannot be counted).
+        let after_collection = match self.collections() {
+            Some(now) if now <= self.collections_judged => false,
+            Some(now) => {
+                self.collections_judged = now;
+                true
+            }
+            None => true,
+        };
+        let counts = self.search.observe(&dump, after_collection);
         self.timings.analysis.push(elapsed_ms(started));
         Ok(counts)
     }

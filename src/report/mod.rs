@@ -144,9 +144,15 @@ impl OldObjectReport {
         }
     }
 
-    /// Samples judged over all dumps: heapgrowth's own and ignored ones left out.
+    /// Samples judged over the dumps that moved the trend (those after a collection; the
+    /// others repeat them): heapgrowth's own and ignored ones left out.
     pub fn samples_judged(&self) -> u64 {
-        self.outcome.dumps.iter().map(|dump| dump.counted()).sum()
+        self.outcome
+            .dumps
+            .iter()
+            .filter(|dump| dump.after_collection)
+            .map(|dump| dump.counted())
+            .sum()
     }
 
     /// What sampling cannot tell, said in every report of samples.
@@ -462,12 +468,15 @@ pub(crate) mod test_reports {
             let mut own = sample(t, 0);
             own.thread = Some("Attach Listener".into());
             samples.push(own);
-            search.observe(&SampleDump {
-                time: t * 2_000_000_000,
-                samples,
-                earlier: 0,
-                file_bytes: 0,
-            });
+            search.observe(
+                &SampleDump {
+                    time: t * 2_000_000_000,
+                    samples,
+                    earlier: 0,
+                    file_bytes: 0,
+                },
+                true,
+            );
         }
         let outcome = search.outcome();
         ScenarioReport {

@@ -107,8 +107,7 @@ impl ScenarioReport {
                 return Some(why.clone());
             }
             let dumps = samples.outcome.dumps.len();
-            let judged: u64 = samples.outcome.dumps.iter().map(|d| d.counted()).sum();
-            if judged == 0 {
+            if samples.samples_judged() == 0 {
                 return Some(format!(
                     "no old-object sample was judged over {dumps} JFR dump(s): JFR reports a \
                      sample only once a garbage collection ran after its allocation, and only \
@@ -122,10 +121,22 @@ impl ScenarioReport {
                         .to_owned(),
                 );
             }
-            if dumps < MIN_DUMPS_TO_JUDGE {
+            let judged_dumps = samples.outcome.judged_dumps();
+            if judged_dumps < MIN_DUMPS_TO_JUDGE && judged_dumps == dumps {
                 return Some(format!(
                     "only {dumps} JFR dump(s) were read: the samples' trend is judged from \
                      {MIN_DUMPS_TO_JUDGE}"
+                ));
+            }
+            if judged_dumps < MIN_DUMPS_TO_JUDGE {
+                let collections = samples.collections.map_or(String::new(), |n| {
+                    format!(", and {n} ran during the recording")
+                });
+                return Some(format!(
+                    "only {judged_dumps} of the {dumps} JFR dumps came after a garbage \
+                     collection (old-object samples move only at collections{collections}): \
+                     the samples' trend is judged from {MIN_DUMPS_TO_JUDGE} such dumps (watch \
+                     longer, or with --gc-every)"
                 ));
             }
         }
@@ -320,6 +331,7 @@ mod tests {
         for dump in &mut samples.outcome.dumps {
             *dump = crate::growth::old_objects::DumpCounts {
                 time: dump.time,
+                after_collection: true,
                 ..Default::default()
             };
         }
@@ -335,5 +347,30 @@ mod tests {
         samples.collections = None;
         let why = report.verdict().unwrap().reason().unwrap().to_owned();
         assert!(why.starts_with("only 2 JFR dump(s) were read"), "{why}");
+    }
+
+    /// A JVM that collects every few intervals: its samples change only at the dumps after a
+    /// collection, the others repeat them. Seven dumps with samples, two after a collection,
+    /// are too few to judge a trend: not clean (a leaking service watched for 40 s with three
+    /// collections read as clean before).
+    #[test]
+    fn jfr_dumps_that_followed_no_collection_do_not_make_a_clean_verdict() {
+        let mut report = old_object_samples();
+        let samples = report.old_objects.as_mut().unwrap();
+        samples.outcome.growing.clear();
+        samples.collections = Some(3);
+        assert_eq!(report.verdict(), Some(Verdict::Clean));
+        let samples = report.old_objects.as_mut().unwrap();
+        for (at, dump) in samples.outcome.dumps.iter_mut().enumerate() {
+            dump.after_collection = at == 0 || at == 4;
+        }
+        let why = report.verdict().unwrap().reason().unwrap().to_owned();
+        assert!(
+            why.starts_with(
+                "only 2 of the 7 JFR dumps came after a garbage collection (old-object samples \
+                 move only at collections, and 3 ran during the recording)"
+            ),
+            "{why}"
+        );
     }
 }

@@ -374,6 +374,49 @@ fn the_clean_twin_reports_nothing_and_the_text_report_states_the_sampling_limits
     assert!(service.recordings().contains("No available recordings"));
 }
 
+/// The leaking service with a young generation that fills every few seconds: its samples move
+/// at a collection every few intervals, and the dumps between repeat the one before. A watch
+/// of 20 one-second intervals sees a few collections: too few to judge, so not clean (it was
+/// clean before: the repeated dumps broke every rising streak). Growing is right too, were the
+/// collections to come faster.
+#[test]
+fn a_leak_in_a_jvm_that_collects_every_few_intervals_is_never_clean() {
+    let service = Service::start_jfr_service(
+        "rare-collections",
+        &java(),
+        &["-Xmx1g", "-Xmn96m", "-DballastMb=16", "-DgraphObjects=1000"],
+        &["JfrService.java"],
+    );
+    let output = watch(
+        "rare-collections",
+        service.pid(),
+        &["--every", "1s", "--for", "20s", "--format", "json"],
+        None,
+    );
+    let log = stderr(&output);
+    let report = json(&output);
+    let scenario = &report["scenarios"][0];
+    assert_ne!(scenario["verdict"], "clean", "{log}");
+    if scenario["verdict"] == "inconclusive" {
+        assert_eq!(output.status.code(), Some(3), "{log}");
+        let why = scenario["verdict_reason"].as_str().unwrap();
+        assert!(
+            why.contains("came after a garbage collection")
+                || why.starts_with("no garbage collection ran")
+                || why.starts_with("no old-object sample was judged"),
+            "{why}"
+        );
+    } else {
+        assert_eq!(output.status.code(), Some(1), "{log}");
+    }
+    let dumps = scenario["old_objects"]["dumps"].as_array().unwrap();
+    let after_collection = dumps
+        .iter()
+        .filter(|dump| dump["after_collection"] == true)
+        .count();
+    assert!(after_collection < dumps.len(), "{dumps:?}");
+}
+
 #[test]
 fn a_jvm_with_its_flight_recorder_disabled_is_one_clear_error() {
     let service = Service::start_jfr_service(

@@ -26,6 +26,7 @@ pub(super) fn old_objects<'a>(report: &'a OldObjectReport) -> JsonOldObjects<'a>
                 own: dump.own,
                 ignored: dump.ignored,
                 without_path: dump.without_path,
+                after_collection: dump.after_collection,
             })
             .collect(),
         growing: outcome

@@ -101,6 +101,8 @@ pub(super) struct JsonSampleDump {
     pub(super) own: u64,
     pub(super) ignored: u64,
     pub(super) without_path: u64,
+    /// A collection ran since the last dump that did: only such dumps move the trend.
+    pub(super) after_collection: bool,
 }
 
 #[derive(Serialize)]

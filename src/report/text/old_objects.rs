@@ -57,11 +57,17 @@ pub(super) fn render_old_objects(
     // The attach listener's handle area keeps the strings of heapgrowth's requests alive, one
     // more per dump: how many the last dump held, not their sum.
     let own = outcome.dumps.last().map_or(0, |dump| dump.own);
+    let judged_dumps = outcome.judged_dumps();
     let _ = writeln!(
         out,
-        "Judged: {} sample(s) over {} dump(s), {}",
+        "Judged: {} sample(s) over {} dump(s){}, {}",
         samples.samples_judged(),
         outcome.dumps.len(),
+        if judged_dumps < outcome.dumps.len() {
+            format!(" ({judged_dumps} of them after a collection: only those move the trend)")
+        } else {
+            String::new()
+        },
         match samples.collections {
             Some(n) => format!("{n} garbage collection(s) during the recording"),
             None => "garbage collections during the recording unknown".to_owned(),

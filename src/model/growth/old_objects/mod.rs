@@ -44,10 +44,10 @@ pub const ATTACH_LISTENER_THREAD: &str = "Attach Listener";
 pub const MAX_PATHS_PER_CLASS: usize = 3;
 /// Distinct allocation stacks kept per path, most frequent first.
 pub const MAX_STACKS_PER_PATH: usize = 10;
-/// Dumps before samples without growth read as clean: the sample preset of the class trend
-/// evaluates a class from its fourth value and selects it after a streak of three, so a leak
-/// seen from the first dump is selected at the sixth at the earliest
-/// ([`ClassTrendConfig::values_to_select`]).
+/// Dumps after a collection ([`DumpCounts::after_collection`]) before samples without growth
+/// read as clean: the sample preset of the class trend evaluates a class from its fourth value
+/// and selects it after a streak of three, so a leak seen from the first dump is selected at
+/// the sixth at the earliest ([`ClassTrendConfig::values_to_select`]).
 pub const MIN_DUMPS_TO_JUDGE: usize = 6;
 
 /// Settings of an [`OldObjectSearch`].
@@ -81,6 +81,11 @@ pub struct DumpCounts {
     pub ignored: u64,
     /// Of those, without a path (JFR found none).
     pub without_path: u64,
+    /// Whether a garbage collection ran between this dump and the last one that moved the
+    /// trend. JFR reports a sample only once a collection ran after its allocation, and drops
+    /// it only when a collection finds its object dead: without a collection, a dump repeats
+    /// the one before and tells the trend nothing, so it does not move it.
+    pub after_collection: bool,
 }
 
 impl DumpCounts {
@@ -245,6 +250,16 @@ pub struct OldObjectOutcome {
     /// The user's rules that matched no sample's path at any dump (most often a misspelled
     /// field), in the order given.
     pub unmatched_rules: Vec<IgnoreRule>,
+}
+
+impl OldObjectOutcome {
+    /// The dumps that moved the trend: those after a collection ([`DumpCounts::after_collection`]).
+    pub fn judged_dumps(&self) -> usize {
+        self.dumps
+            .iter()
+            .filter(|dump| dump.after_collection)
+            .count()
+    }
 }
 
 #[cfg(test)]

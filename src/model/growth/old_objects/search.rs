@@ -143,11 +143,16 @@ impl OldObjectSearch {
         self.start = Some(time);
     }
 
-    /// Folds in one dump's samples and returns its counts.
-    pub fn observe(&mut self, dump: &SampleDump) -> DumpCounts {
+    /// Folds in one dump's samples and returns its counts. `after_collection`: whether a
+    /// garbage collection ran since the last dump that did (or since the recording started);
+    /// a dump without one is kept for the report but does not move the class trend (see
+    /// [`DumpCounts::after_collection`]). Where the JVM's collections cannot be counted, every
+    /// dump counts as after one.
+    pub fn observe(&mut self, dump: &SampleDump, after_collection: bool) -> DumpCounts {
         let mut counts = DumpCounts {
             time: dump.time,
             samples: dump.samples.len() as u64,
+            after_collection,
             ..DumpCounts::default()
         };
         let mut kept = Vec::new();
@@ -195,9 +200,14 @@ impl OldObjectSearch {
             history.resize(dump_index + 1, 0);
             history[dump_index] += 1;
         }
-        // Bytes 0 and no heap floor: see ClassTrendConfig::old_object_samples.
-        self.trend
-            .observe(per_class.into_iter().map(|(class, n)| (class, n, 0)), 0);
+        // Bytes 0 and no heap floor: see ClassTrendConfig::old_object_samples. A dump that
+        // repeats the one before would add a flat value (and break a rising streak) per dump
+        // taken between two collections: a leak in a JVM that collects every few intervals
+        // never rose three intervals in a row, and read as clean.
+        if after_collection {
+            self.trend
+                .observe(per_class.into_iter().map(|(class, n)| (class, n, 0)), 0);
+        }
         self.dumps.push(counts);
         self.latest = kept;
         self.judge_spread();

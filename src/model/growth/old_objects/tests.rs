@@ -282,12 +282,40 @@ fn service_dump(t: i64, leaked: u64, level: u64) -> SampleDump {
     dump(t, samples)
 }
 
+/// A JVM that collects every third interval: its samples change only then, and the two dumps
+/// between repeat the one before. Only the dumps after a collection move the trend, so the leak
+/// is selected at the sixth of them; fed every dump, the repeats broke every rising streak and
+/// the leak was never selected (read as clean when the watch ended).
+#[test]
+fn dumps_between_collections_do_not_break_a_leaks_streak() {
+    let leak_at = |t: i64| 10 * (t / 3) as u64;
+    let selected = |judge_repeats: bool| {
+        let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+        let mut first_selected = None;
+        for t in 0..30 {
+            let after_collection = t % 3 == 0;
+            let counts = search.observe(
+                &service_dump(t, leak_at(t), 12),
+                after_collection || judge_repeats,
+            );
+            assert_eq!(counts.after_collection, after_collection || judge_repeats);
+            if first_selected.is_none() && !search.selected_classes().is_empty() {
+                first_selected = Some(t);
+            }
+        }
+        let judged = search.outcome().judged_dumps();
+        (first_selected, judged)
+    };
+    assert_eq!(selected(false), (Some(15), 10));
+    assert_eq!(selected(true), (None, 30));
+}
+
 #[test]
 fn a_leaking_path_is_found_through_its_class_with_stacks_and_ages() {
     let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
     let mut first_selected = None;
     for t in 0..10 {
-        let counts = search.observe(&service_dump(t, 10 * t as u64, 12));
+        let counts = search.observe(&service_dump(t, 10 * t as u64, 12), true);
         assert_eq!((counts.own, counts.counted()), (1, 10 * t as u64 + 12));
         if first_selected.is_none() && !search.selected_classes().is_empty() {
             first_selected = Some(t);
@@ -367,7 +395,7 @@ fn past_a_full_queue_a_leak_is_its_survivors_spread_over_the_recording() {
     let mut found = None;
     for t in 1..=12 {
         // The queue stays full: the same counts at every dump, so no trend can rise.
-        search.observe(&saturated_dump(t, 200, 56, 3.0));
+        search.observe(&saturated_dump(t, 200, 56, 3.0), true);
         assert!(search.selected_classes().is_empty(), "dump {t}");
         if found.is_none() && search.has_survivors() {
             found = Some(t);
@@ -406,7 +434,7 @@ fn a_bounded_cache_whose_entries_die_is_never_spread_past_their_life() {
     for t in 1..=30 {
         // Entries live 3 s: over the first three seconds they fill the window as a leak
         // would, but never at a window four times as long.
-        search.observe(&saturated_dump(t, 0, 200, 3.0));
+        search.observe(&saturated_dump(t, 0, 200, 3.0), true);
     }
     assert!(!search.has_survivors());
     assert!(search.outcome().survivors.is_empty());
@@ -414,7 +442,7 @@ fn a_bounded_cache_whose_entries_die_is_never_spread_past_their_life() {
     let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
     search.recording_started(0);
     for t in 1..=30 {
-        search.observe(&saturated_dump(t, 20, 200, 3.0));
+        search.observe(&saturated_dump(t, 20, 200, 3.0), true);
     }
     assert!(!search.has_survivors());
 }
@@ -442,7 +470,7 @@ fn a_flat_cache_and_heapgrowths_own_samples_are_not_growth() {
                     .sample,
             );
         }
-        search.observe(&dump);
+        search.observe(&dump, true);
         assert!(search.selected_classes().is_empty(), "dump {t}");
     }
     assert!(search.outcome().growing.is_empty());
@@ -461,7 +489,7 @@ fn samples_on_ignored_paths_are_counted_per_rule_and_not_judged() {
     })
     .unwrap();
     for t in 0..10 {
-        let counts = search.observe(&service_dump(t, 10 * t as u64, 12));
+        let counts = search.observe(&service_dump(t, 10 * t as u64, 12), true);
         assert_eq!(counts.ignored, 10 * t as u64);
     }
     let outcome = search.outcome();
