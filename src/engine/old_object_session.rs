@@ -128,17 +128,13 @@ impl OldObjectSession {
             dump.time = now_nanos();
         }
         let started = Instant::now();
-        // Whether a collection ran since the last dump that moved the trend (every dump
-        // counts where collections cannot be counted).
-        let after_collection = match self.collections() {
-            Some(now) if now <= self.collections_judged => false,
-            Some(now) => {
-                self.collections_judged = now;
-                true
-            }
-            None => true,
-        };
-        let counts = self.search.observe(&dump, after_collection);
+        // Whether a collection ran since the last dump that moved the trend, if known.
+        let collected = self.collections().map(|now| {
+            let collected = now > self.collections_judged;
+            self.collections_judged = now;
+            collected
+        });
+        let counts = self.search.observe(&dump, collected);
         self.timings.analysis.push(elapsed_ms(started));
         Ok(counts)
     }

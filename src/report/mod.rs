@@ -150,7 +150,7 @@ impl OldObjectReport {
         self.outcome
             .dumps
             .iter()
-            .filter(|dump| dump.after_collection)
+            .filter(|dump| dump.judged)
             .map(|dump| dump.counted())
             .sum()
     }
@@ -475,7 +475,7 @@ pub(crate) mod test_reports {
                     earlier: 0,
                     file_bytes: 0,
                 },
-                true,
+                Some(true),
             );
         }
         let outcome = search.outcome();

@@ -129,14 +129,23 @@ impl ScenarioReport {
                 ));
             }
             if judged_dumps < MIN_DUMPS_TO_JUDGE {
-                let collections = samples.collections.map_or(String::new(), |n| {
-                    format!(", and {n} ran during the recording")
-                });
+                let (which, collections) = match samples.collections {
+                    Some(n) => (
+                        "came after a garbage collection",
+                        format!("{n} ran during the recording"),
+                    ),
+                    None => (
+                        "had samples other than the dump before",
+                        "this JVM's could not be counted: its performance counters are off \
+                         or unreadable"
+                            .to_owned(),
+                    ),
+                };
                 return Some(format!(
-                    "only {judged_dumps} of the {dumps} JFR dumps came after a garbage \
-                     collection (old-object samples move only at collections{collections}): \
-                     the samples' trend is judged from {MIN_DUMPS_TO_JUDGE} such dumps (watch \
-                     longer, or with --gc-every)"
+                    "only {judged_dumps} of the {dumps} JFR dumps {which} (old-object samples \
+                     move only at garbage collections, and {collections}): the samples' trend \
+                     is judged from {MIN_DUMPS_TO_JUDGE} such dumps (watch longer, or with \
+                     --gc-every)"
                 ));
             }
         }
@@ -331,7 +340,7 @@ mod tests {
         for dump in &mut samples.outcome.dumps {
             *dump = crate::growth::old_objects::DumpCounts {
                 time: dump.time,
-                after_collection: true,
+                judged: true,
                 ..Default::default()
             };
         }
@@ -362,13 +371,24 @@ mod tests {
         assert_eq!(report.verdict(), Some(Verdict::Clean));
         let samples = report.old_objects.as_mut().unwrap();
         for (at, dump) in samples.outcome.dumps.iter_mut().enumerate() {
-            dump.after_collection = at == 0 || at == 4;
+            dump.judged = at == 0 || at == 4;
         }
         let why = report.verdict().unwrap().reason().unwrap().to_owned();
         assert!(
             why.starts_with(
                 "only 2 of the 7 JFR dumps came after a garbage collection (old-object samples \
-                 move only at collections, and 3 ran during the recording)"
+                 move only at garbage collections, and 3 ran during the recording)"
+            ),
+            "{why}"
+        );
+        // Uncounted (-XX:-UsePerfData), the search told the repeats by their samples.
+        report.old_objects.as_mut().unwrap().collections = None;
+        let why = report.verdict().unwrap().reason().unwrap().to_owned();
+        assert!(
+            why.starts_with(
+                "only 2 of the 7 JFR dumps had samples other than the dump before (old-object \
+                 samples move only at garbage collections, and this JVM's could not be \
+                 counted"
             ),
             "{why}"
         );

@@ -26,7 +26,7 @@ pub(super) fn old_objects<'a>(report: &'a OldObjectReport) -> JsonOldObjects<'a>
                 own: dump.own,
                 ignored: dump.ignored,
                 without_path: dump.without_path,
-                after_collection: dump.after_collection,
+                judged: dump.judged,
             })
             .collect(),
         growing: outcome

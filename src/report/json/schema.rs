@@ -101,8 +101,9 @@ pub(super) struct JsonSampleDump {
     pub(super) own: u64,
     pub(super) ignored: u64,
     pub(super) without_path: u64,
-    /// A collection ran since the last dump that did: only such dumps move the trend.
-    pub(super) after_collection: bool,
+    /// The dump moved the trend: a collection ran since the last one that did (where
+    /// collections cannot be counted: its samples changed).
+    pub(super) judged: bool,
 }
 
 #[derive(Serialize)]

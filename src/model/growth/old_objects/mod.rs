@@ -44,8 +44,8 @@ pub const ATTACH_LISTENER_THREAD: &str = "Attach Listener";
 pub const MAX_PATHS_PER_CLASS: usize = 3;
 /// Distinct allocation stacks kept per path, most frequent first.
 pub const MAX_STACKS_PER_PATH: usize = 10;
-/// Dumps after a collection ([`DumpCounts::after_collection`]) before samples without growth
-/// read as clean: the sample preset of the class trend evaluates a class from its fourth value
+/// Dumps that move the trend ([`DumpCounts::judged`]) before samples without growth read as
+/// clean: the sample preset of the class trend evaluates a class from its fourth value
 /// and selects it after a streak of three, so a leak seen from the first dump is selected at
 /// the sixth at the earliest ([`ClassTrendConfig::values_to_select`]).
 pub const MIN_DUMPS_TO_JUDGE: usize = 6;
@@ -81,11 +81,12 @@ pub struct DumpCounts {
     pub ignored: u64,
     /// Of those, without a path (JFR found none).
     pub without_path: u64,
-    /// Whether a garbage collection ran between this dump and the last one that moved the
-    /// trend. JFR reports a sample only once a collection ran after its allocation, and drops
-    /// it only when a collection finds its object dead: without a collection, a dump repeats
-    /// the one before and tells the trend nothing, so it does not move it.
-    pub after_collection: bool,
+    /// Whether this dump moved the trend: a garbage collection ran since the last dump that
+    /// did (where the JVM's collections cannot be counted: its samples are not that dump's).
+    /// JFR reports a sample only once a collection ran after its allocation, and drops it only
+    /// when a collection finds its object dead: without a collection, a dump repeats the one
+    /// before and tells the trend nothing.
+    pub judged: bool,
 }
 
 impl DumpCounts {
@@ -253,12 +254,9 @@ pub struct OldObjectOutcome {
 }
 
 impl OldObjectOutcome {
-    /// The dumps that moved the trend: those after a collection ([`DumpCounts::after_collection`]).
+    /// The dumps that moved the trend ([`DumpCounts::judged`]).
     pub fn judged_dumps(&self) -> usize {
-        self.dumps
-            .iter()
-            .filter(|dump| dump.after_collection)
-            .count()
+        self.dumps.iter().filter(|dump| dump.judged).count()
     }
 }
 

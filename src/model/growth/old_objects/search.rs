@@ -20,6 +20,23 @@ use crate::jfr::{JfrFrame, SampleDump};
 /// goes as deep as most of the survivors go together.
 const COMMON_PATH_SHARE: f64 = 0.8;
 
+/// How far the allocation time of one sample may move between two dumps (nanoseconds). Each
+/// JFR dump is a chunk that converts its ticks to wall time from its own start: the same sample
+/// reads a few tens of nanoseconds apart in two dumps a second apart (measured on JDK 17), more
+/// the further apart they are. Two distinct samples of one class allocated within a
+/// millisecond of each other, one dropped and the other taken, are all this can mistake.
+const SAMPLE_TIME_JITTER: i64 = 1_000_000;
+
+/// Whether two dumps' counted samples, as (class, allocation time) sorted, are the same.
+fn same_samples(a: &[(String, i64)], b: &[(String, i64)]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((class_a, time_a), (class_b, time_b))| {
+                class_a == class_b && (time_a - time_b).abs() <= SAMPLE_TIME_JITTER
+            })
+}
+
 /// The quarter of `[start, end]` that `time` falls in.
 fn bin(time: i64, start: i64, end: i64) -> usize {
     let span = (end - start).max(1) as f64;
@@ -115,6 +132,9 @@ pub struct OldObjectSearch {
     /// Per common path of spread survivors: the window (nanoseconds from `start`) of the dump
     /// at which it was first seen spread.
     spread_since: HashMap<Vec<PathStep>, i64>,
+    /// The counted samples of the last dump that moved the trend, as (class, allocation time),
+    /// sorted: where collections cannot be counted, a dump with the same ones repeats it.
+    judged_samples: Option<Vec<(String, i64)>>,
     /// Common paths confirmed: spread again at a dump with a window at least
     /// [`SPREAD_CONFIRMATION_FACTOR`] times the first; with both windows, in order found.
     survivors: Vec<(Vec<PathStep>, i64, i64)>,
@@ -133,6 +153,7 @@ impl OldObjectSearch {
             latest: Vec::new(),
             start: None,
             spread_since: HashMap::new(),
+            judged_samples: None,
             survivors: Vec::new(),
         })
     }
@@ -143,16 +164,16 @@ impl OldObjectSearch {
         self.start = Some(time);
     }
 
-    /// Folds in one dump's samples and returns its counts. `after_collection`: whether a
-    /// garbage collection ran since the last dump that did (or since the recording started);
-    /// a dump without one is kept for the report but does not move the class trend (see
-    /// [`DumpCounts::after_collection`]). Where the JVM's collections cannot be counted, every
-    /// dump counts as after one.
-    pub fn observe(&mut self, dump: &SampleDump, after_collection: bool) -> DumpCounts {
+    /// Folds in one dump's samples and returns its counts. `collected`: whether a garbage
+    /// collection ran since the last dump that moved the trend (or since the recording
+    /// started), `None` where the JVM's collections cannot be counted; a dump without one is
+    /// kept for the report but does not move the class trend (see [`DumpCounts::judged`]).
+    /// Unknown, a dump whose counted samples are those of the last one that moved the trend
+    /// repeats it: no collection changed them (heapgrowth's own samples change at every dump).
+    pub fn observe(&mut self, dump: &SampleDump, collected: Option<bool>) -> DumpCounts {
         let mut counts = DumpCounts {
             time: dump.time,
             samples: dump.samples.len() as u64,
-            after_collection,
             ..DumpCounts::default()
         };
         let mut kept = Vec::new();
@@ -189,6 +210,20 @@ impl OldObjectSearch {
                 truncated: sample.stack_truncated,
             });
         }
+        let mut identities: Vec<(String, i64)> = kept
+            .iter()
+            .map(|sample| (sample.class.clone(), sample.allocated))
+            .collect();
+        identities.sort_unstable();
+        let judged = collected.unwrap_or_else(|| {
+            self.judged_samples
+                .as_ref()
+                .map_or(true, |judged| !same_samples(judged, &identities))
+        });
+        if judged {
+            self.judged_samples = Some(identities);
+        }
+        counts.judged = judged;
         let dump_index = self.dumps.len();
         let mut per_class: HashMap<&str, u64> = HashMap::new();
         for sample in &kept {
@@ -204,7 +239,7 @@ impl OldObjectSearch {
         // repeats the one before would add a flat value (and break a rising streak) per dump
         // taken between two collections: a leak in a JVM that collects every few intervals
         // never rose three intervals in a row, and read as clean.
-        if after_collection {
+        if judged {
             self.trend
                 .observe(per_class.into_iter().map(|(class, n)| (class, n, 0)), 0);
         }

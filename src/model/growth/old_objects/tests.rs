@@ -282,23 +282,38 @@ fn service_dump(t: i64, leaked: u64, level: u64) -> SampleDump {
     dump(t, samples)
 }
 
+/// What the caller knows of a JVM's collections between two dumps.
+#[derive(Clone, Copy)]
+enum Counters {
+    /// It counted them (the performance counters).
+    Counted,
+    /// It could not (`-XX:-UsePerfData`): the search tells from the samples.
+    Unknown,
+    /// A count that saw a collection before every dump: what the search did before it knew
+    /// better.
+    EveryDump,
+}
+
 /// A JVM that collects every third interval: its samples change only then, and the two dumps
 /// between repeat the one before. Only the dumps after a collection move the trend, so the leak
-/// is selected at the sixth of them; fed every dump, the repeats broke every rising streak and
-/// the leak was never selected (read as clean when the watch ended).
+/// is selected at the sixth of them, whether the collections were counted or the search told
+/// the repeats by their samples; fed every dump, the repeats broke every rising streak and the
+/// leak was never selected (read as clean when the watch ended).
 #[test]
 fn dumps_between_collections_do_not_break_a_leaks_streak() {
     let leak_at = |t: i64| 10 * (t / 3) as u64;
-    let selected = |judge_repeats: bool| {
+    let selected = |counters: Counters| {
         let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
         let mut first_selected = None;
         for t in 0..30 {
-            let after_collection = t % 3 == 0;
-            let counts = search.observe(
-                &service_dump(t, leak_at(t), 12),
-                after_collection || judge_repeats,
-            );
-            assert_eq!(counts.after_collection, after_collection || judge_repeats);
+            let collected = t % 3 == 0;
+            let told = match counters {
+                Counters::Counted => Some(collected),
+                Counters::Unknown => None,
+                Counters::EveryDump => Some(true),
+            };
+            let counts = search.observe(&service_dump(t, leak_at(t), 12), told);
+            assert_eq!(counts.judged, told.unwrap_or(collected));
             if first_selected.is_none() && !search.selected_classes().is_empty() {
                 first_selected = Some(t);
             }
@@ -306,8 +321,42 @@ fn dumps_between_collections_do_not_break_a_leaks_streak() {
         let judged = search.outcome().judged_dumps();
         (first_selected, judged)
     };
-    assert_eq!(selected(false), (Some(15), 10));
-    assert_eq!(selected(true), (None, 30));
+    assert_eq!(selected(Counters::Counted), (Some(15), 10));
+    assert_eq!(selected(Counters::Unknown), (Some(15), 10));
+    assert_eq!(selected(Counters::EveryDump), (None, 30));
+}
+
+/// Where collections cannot be counted, a dump is judged when its samples are not those of the
+/// last judged dump: one sample more, one fewer, or one allocated at another time is a change;
+/// the same samples in another order, at a later dump time, their times read tens of
+/// nanoseconds apart (each dump is a JFR chunk that converts times its own way), are not.
+#[test]
+fn without_counters_a_dump_is_judged_when_its_samples_changed() {
+    let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+    let first = service_dump(0, 3, 2);
+    assert!(search.observe(&first, None).judged);
+    let mut reordered = first.clone();
+    reordered.samples.reverse();
+    reordered.time += 1_000_000_000;
+    for sample in &mut reordered.samples {
+        sample.allocation_time += 39;
+    }
+    assert!(!search.observe(&reordered, None).judged);
+    // heapgrowth's own sample (last in a service dump, now first) is not the JVM's: its change
+    // is no change.
+    let mut own_moved = reordered.clone();
+    own_moved.samples[0].allocation_time += 2_000_000;
+    assert!(!search.observe(&own_moved, None).judged);
+    let mut moved = own_moved.clone();
+    moved.samples[1].allocation_time += 2_000_000;
+    assert!(search.observe(&moved, None).judged);
+    let mut fewer = moved.clone();
+    fewer.samples.pop();
+    assert!(search.observe(&fewer, None).judged);
+    assert!(!search.observe(&fewer, None).judged);
+    // A count, where there is one, decides: the same samples after a collection are judged.
+    assert!(search.observe(&fewer, Some(true)).judged);
+    assert_eq!(search.outcome().judged_dumps(), 4);
 }
 
 #[test]
@@ -315,7 +364,7 @@ fn a_leaking_path_is_found_through_its_class_with_stacks_and_ages() {
     let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
     let mut first_selected = None;
     for t in 0..10 {
-        let counts = search.observe(&service_dump(t, 10 * t as u64, 12), true);
+        let counts = search.observe(&service_dump(t, 10 * t as u64, 12), Some(true));
         assert_eq!((counts.own, counts.counted()), (1, 10 * t as u64 + 12));
         if first_selected.is_none() && !search.selected_classes().is_empty() {
             first_selected = Some(t);
@@ -395,7 +444,7 @@ fn past_a_full_queue_a_leak_is_its_survivors_spread_over_the_recording() {
     let mut found = None;
     for t in 1..=12 {
         // The queue stays full: the same counts at every dump, so no trend can rise.
-        search.observe(&saturated_dump(t, 200, 56, 3.0), true);
+        search.observe(&saturated_dump(t, 200, 56, 3.0), Some(true));
         assert!(search.selected_classes().is_empty(), "dump {t}");
         if found.is_none() && search.has_survivors() {
             found = Some(t);
@@ -434,7 +483,7 @@ fn a_bounded_cache_whose_entries_die_is_never_spread_past_their_life() {
     for t in 1..=30 {
         // Entries live 3 s: over the first three seconds they fill the window as a leak
         // would, but never at a window four times as long.
-        search.observe(&saturated_dump(t, 0, 200, 3.0), true);
+        search.observe(&saturated_dump(t, 0, 200, 3.0), Some(true));
     }
     assert!(!search.has_survivors());
     assert!(search.outcome().survivors.is_empty());
@@ -442,7 +491,7 @@ fn a_bounded_cache_whose_entries_die_is_never_spread_past_their_life() {
     let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
     search.recording_started(0);
     for t in 1..=30 {
-        search.observe(&saturated_dump(t, 20, 200, 3.0), true);
+        search.observe(&saturated_dump(t, 20, 200, 3.0), Some(true));
     }
     assert!(!search.has_survivors());
 }
@@ -470,7 +519,7 @@ fn a_flat_cache_and_heapgrowths_own_samples_are_not_growth() {
                     .sample,
             );
         }
-        search.observe(&dump, true);
+        search.observe(&dump, Some(true));
         assert!(search.selected_classes().is_empty(), "dump {t}");
     }
     assert!(search.outcome().growing.is_empty());
@@ -489,7 +538,7 @@ fn samples_on_ignored_paths_are_counted_per_rule_and_not_judged() {
     })
     .unwrap();
     for t in 0..10 {
-        let counts = search.observe(&service_dump(t, 10 * t as u64, 12), true);
+        let counts = search.observe(&service_dump(t, 10 * t as u64, 12), Some(true));
         assert_eq!(counts.ignored, 10 * t as u64);
     }
     let outcome = search.outcome();
