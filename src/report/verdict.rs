@@ -11,6 +11,7 @@
 //! tests have no third outcome), the JUnit extension reports it skipped with the reason.
 
 use super::ScenarioReport;
+use crate::growth::class_trend::TrendRow;
 use crate::growth::old_objects::MIN_DUMPS_TO_JUDGE;
 
 /// Exit status of a run whose every scenario was judged clean.
@@ -61,6 +62,40 @@ impl Verdict {
             Verdict::Inconclusive(_) => EXIT_INCONCLUSIVE,
         }
     }
+}
+
+/// Values of an undecided class shown in the reason: the latest ones.
+const UNDECIDED_VALUES_SHOWN: usize = 6;
+
+/// Why samples whose trend had not decided on `class` (one of `undecided` classes) are not
+/// clean.
+fn undecided_class(class: &TrendRow, undecided: usize) -> String {
+    let values = &class.instances.values;
+    let shown = values[values.len().saturating_sub(UNDECIDED_VALUES_SHOWN)..]
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let state = if class.evaluated {
+        format!(
+            "it rose at the last {} of the {} dumps in a row it needs to be selected",
+            class.streak, class.required_streak
+        )
+    } else {
+        format!(
+            "it has {} value(s) since it reached the trend's floor, too few to judge",
+            values.len()
+        )
+    };
+    let more = match undecided {
+        1 => String::new(),
+        n => format!(" (and {} more class(es))", n - 1),
+    };
+    format!(
+        "the samples' trend had not decided on {} when the watch ended (samples at the last \
+         dumps that moved it: {shown}): {state}{more}; watch longer",
+        class.class
+    )
 }
 
 impl ScenarioReport {
@@ -147,6 +182,9 @@ impl ScenarioReport {
                      is judged from {MIN_DUMPS_TO_JUDGE} such dumps (watch longer, or with \
                      --gc-every)"
                 ));
+            }
+            if let Some(class) = samples.outcome.undecided.first() {
+                return Some(undecided_class(class, samples.outcome.undecided.len()));
             }
         }
         if let Some(cut) = outcome.cut {
@@ -392,5 +430,34 @@ mod tests {
             ),
             "{why}"
         );
+    }
+
+    /// A watch that ends while the trend has not decided on a class is not clean: the leak of a
+    /// JVM with the serial collector, whose class reached the tracking floor at the third of
+    /// seven dumps after a collection (it would have been selected at the eighth), read as
+    /// clean before.
+    #[test]
+    fn samples_whose_trend_had_not_decided_on_a_class_are_not_clean() {
+        use crate::growth::class_trend::{ClassTrend, ClassTrendConfig};
+        let mut report = old_object_samples();
+        let samples = report.old_objects.as_mut().unwrap();
+        samples.outcome.growing.clear();
+        samples.collections = Some(7);
+        assert_eq!(report.verdict(), Some(Verdict::Clean));
+        let mut trend = ClassTrend::new(ClassTrendConfig::old_object_samples()).unwrap();
+        for samples in [0, 5, 10, 16, 32, 37, 42] {
+            trend.observe([("byte[]", samples, 0), ("java.lang.String", 3, 0)], 0);
+        }
+        let samples = report.old_objects.as_mut().unwrap();
+        samples.outcome.undecided = trend.undecided_rows();
+        let why = report.verdict().unwrap().reason().unwrap().to_owned();
+        assert_eq!(
+            why,
+            "the samples' trend had not decided on byte[] when the watch ended (samples at the \
+             last dumps that moved it: 10, 16, 32, 37, 42): it rose at the last 2 of the 3 \
+             dumps in a row it needs to be selected; watch longer"
+        );
+        trend.observe([("byte[]", 47, 0)], 0);
+        assert!(trend.undecided_rows().is_empty());
     }
 }

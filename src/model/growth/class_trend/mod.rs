@@ -210,6 +210,24 @@ impl ClassTrend {
         })
     }
 
+    /// The rows of the classes the trend has not decided on, by name: tracked and not selected,
+    /// but not evaluated yet (fewer than [`ClassTrendConfig::min_values`] values since they
+    /// reached the floor) or qualifying without the whole streak yet. A leak that reached the
+    /// floor late is one of these for several intervals before it is selected: until then, no
+    /// growth is not the same as none.
+    pub fn undecided_rows(&self) -> Vec<TrendRow> {
+        let mut names: Vec<&str> = self
+            .classes
+            .iter()
+            .filter(|(_, history)| {
+                !history.selected(&self.config) && (history.verdict.is_none() || history.streak > 0)
+            })
+            .map(|(name, _)| name.as_str())
+            .collect();
+        names.sort_unstable();
+        self.rows(names)
+    }
+
     /// How many classes are tracked now.
     pub fn tracked_classes(&self) -> usize {
         self.classes.len()

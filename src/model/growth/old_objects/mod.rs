@@ -251,6 +251,11 @@ pub struct OldObjectOutcome {
     /// The user's rules that matched no sample's path at any dump (most often a misspelled
     /// field), in the order given.
     pub unmatched_rules: Vec<IgnoreRule>,
+    /// Classes the trend has not decided on at the last dump ([`ClassTrend::undecided_rows`]):
+    /// a watch that ends with one is not clean.
+    ///
+    /// [`ClassTrend::undecided_rows`]: crate::growth::class_trend::ClassTrend::undecided_rows
+    pub undecided: Vec<TrendRow>,
 }
 
 impl OldObjectOutcome {

@@ -340,6 +340,7 @@ impl OldObjectSearch {
             survivors,
             ignored,
             unmatched_rules,
+            undecided: self.trend.undecided_rows(),
         }
     }
 

@@ -554,3 +554,43 @@ fn samples_on_ignored_paths_are_counted_per_rule_and_not_judged() {
         }]
     );
 }
+
+/// A leak seen by the samples of a JVM with the serial collector (measured: 0, 5, 10, 16, 32, 37
+/// and 42 samples at the seven dumps after a collection of a 30 s watch): its class reaches the
+/// tracking floor of 8 samples at the third, is evaluated from its fourth value after that and
+/// selected after three rising in a row, at the eighth. Until then the trend has not decided on
+/// it, and says so: seven dumps after a collection with no class selected read as clean before.
+#[test]
+fn a_leak_that_reaches_the_floor_late_is_undecided_until_selected() {
+    let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+    let mut undecided_at = Vec::new();
+    for (t, leaked) in [0, 5, 10, 16, 32, 37, 42, 47].into_iter().enumerate() {
+        search.observe(&service_dump(t as i64, leaked, 0), Some(true));
+        let outcome = search.outcome();
+        let undecided: Vec<&str> = outcome.undecided.iter().map(|row| &row.class[..]).collect();
+        let selected = search.selected_classes();
+        assert!(undecided.is_empty() || selected.is_empty(), "{t}");
+        if undecided == ["byte[]"] {
+            undecided_at.push(t);
+        } else {
+            assert!(undecided.is_empty(), "{t}: {undecided:?}");
+        }
+        if t == 7 {
+            assert_eq!(selected, ["byte[]"]);
+        }
+    }
+    assert_eq!(undecided_at, [2, 3, 4, 5, 6]);
+}
+
+/// A level class the trend has evaluated, and one below the floor, leave nothing undecided:
+/// the clean twin's samples can read as clean.
+#[test]
+fn level_samples_leave_no_class_undecided() {
+    let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
+    for t in 0..8 {
+        search.observe(&service_dump(t, 3, 20), Some(true));
+        let undecided = search.outcome().undecided.len();
+        assert_eq!(undecided, usize::from(t < 3), "{t}");
+    }
+    assert!(search.selected_classes().is_empty());
+}
