@@ -18,6 +18,7 @@ pub use html::render_html;
 pub use json::to_json;
 pub use normalized::{normalized_node, render_normalized};
 pub use text::{render_scenario, render_text, StackDepth};
+pub(crate) use verdict::undecided_classes;
 pub use verdict::{
     confirmation_due, exit_status, Verdict, EXIT_CLEAN, EXIT_ERROR, EXIT_GROWING, EXIT_INCONCLUSIVE,
 };

@@ -67,35 +67,44 @@ impl Verdict {
 /// Values of an undecided class shown in the reason: the latest ones.
 const UNDECIDED_VALUES_SHOWN: usize = 6;
 
-/// Why samples whose trend had not decided on `class` (one of `undecided` classes) are not
-/// clean.
-fn undecided_class(class: &TrendRow, undecided: usize) -> String {
-    let values = &class.instances.values;
-    let shown = values[values.len().saturating_sub(UNDECIDED_VALUES_SHOWN)..]
+/// Why a watch that ended while the class trend had not decided on the classes of
+/// `undecided` ([`ClassTrend::undecided_rows`]) is not clean; `None` when there are none.
+/// `values` names what the first class's latest values are, `steps` what its streak counts.
+///
+/// [`ClassTrend::undecided_rows`]: crate::growth::class_trend::ClassTrend::undecided_rows
+pub(crate) fn undecided_classes(
+    undecided: &[TrendRow],
+    trend: &str,
+    values: &str,
+    steps: &str,
+) -> Option<String> {
+    let class = undecided.first()?;
+    let values_of_class = &class.instances.values;
+    let shown = values_of_class[values_of_class.len().saturating_sub(UNDECIDED_VALUES_SHOWN)..]
         .iter()
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join(", ");
     let state = if class.evaluated {
         format!(
-            "it rose at the last {} of the {} dumps in a row it needs to be selected",
+            "it rose at the last {} of the {} {steps} in a row it needs to be selected",
             class.streak, class.required_streak
         )
     } else {
         format!(
             "it has {} value(s) since it reached the trend's floor, too few to judge",
-            values.len()
+            values_of_class.len()
         )
     };
-    let more = match undecided {
+    let more = match undecided.len() {
         1 => String::new(),
         n => format!(" (and {} more class(es))", n - 1),
     };
-    format!(
-        "the samples' trend had not decided on {} when the watch ended (samples at the last \
-         dumps that moved it: {shown}): {state}{more}; watch longer",
+    Some(format!(
+        "the {trend} had not decided on {} when the watch ended ({values}: {shown}): \
+         {state}{more}; watch longer",
         class.class
-    )
+    ))
 }
 
 impl ScenarioReport {
@@ -183,8 +192,14 @@ impl ScenarioReport {
                      --gc-every)"
                 ));
             }
-            if let Some(class) = samples.outcome.undecided.first() {
-                return Some(undecided_class(class, samples.outcome.undecided.len()));
+            let undecided = undecided_classes(
+                &samples.outcome.undecided,
+                "samples' trend",
+                "samples at the last dumps that moved it",
+                "dumps",
+            );
+            if undecided.is_some() {
+                return undecided;
             }
         }
         if let Some(cut) = outcome.cut {

@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use super::support::{entries, json, ChildJvm};
 
 /// Puts 200 sessions in a map every 50 ms; `clean` keeps the map at 500. A list of buffers
-/// churns (cleared at 1000) either way. `exit-soon` exits after 3 s. `steps` adds a second
+/// churns (cleared at 1000) either way. `leak-when=PATH` leaks as if not `clean` once PATH
+/// exists. `exit-soon` exits after 3 s. `steps` adds a second
 /// churning list that gains 200 buffers every 250 ms and is cleared after 8 steps: watched
 /// every 300 ms, it is 1.2 steps further along at each dump, a leak's look for six dumps in
 /// a row.
@@ -28,6 +29,8 @@ public class Service {
         List<String> flags = Arrays.asList(args);
         boolean clean = flags.contains("clean");
         boolean exitSoon = flags.contains("exit-soon");
+        java.io.File leakWhen = flags.stream().filter(f -> f.startsWith("leak-when="))
+            .map(f -> new java.io.File(f.substring("leak-when=".length()))).findFirst().orElse(null);
         if (flags.contains("steps")) {
             Thread stepper = new Thread(() -> {
                 for (int step = 0; ; step++) {
@@ -44,6 +47,7 @@ public class Service {
         long started = System.nanoTime();
         int n = 0;
         while (true) {
+            if (clean && leakWhen != null && leakWhen.exists()) clean = false;
             for (int i = 0; i < 200; i++) {
                 n++;
                 SESSIONS.put(n, "session-" + n);
@@ -273,6 +277,50 @@ fn periodic_watch_of_the_clean_twin_takes_no_dump_and_finds_nothing() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.starts_with("JVM pid "), "{text}");
     assert!(text.contains("no growing objects"), "{text}");
+    assert!(service.alive());
+}
+
+/// A service that starts leaking 0.7 s before a periodic watch ends: the class trend sees its
+/// classes rise at the last histogram or two, short of the streak that selects them (or selects
+/// them, and the dump search has no time to judge). Either way it is not clean: the watch
+/// stopped before it could judge. It read as clean before when the streak was not complete
+/// (the leak started 0.4 s before the end: clean 3 of 3 runs; now inconclusive, naming
+/// `java.lang.Integer`).
+#[test]
+fn a_leak_that_starts_as_the_watch_ends_is_not_clean() {
+    let trigger = fresh_tmp("late-leak-trigger").join("leak-now");
+    let flag = format!("leak-when={}", trigger.display());
+    let mut service = Service::start("late-leak", &[], &["clean", &flag], None);
+    std::thread::sleep(Duration::from_secs(3));
+    let started = Instant::now();
+    let output = std::thread::scope(|scope| {
+        let watch = scope.spawn(|| {
+            watch(
+                "late-leak",
+                service.pid(),
+                &["--every", "300ms", "--for", "4s", "--format", "json"],
+            )
+        });
+        std::thread::sleep(Duration::from_millis(3300));
+        std::fs::write(&trigger, b"").unwrap();
+        watch.join().unwrap()
+    });
+    let log = stderr(&output);
+    let report = json(&output);
+    let scenario = &report["scenarios"][0];
+    assert_ne!(scenario["verdict"], "clean", "{log}");
+    if scenario["verdict"] == "inconclusive" {
+        assert_eq!(output.status.code(), Some(3), "{log}");
+        let why = scenario["verdict_reason"].as_str().unwrap();
+        assert!(
+            why.starts_with("the class trend had not decided on ")
+                || why.starts_with("watching ended "),
+            "{why}"
+        );
+    } else {
+        assert_eq!(output.status.code(), Some(1), "{log}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(60));
     assert!(service.alive());
 }
 

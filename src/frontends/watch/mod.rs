@@ -24,7 +24,7 @@ use crate::growth::{
     DEFAULT_MAX_SNAPSHOTS,
 };
 use crate::line::escape_line;
-use crate::report::ScenarioReport;
+use crate::report::{undecided_classes, ScenarioReport, Verdict};
 use crate::tempdir::PrivateTempDir;
 
 pub use ticks::{EveryInterval, OnEnter};
@@ -292,6 +292,20 @@ pub fn watch(
     };
     if let Some(reason) = watched.stopped {
         (watched.events)(WatchEvent::Stopped { reason });
+    }
+    // Gated by the class trend, a watch that stopped while the trend had not decided on a
+    // class did not see enough to call the JVM clean: a leak is one of those for a few
+    // intervals before it is selected.
+    if options.pace == Pace::Periodic
+        && options.class_gate
+        && report.verdict() == Some(Verdict::Clean)
+    {
+        report.cut_short = undecided_classes(
+            &watched.trend.undecided_rows(),
+            "class trend",
+            "instances at the last intervals",
+            "intervals",
+        );
     }
     if let Some(error) = &watched.ended {
         // The report so far stands; growth found before stays growth.
