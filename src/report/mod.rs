@@ -476,7 +476,7 @@ pub(crate) mod test_reports {
                     earlier: 0,
                     file_bytes: 0,
                 },
-                Some(true),
+                true,
             );
         }
         let outcome = search.outcome();

@@ -173,23 +173,17 @@ impl ScenarioReport {
                 ));
             }
             if judged_dumps < MIN_DUMPS_TO_JUDGE {
-                let (which, collections) = match samples.collections {
-                    Some(n) => (
-                        "came after a garbage collection",
-                        format!("{n} ran during the recording"),
-                    ),
-                    None => (
-                        "had samples other than the dump before",
-                        "this JVM's could not be counted: its performance counters are off \
-                         or unreadable"
-                            .to_owned(),
-                    ),
+                let collections = match samples.collections {
+                    Some(n) => format!("{n} were counted during the recording"),
+                    None => "this JVM's cannot be counted: its performance counters are off or \
+                             unreadable"
+                        .to_owned(),
                 };
                 return Some(format!(
-                    "only {judged_dumps} of the {dumps} JFR dumps {which} (old-object samples \
-                     move only at garbage collections, and {collections}): the samples' trend \
-                     is judged from {MIN_DUMPS_TO_JUDGE} such dumps (watch longer, or with \
-                     --gc-every)"
+                    "only {judged_dumps} of the {dumps} JFR dumps came after a garbage \
+                     collection or had samples that changed (old-object samples move only at \
+                     collections, and {collections}): the samples' trend is judged from \
+                     {MIN_DUMPS_TO_JUDGE} such dumps (watch longer, or with --gc-every)"
                 ));
             }
             let undecided = undecided_classes(
@@ -429,8 +423,9 @@ mod tests {
         let why = report.verdict().unwrap().reason().unwrap().to_owned();
         assert!(
             why.starts_with(
-                "only 2 of the 7 JFR dumps came after a garbage collection (old-object samples \
-                 move only at garbage collections, and 3 ran during the recording)"
+                "only 2 of the 7 JFR dumps came after a garbage collection or had samples that \
+                 changed (old-object samples move only at collections, and 3 were counted \
+                 during the recording)"
             ),
             "{why}"
         );
@@ -439,9 +434,9 @@ mod tests {
         let why = report.verdict().unwrap().reason().unwrap().to_owned();
         assert!(
             why.starts_with(
-                "only 2 of the 7 JFR dumps had samples other than the dump before (old-object \
-                 samples move only at garbage collections, and this JVM's could not be \
-                 counted"
+                "only 2 of the 7 JFR dumps came after a garbage collection or had samples that \
+                 changed (old-object samples move only at collections, and this JVM's cannot \
+                 be counted"
             ),
             "{why}"
         );

@@ -423,13 +423,8 @@ fn leaks_in_jvms_that_collect_every_few_intervals_are_never_clean() {
         if scenario["verdict"] == "inconclusive" {
             assert_eq!(output.status.code(), Some(3), "{name}: {log}");
             let why = scenario["verdict_reason"].as_str().unwrap();
-            let too_few = if *counted {
-                "came after a garbage collection"
-            } else {
-                "had samples other than the dump before"
-            };
             assert!(
-                why.contains(too_few)
+                why.contains("JFR dumps came after a garbage collection or had samples that")
                     || why.starts_with("the samples' trend had not decided on ")
                     || why.starts_with("no garbage collection ran")
                     || why.starts_with("no old-object sample was judged"),

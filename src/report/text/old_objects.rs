@@ -64,11 +64,10 @@ pub(super) fn render_old_objects(
         samples.samples_judged(),
         outcome.dumps.len(),
         if judged_dumps < outcome.dumps.len() {
-            let which = match samples.collections {
-                Some(_) => "after a collection",
-                None => "with samples other than the dump before",
-            };
-            format!(" ({judged_dumps} of them {which}: only those move the trend)")
+            format!(
+                " ({judged_dumps} of them after a collection or with changed samples: only \
+                 those move the trend)"
+            )
         } else {
             String::new()
         },

@@ -133,7 +133,7 @@ pub struct OldObjectSearch {
     /// at which it was first seen spread.
     spread_since: HashMap<Vec<PathStep>, i64>,
     /// The counted samples of the last dump that moved the trend, as (class, allocation time),
-    /// sorted: where collections cannot be counted, a dump with the same ones repeats it.
+    /// sorted: a dump with the same ones and no collection counted repeats it.
     judged_samples: Option<Vec<(String, i64)>>,
     /// Common paths confirmed: spread again at a dump with a window at least
     /// [`SPREAD_CONFIRMATION_FACTOR`] times the first; with both windows, in order found.
@@ -164,13 +164,15 @@ impl OldObjectSearch {
         self.start = Some(time);
     }
 
-    /// Folds in one dump's samples and returns its counts. `collected`: whether a garbage
-    /// collection ran since the last dump that moved the trend (or since the recording
-    /// started), `None` where the JVM's collections cannot be counted; a dump without one is
-    /// kept for the report but does not move the class trend (see [`DumpCounts::judged`]).
-    /// Unknown, a dump whose counted samples are those of the last one that moved the trend
-    /// repeats it: no collection changed them (heapgrowth's own samples change at every dump).
-    pub fn observe(&mut self, dump: &SampleDump, collected: Option<bool>) -> DumpCounts {
+    /// Folds in one dump's samples and returns its counts. `collected`: whether the JVM's
+    /// counters show a garbage collection since the last dump (false where they cannot be
+    /// read). A dump moves the class trend ([`DumpCounts::judged`]) after a collection, or when
+    /// its counted samples are not those of the last dump that moved it (the counters may be
+    /// off, or miss what changed them: on JDK 17 with ZGC the samples changed between two
+    /// dumps with no collection counted between; heapgrowth's own samples change at every dump
+    /// and are left out). Any other dump repeats
+    /// that one: it is kept for the report and tells the trend nothing.
+    pub fn observe(&mut self, dump: &SampleDump, collected: bool) -> DumpCounts {
         let mut counts = DumpCounts {
             time: dump.time,
             samples: dump.samples.len() as u64,
@@ -215,11 +217,11 @@ impl OldObjectSearch {
             .map(|sample| (sample.class.clone(), sample.allocated))
             .collect();
         identities.sort_unstable();
-        let judged = collected.unwrap_or_else(|| {
-            self.judged_samples
+        let judged = collected
+            || self
+                .judged_samples
                 .as_ref()
-                .map_or(true, |judged| !same_samples(judged, &identities))
-        });
+                .map_or(true, |judged| !same_samples(judged, &identities));
         if judged {
             self.judged_samples = Some(identities);
         }
