@@ -62,8 +62,8 @@ pub struct OldObjectSession {
     /// the performance counters (one embedded through the invocation API has no
     /// `PerfCounter.print`) ran at least those.
     forced_collections: u64,
-    /// [`Self::collections`] at the dump before (0: the recording's start).
-    collections_at_last_dump: u64,
+    /// `forced_collections` at the dump before.
+    forced_at_last_dump: u64,
     /// Holds the settings and each dump until it is read; after `recording`, so it is removed
     /// once the recording is stopped.
     _dir: PrivateTempDir,
@@ -93,7 +93,7 @@ impl OldObjectSession {
             collections_at_start,
             collections: None,
             forced_collections: 0,
-            collections_at_last_dump: 0,
+            forced_at_last_dump: 0,
             _dir: dir,
         })
     }
@@ -128,14 +128,9 @@ impl OldObjectSession {
             dump.time = now_nanos();
         }
         let started = Instant::now();
-        // Whether the counters show a collection since the dump before (none where they
-        // cannot be read: the search tells from the samples then).
-        let collected = self.collections().is_some_and(|now| {
-            let collected = now > self.collections_at_last_dump;
-            self.collections_at_last_dump = now;
-            collected
-        });
-        let counts = self.search.observe(&dump, collected);
+        let full_collection = self.forced_collections > self.forced_at_last_dump;
+        self.forced_at_last_dump = self.forced_collections;
+        let counts = self.search.observe(&dump, full_collection);
         self.timings.analysis.push(elapsed_ms(started));
         Ok(counts)
     }

@@ -155,7 +155,9 @@ impl ScenarioReport {
                 return Some(format!(
                     "no old-object sample was judged over {dumps} JFR dump(s): JFR reports a \
                      sample only once a garbage collection ran after its allocation, and only \
-                     while its object lives"
+                     while its object lives, and some collectors' own collections bring none \
+                     (ZGC on JDK 25: none after its own, new ones after each of --gc-every's) \
+                     (watch longer, or with --gc-every)"
                 ));
             }
             if samples.collections == Some(0) {
@@ -180,10 +182,10 @@ impl ScenarioReport {
                         .to_owned(),
                 };
                 return Some(format!(
-                    "only {judged_dumps} of the {dumps} JFR dumps came after a garbage \
-                     collection or had samples that changed (old-object samples move only at \
-                     collections, and {collections}): the samples' trend is judged from \
-                     {MIN_DUMPS_TO_JUDGE} such dumps (watch longer, or with --gc-every)"
+                    "only {judged_dumps} of the {dumps} JFR dumps had samples that changed \
+                     (old-object samples move only at garbage collections, and {collections}): \
+                     the samples' trend is judged from {MIN_DUMPS_TO_JUDGE} such dumps (watch \
+                     longer, or with --gc-every)"
                 ));
             }
             let undecided = undecided_classes(
@@ -423,9 +425,8 @@ mod tests {
         let why = report.verdict().unwrap().reason().unwrap().to_owned();
         assert!(
             why.starts_with(
-                "only 2 of the 7 JFR dumps came after a garbage collection or had samples that \
-                 changed (old-object samples move only at collections, and 3 were counted \
-                 during the recording)"
+                "only 2 of the 7 JFR dumps had samples that changed (old-object samples move \
+                 only at garbage collections, and 3 were counted during the recording)"
             ),
             "{why}"
         );
@@ -434,9 +435,8 @@ mod tests {
         let why = report.verdict().unwrap().reason().unwrap().to_owned();
         assert!(
             why.starts_with(
-                "only 2 of the 7 JFR dumps came after a garbage collection or had samples that \
-                 changed (old-object samples move only at collections, and this JVM's cannot \
-                 be counted"
+                "only 2 of the 7 JFR dumps had samples that changed (old-object samples move \
+                 only at garbage collections, and this JVM's cannot be counted"
             ),
             "{why}"
         );

@@ -65,8 +65,8 @@ pub(super) fn render_old_objects(
         outcome.dumps.len(),
         if judged_dumps < outcome.dumps.len() {
             format!(
-                " ({judged_dumps} of them after a collection or with changed samples: only \
-                 those move the trend)"
+                " ({judged_dumps} of them with samples that changed, or after a full \
+                 collection: only those move the trend)"
             )
         } else {
             String::new()

@@ -133,6 +133,19 @@ impl History {
         self.verdict.is_some() && self.streak >= self.required_streak(config)
     }
 
+    /// Whether the trend has yet to decide on this class, not selected: too few values to be
+    /// evaluated while a measure is at its high so far, or qualifying short of the streak.
+    pub(super) fn undecided(&self, config: &ClassTrendConfig) -> bool {
+        let at_its_high = |ring: &VecDeque<u64>| {
+            ring.back()
+                .is_some_and(|&last| last > 0 && ring.iter().all(|&value| value <= last))
+        };
+        !self.selected(config)
+            && (self.streak > 0
+                || (self.verdict.is_none()
+                    && (at_its_high(&self.instances) || at_its_high(&self.bytes))))
+    }
+
     /// A class that may make room for a new one: evaluated, not on a streak, not rising at all.
     pub(super) fn evictable(&self) -> bool {
         self.streak == 0 && self.verdict.is_some_and(|verdict| verdict.promise <= 0.0)

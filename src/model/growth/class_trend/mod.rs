@@ -212,16 +212,15 @@ impl ClassTrend {
 
     /// The rows of the classes the trend has not decided on, by name: tracked and not selected,
     /// but not evaluated yet (fewer than [`ClassTrendConfig::min_values`] values since they
-    /// reached the floor) or qualifying without the whole streak yet. A leak that reached the
-    /// floor late is one of these for several intervals before it is selected: until then, no
-    /// growth is not the same as none.
+    /// reached the floor) with a measure at its high so far, or qualifying without the whole
+    /// streak yet. A leak that reached the floor late is one of these for several intervals
+    /// before it is selected: until then, no growth is not the same as none. (A class below its
+    /// first value is not: the noise of a clean service that touched the floor once.)
     pub fn undecided_rows(&self) -> Vec<TrendRow> {
         let mut names: Vec<&str> = self
             .classes
             .iter()
-            .filter(|(_, history)| {
-                !history.selected(&self.config) && (history.verdict.is_none() || history.streak > 0)
-            })
+            .filter(|(_, history)| history.undecided(&self.config))
             .map(|(name, _)| name.as_str())
             .collect();
         names.sort_unstable();

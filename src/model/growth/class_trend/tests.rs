@@ -431,3 +431,30 @@ fn a_config_that_cannot_work_is_refused() {
         assert!(ClassTrend::new(config).is_err());
     }
 }
+
+/// What the trend has not decided on: a class tracked fewer than four values while at its high
+/// so far (a leak that reached the floor late), or one qualifying short of the streak; not one
+/// below its first value (noise that touched the floor once), nor one evaluated and flat.
+#[test]
+fn undecided_classes_are_those_still_rising_toward_a_verdict() {
+    let undecided = |series: &[u64]| {
+        let mut trend = ClassTrend::new(ClassTrendConfig::old_object_samples()).unwrap();
+        for &samples in series {
+            trend.observe([("byte[]", samples, 0)], 0);
+        }
+        !trend.undecided_rows().is_empty()
+    };
+    assert!(undecided(&[8]));
+    assert!(undecided(&[8, 12]));
+    assert!(undecided(&[8, 8, 8]));
+    assert!(!undecided(&[8, 5]));
+    assert!(!undecided(&[8, 12, 9]));
+    // Evaluated from the fourth value: flat is decided, rising is on its streak until the
+    // third qualifying value selects it.
+    assert!(!undecided(&[8, 8, 8, 8]));
+    assert!(undecided(&[10, 20, 30, 40]));
+    assert!(undecided(&[10, 20, 30, 40, 50]));
+    assert!(!undecided(&[10, 20, 30, 40, 50, 60]));
+    // Untracked (below the floor of 8), nothing to decide.
+    assert!(!undecided(&[3, 5, 7]));
+}

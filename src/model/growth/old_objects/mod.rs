@@ -81,8 +81,8 @@ pub struct DumpCounts {
     pub ignored: u64,
     /// Of those, without a path (JFR found none).
     pub without_path: u64,
-    /// Whether this dump moved the trend: the JVM's counters show a garbage collection since
-    /// the dump before, or its samples are not those of the last dump that moved it.
+    /// Whether this dump moved the trend: its samples are not those of the last dump that
+    /// moved it, or heapgrowth ran a full collection since the dump before.
     /// JFR reports a sample only once a collection ran after its allocation, and drops it only
     /// when a collection finds its object dead: without a collection, a dump repeats the one
     /// before and tells the trend nothing.

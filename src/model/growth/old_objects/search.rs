@@ -133,7 +133,7 @@ pub struct OldObjectSearch {
     /// at which it was first seen spread.
     spread_since: HashMap<Vec<PathStep>, i64>,
     /// The counted samples of the last dump that moved the trend, as (class, allocation time),
-    /// sorted: a dump with the same ones and no collection counted repeats it.
+    /// sorted: a dump with the same ones repeats it, unless a full collection ran between.
     judged_samples: Option<Vec<(String, i64)>>,
     /// Common paths confirmed: spread again at a dump with a window at least
     /// [`SPREAD_CONFIRMATION_FACTOR`] times the first; with both windows, in order found.
@@ -164,15 +164,18 @@ impl OldObjectSearch {
         self.start = Some(time);
     }
 
-    /// Folds in one dump's samples and returns its counts. `collected`: whether the JVM's
-    /// counters show a garbage collection since the last dump (false where they cannot be
-    /// read). A dump moves the class trend ([`DumpCounts::judged`]) after a collection, or when
-    /// its counted samples are not those of the last dump that moved it (the counters may be
-    /// off, or miss what changed them: on JDK 17 with ZGC the samples changed between two
-    /// dumps with no collection counted between; heapgrowth's own samples change at every dump
-    /// and are left out). Any other dump repeats
-    /// that one: it is kept for the report and tells the trend nothing.
-    pub fn observe(&mut self, dump: &SampleDump, collected: bool) -> DumpCounts {
+    /// Folds in one dump's samples and returns its counts. `full_collection`: whether heapgrowth
+    /// ran a full collection in the JVM since the dump before (`GC.run`). A dump moves the class
+    /// trend ([`DumpCounts::judged`]) when its counted samples are not those of the last dump
+    /// that moved it (heapgrowth's own samples change at every dump and are left out), or after
+    /// such a collection, which makes the samples those alive: unchanged, they are a flat value.
+    /// Any other dump repeats the last judged one: it is kept for the report and tells the trend
+    /// nothing. The JVM's own collections are not taken on its counters' word: they may be off
+    /// (`-XX:-UsePerfData`), miss a change (ZGC on JDK 17: the samples changed with no
+    /// collection counted between) or count collections after which the samples stay the same
+    /// (ZGC on JDK 25: new samples after each of heapgrowth's full collections, none after its
+    /// own major ones, which its counters count about three times each).
+    pub fn observe(&mut self, dump: &SampleDump, full_collection: bool) -> DumpCounts {
         let mut counts = DumpCounts {
             time: dump.time,
             samples: dump.samples.len() as u64,
@@ -217,7 +220,7 @@ impl OldObjectSearch {
             .map(|sample| (sample.class.clone(), sample.allocated))
             .collect();
         identities.sort_unstable();
-        let judged = collected
+        let judged = full_collection
             || self
                 .judged_samples
                 .as_ref()

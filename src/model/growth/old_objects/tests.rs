@@ -282,38 +282,31 @@ fn service_dump(t: i64, leaked: u64, level: u64) -> SampleDump {
     dump(t, samples)
 }
 
-/// What the caller knows of a JVM's collections between two dumps.
+/// How a JVM's collections come between dumps.
 #[derive(Clone, Copy)]
-enum Counters {
-    /// It counted them (the performance counters).
-    Counted,
-    /// It could not (`-XX:-UsePerfData`): the search tells from the samples.
-    Unknown,
-    /// A count that saw a collection before every dump: what the search did before it knew
-    /// better.
-    EveryDump,
+enum Collections {
+    /// Its own: the search tells them from the samples.
+    Natural,
+    /// A full collection heapgrowth ran before every dump, the same samples after each but for
+    /// the collections (what the search did before it knew better).
+    ForcedEveryDump,
 }
 
 /// A JVM that collects every third interval: its samples change only then, and the two dumps
-/// between repeat the one before. Only the dumps after a collection move the trend, so the leak
-/// is selected at the sixth of them, whether the collections were counted or the search told
-/// the repeats by their samples; fed every dump, the repeats broke every rising streak and the
-/// leak was never selected (read as clean when the watch ended).
+/// between repeat the one before. Only the dumps whose samples changed move the trend, so the
+/// leak is selected at the sixth of them; fed every dump, the repeats broke every rising streak
+/// and the leak was never selected (read as clean when the watch ended).
 #[test]
 fn dumps_between_collections_do_not_break_a_leaks_streak() {
     let leak_at = |t: i64| 10 * (t / 3) as u64;
-    let selected = |counters: Counters| {
+    let selected = |collections: Collections| {
         let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
         let mut first_selected = None;
         for t in 0..30 {
             let collected = t % 3 == 0;
-            let told = match counters {
-                Counters::Counted => collected,
-                Counters::Unknown => false,
-                Counters::EveryDump => true,
-            };
-            let counts = search.observe(&service_dump(t, leak_at(t), 12), told);
-            assert_eq!(counts.judged, collected || told);
+            let forced = matches!(collections, Collections::ForcedEveryDump);
+            let counts = search.observe(&service_dump(t, leak_at(t), 12), forced);
+            assert_eq!(counts.judged, collected || forced);
             if first_selected.is_none() && !search.selected_classes().is_empty() {
                 first_selected = Some(t);
             }
@@ -321,18 +314,16 @@ fn dumps_between_collections_do_not_break_a_leaks_streak() {
         let judged = search.outcome().judged_dumps();
         (first_selected, judged)
     };
-    assert_eq!(selected(Counters::Counted), (Some(15), 10));
-    assert_eq!(selected(Counters::Unknown), (Some(15), 10));
-    assert_eq!(selected(Counters::EveryDump), (None, 30));
+    assert_eq!(selected(Collections::Natural), (Some(15), 10));
+    assert_eq!(selected(Collections::ForcedEveryDump), (None, 30));
 }
 
-/// With no collection counted (none ran, the counters cannot be read, or they did not show what
-/// changed the samples: ZGC on JDK 17), a dump is judged when its samples are not those of the last judged dump: one sample
-/// more, one fewer, or one allocated at another time is a change; the same samples in another
-/// order, at a later dump time, their times read tens of nanoseconds apart (each dump is a JFR
-/// chunk that converts times its own way), are not. After a counted collection it is judged.
+/// A dump is judged when its samples are not those of the last judged dump: one sample more, one
+/// fewer, or one allocated at another time is a change; the same samples in another order, at a
+/// later dump time, their times read tens of nanoseconds apart (each dump is a JFR chunk that
+/// converts times its own way), are not. After a full collection heapgrowth ran it is judged.
 #[test]
-fn a_dump_is_judged_after_a_counted_collection_or_when_its_samples_changed() {
+fn a_dump_is_judged_when_its_samples_changed_or_after_a_full_collection() {
     let mut search = OldObjectSearch::new(OldObjectConfig::default()).unwrap();
     let first = service_dump(0, 3, 2);
     assert!(search.observe(&first, false).judged);
@@ -355,7 +346,7 @@ fn a_dump_is_judged_after_a_counted_collection_or_when_its_samples_changed() {
     fewer.samples.pop();
     assert!(search.observe(&fewer, false).judged);
     assert!(!search.observe(&fewer, false).judged);
-    // A count, where there is one, decides: the same samples after a collection are judged.
+    // The same samples after a full collection heapgrowth ran are a flat value.
     assert!(search.observe(&fewer, true).judged);
     assert_eq!(search.outcome().judged_dumps(), 4);
 }
