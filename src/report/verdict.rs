@@ -372,13 +372,20 @@ mod tests {
         );
     }
 
-    #[test]
-    fn jfr_samples_without_a_judged_sample_or_a_collection_are_inconclusive() {
+    /// The sample report with its growth taken away and `collections` counted: clean, as the
+    /// tests below check before they take away what it needs to be.
+    fn clean_old_object_samples(collections: u64) -> ScenarioReport {
         let mut report = old_object_samples();
         let samples = report.old_objects.as_mut().unwrap();
         samples.outcome.growing.clear();
-        samples.collections = Some(12);
+        samples.collections = Some(collections);
         assert_eq!(report.verdict(), Some(Verdict::Clean));
+        report
+    }
+
+    #[test]
+    fn jfr_samples_without_a_judged_sample_or_a_collection_are_inconclusive() {
+        let mut report = clean_old_object_samples(12);
 
         let samples = report.old_objects.as_mut().unwrap();
         samples.collections = Some(0);
@@ -413,11 +420,7 @@ mod tests {
     /// collections read as clean before).
     #[test]
     fn jfr_dumps_that_followed_no_collection_do_not_make_a_clean_verdict() {
-        let mut report = old_object_samples();
-        let samples = report.old_objects.as_mut().unwrap();
-        samples.outcome.growing.clear();
-        samples.collections = Some(3);
-        assert_eq!(report.verdict(), Some(Verdict::Clean));
+        let mut report = clean_old_object_samples(3);
         let samples = report.old_objects.as_mut().unwrap();
         for (at, dump) in samples.outcome.dumps.iter_mut().enumerate() {
             dump.judged = at == 0 || at == 4;
@@ -449,11 +452,7 @@ mod tests {
     #[test]
     fn samples_whose_trend_had_not_decided_on_a_class_are_not_clean() {
         use crate::growth::class_trend::{ClassTrend, ClassTrendConfig};
-        let mut report = old_object_samples();
-        let samples = report.old_objects.as_mut().unwrap();
-        samples.outcome.growing.clear();
-        samples.collections = Some(7);
-        assert_eq!(report.verdict(), Some(Verdict::Clean));
+        let mut report = clean_old_object_samples(7);
         let mut trend = ClassTrend::new(ClassTrendConfig::old_object_samples()).unwrap();
         for samples in [0, 5, 10, 16, 32, 37, 42] {
             trend.observe([("byte[]", samples, 0), ("java.lang.String", 3, 0)], 0);
