@@ -29,6 +29,24 @@ unsafe impl GlobalAlloc for CountingAllocator {
         unsafe { System.dealloc(pointer, layout) };
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
     }
+
+    /// The system's `realloc`, as `heapgrowth`'s own allocator calls it: a large block grows
+    /// or shrinks where it is (glibc remaps its pages), so it counts its new size only, not
+    /// the old and the new at once as the trait's default (allocate, copy, free) would.
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Safety: same contract as the caller's.
+        let moved = unsafe { System.realloc(pointer, layout, new_size) };
+        if !moved.is_null() {
+            if new_size >= layout.size() {
+                let grown = new_size - layout.size();
+                let live = LIVE.fetch_add(grown, Ordering::Relaxed) + grown;
+                PEAK.fetch_max(live, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        moved
+    }
 }
 
 /// Heap bytes allocated and not yet freed.

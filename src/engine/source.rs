@@ -16,8 +16,8 @@ static NEXT_DUMP: AtomicU64 = AtomicU64::new(1);
 
 /// Objects in the last heap dump read of the JVM in this process (0: none yet). A process has
 /// at most one JVM, whose heap changes little from one scenario or test method to the next, so
-/// a search's first dump is read while written with this as its expected size instead of the
-/// usual way after it (a JUnit test's first dump: 7 to 15 ms after the dump, against 2).
+/// a search's first dump is read while written into room for this many objects, instead of
+/// room that grows as objects come.
 static OWN_JVM_DUMP_OBJECTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Runs the growth search over the snapshots of `source` (heap dumps given, a JVM attached

@@ -59,6 +59,14 @@ const READ_AHEAD_STEP: u64 = 256 << 10;
 /// dumps are read in several bounded steps too.
 const MOST_READ_AT_ONCE: u64 = if cfg!(test) { 200 } else { 4 << 20 };
 
+/// Objects the columns have room for at first when no count is expected (a JVM's first dump).
+/// They grow as objects come: a large column grows where it is (the allocator remaps its
+/// pages), so a small start costs a few small copies, and room never written is never
+/// resident. A first dump of a million objects left 6 to 17 ms to read after the dump this
+/// way, against 22 to 51 ms when its columns were built after it; the peak resident memory
+/// of reading and analysing it rose by 4 MB of 35 (2 to 4 MB of 107 at 5 million objects).
+const ROOM_WITHOUT_A_COUNT: usize = 1 << 16;
+
 /// Bytes within which any header [`scan::read_header`] accepts ends.
 const HEADER_READ_BYTES: u64 = 64 + 12;
 
@@ -81,10 +89,8 @@ pub struct DumpFollower {
 impl DumpFollower {
     /// Starts following the file that is about to be written at `path`, within the default
     /// [`ReadLimits`], for a dump of about `expected_objects` objects (the last dump's count,
-    /// say). Without that count only the sequential passes are read ahead: the columns of
-    /// all objects are then built once their number is known, since building them as objects
-    /// come would copy each one as it outgrows its room, and the copies would raise the peak
-    /// memory by half.
+    /// say). Without that count the columns start with room for 65,536 objects and grow as
+    /// objects come.
     pub fn start(path: &Path, expected_objects: Option<usize>) -> DumpFollower {
         Self::start_reading_every(
             path,
@@ -356,7 +362,7 @@ struct ReadAhead {
     scanned_segments: usize,
     /// The object count last checked against the memory available.
     objects_checked: u64,
-    /// How many objects the dump is expected to hold; `None` leaves the indexing to the end.
+    /// How many objects the dump is expected to hold, if known.
     expected_objects: Option<usize>,
     /// Objects indexed so far, from the first object on.
     indexing: Option<Indexing>,
@@ -444,9 +450,9 @@ impl ReadAhead {
             check_object_count(&self.scan, limits, data.len() as u64).ok()?;
             self.objects_checked = objects;
         }
-        let expected = self.expected_objects.filter(|_| !self.out_of_order);
-        let first_objects_came = self.indexing.is_none() && !self.scan.runs.is_empty();
-        if let (true, Some(expected)) = (first_objects_came, expected) {
+        let first_objects_came =
+            self.indexing.is_none() && !self.out_of_order && !self.scan.runs.is_empty();
+        if first_objects_came {
             let classes = classes::resolve_classes(
                 data,
                 self.top.top(),
@@ -459,7 +465,10 @@ impl ReadAhead {
                 classes,
                 class_dumps: self.scan.class_dumps.len(),
                 naming_records: self.top.naming_records(),
-                columns: GrowingColumns::new(&self.scan, expected),
+                columns: GrowingColumns::new(
+                    &self.scan,
+                    self.expected_objects.unwrap_or(ROOM_WITHOUT_A_COUNT),
+                ),
                 runs_indexed: 0,
             });
         }
@@ -529,6 +538,24 @@ impl ReadAhead {
             columns,
         })
     }
+}
+
+/// How many objects the follower's columns hold after reading `bytes` as the follower would
+/// if it looked at the file when it was `cuts` bytes long (ascending), before the dump is
+/// finished.
+#[cfg(test)]
+pub(super) fn objects_indexed_ahead(
+    bytes: &[u8],
+    expected_objects: Option<usize>,
+    cuts: impl IntoIterator<Item = usize>,
+) -> usize {
+    let limits = ReadLimits::default();
+    let header = scan::read_header(bytes).expect("a valid header");
+    let mut ahead = ReadAhead::new(header, expected_objects);
+    for cut in cuts {
+        ahead.advance(&bytes[..cut], false, &limits);
+    }
+    ahead.indexing.map_or(0, |indexing| indexing.columns.len())
 }
 
 /// Reads `bytes` as the follower would if it looked at the file when it was `cuts` bytes long

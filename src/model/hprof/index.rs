@@ -147,8 +147,8 @@ pub(crate) struct GrowingColumns {
 impl GrowingColumns {
     /// Columns for the objects of a dump whose class dumps `scan` holds (all of them: a class
     /// dump after the first object makes the columns wrong, which the caller checks), with
-    /// room for `expected` objects: a vector that outgrows its room is copied, and for a
-    /// moment takes its old and its new room at once.
+    /// room for `expected` objects to start with. A vector that outgrows its room is moved:
+    /// a large one by remapping its pages (glibc's `realloc`), a small one by a copy.
     pub(crate) fn new(scan: &HeapScan, expected: usize) -> GrowingColumns {
         let room = expected + expected / 64 + 1024;
         GrowingColumns {
@@ -212,6 +212,12 @@ impl GrowingColumns {
         self.offsets.push(offset);
         self.class_words.push(class_word);
         true
+    }
+
+    /// Objects (class objects among them) in the columns so far.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
     }
 
     /// The finished columns, after the last run; `None` if the objects were out of order.

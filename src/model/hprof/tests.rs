@@ -1853,7 +1853,8 @@ fn a_dump_read_ahead_while_written_is_the_finished_file() {
         assert!(expected.is_ok(), "{options:?}: {expected:?}");
         let objects = super::from_bytes(bytes.clone()).unwrap().object_count();
         let step = if bytes.len() > 1 << 20 { 65_537 } else { 7 };
-        // Columns built at the end, in the room expected, and outgrowing far too little room.
+        // Columns from the room of no count, in the room expected, and outgrowing far too
+        // little room.
         for expected_objects in [None, Some(objects), Some(objects / 10)] {
             let cuts = (0..bytes.len()).step_by(step);
             let read = super::follow::read_ahead_at(bytes.clone(), expected_objects, cuts);
@@ -1865,6 +1866,31 @@ fn a_dump_read_ahead_while_written_is_the_finished_file() {
             }
         }
     }
+}
+
+/// The objects are indexed as they come whether or not a count is expected (a JVM's first
+/// dump has none), so that little is left to read once the dump is written: with far too
+/// small a count and with none, the columns hold as many objects before the dump is finished
+/// as with the last dump's count (all but the class objects after the last one, put in at the
+/// end).
+#[test]
+fn a_first_dump_is_indexed_while_written_without_a_count() {
+    let heap = sample_heap(8).0;
+    let bytes = heap.write_with(&DumpOptions {
+        segment_bytes: Some(256),
+        ..Default::default()
+    });
+    let objects = super::from_bytes(bytes.clone()).unwrap().object_count();
+    // Short of the end record: every object is written, the dump is not finished.
+    let written = bytes.len() - 9;
+    let indexed = |expected_objects| {
+        let cuts = (0..=written).step_by(11).chain([written]);
+        super::follow::objects_indexed_ahead(&bytes, expected_objects, cuts)
+    };
+    let with_count = indexed(Some(objects));
+    assert!(with_count > objects / 2, "{with_count} of {objects}");
+    assert_eq!(indexed(Some(1)), with_count, "too small a count");
+    assert_eq!(indexed(None), with_count, "no count");
 }
 
 /// The follower's thread, the file and its writer: the graph is the finished file's, however
