@@ -362,8 +362,9 @@ struct ReadAhead {
     scanned_segments: usize,
     /// The object count last checked against the memory available.
     objects_checked: u64,
-    /// How many objects the dump is expected to hold, if known.
-    expected_objects: Option<usize>,
+    /// Objects the columns have room for when the first ones come: the count expected, else
+    /// [`ROOM_WITHOUT_A_COUNT`].
+    first_room: usize,
     /// Objects indexed so far, from the first object on.
     indexing: Option<Indexing>,
     /// The objects came out of id order: they are indexed at the end.
@@ -397,7 +398,7 @@ impl ReadAhead {
     fn new(header: Header, expected_objects: Option<usize>) -> ReadAhead {
         ReadAhead {
             header,
-            expected_objects,
+            first_room: expected_objects.unwrap_or(ROOM_WITHOUT_A_COUNT),
             top: TopLevelScan::new(header),
             scan: HeapScan::default(),
             scanned_segments: 0,
@@ -465,10 +466,7 @@ impl ReadAhead {
                 classes,
                 class_dumps: self.scan.class_dumps.len(),
                 naming_records: self.top.naming_records(),
-                columns: GrowingColumns::new(
-                    &self.scan,
-                    self.expected_objects.unwrap_or(ROOM_WITHOUT_A_COUNT),
-                ),
+                columns: GrowingColumns::new(&self.scan, self.first_room),
                 runs_indexed: 0,
             });
         }
@@ -540,22 +538,35 @@ impl ReadAhead {
     }
 }
 
-/// How many objects the follower's columns hold after reading `bytes` as the follower would
-/// if it looked at the file when it was `cuts` bytes long (ascending), before the dump is
-/// finished.
+/// What the follower has read of `bytes` if it looked at the file when it was `cuts` bytes
+/// long (ascending); `None` for a dump without a valid header.
+#[cfg(test)]
+fn read_ahead_until(
+    bytes: &[u8],
+    expected_objects: Option<usize>,
+    cuts: impl IntoIterator<Item = usize>,
+) -> Option<ReadAhead> {
+    let header = scan::read_header(bytes).ok()?;
+    let limits = ReadLimits::default();
+    let mut ahead = ReadAhead::new(header, expected_objects);
+    for cut in cuts {
+        ahead.advance(&bytes[..cut], false, &limits);
+    }
+    Some(ahead)
+}
+
+/// How many objects the follower's columns hold after reading `bytes` as
+/// [`read_ahead_until`] does, before the dump is finished.
 #[cfg(test)]
 pub(super) fn objects_indexed_ahead(
     bytes: &[u8],
     expected_objects: Option<usize>,
     cuts: impl IntoIterator<Item = usize>,
 ) -> usize {
-    let limits = ReadLimits::default();
-    let header = scan::read_header(bytes).expect("a valid header");
-    let mut ahead = ReadAhead::new(header, expected_objects);
-    for cut in cuts {
-        ahead.advance(&bytes[..cut], false, &limits);
-    }
-    ahead.indexing.map_or(0, |indexing| indexing.columns.len())
+    read_ahead_until(bytes, expected_objects, cuts)
+        .expect("a valid header")
+        .indexing
+        .map_or(0, |indexing| indexing.columns.len())
 }
 
 /// Reads `bytes` as the follower would if it looked at the file when it was `cuts` bytes long
@@ -567,11 +578,7 @@ pub(super) fn read_ahead_at(
     cuts: impl IntoIterator<Item = usize>,
 ) -> Option<Result<HeapGraph, HprofError>> {
     let limits = ReadLimits::default();
-    let header = scan::read_header(&bytes).ok()?;
-    let mut ahead = ReadAhead::new(header, expected_objects);
-    for cut in cuts {
-        ahead.advance(&bytes[..cut], false, &limits);
-    }
+    let ahead = read_ahead_until(&bytes, expected_objects, cuts)?;
     let read = ahead.complete(&bytes, &limits)?;
     Some(assemble(
         DumpBytes::Owned(bytes),
