@@ -40,11 +40,6 @@ log=$target_dir/$target.log
 mkdir -p "$corpus" "$artifacts" "$target_dir"
 
 start=$(date +%s)
-# Seeds, with the main crate's ordinary (stable, debug) build: reused from `cargo test`.
-if [ "$target" = hprof_reader ]; then
-    cargo run --locked --quiet --example fuzz_seeds -- "$corpus"
-fi
-
 # The fuzz workspace's lock file is the main crate's (so the reader is fuzzed with the exact
 # dependency versions it is tested with) plus libfuzzer-sys; it is made afresh each run and
 # git-ignored, so a dependency added to the main crate never needs a second lock file updated.
@@ -62,8 +57,14 @@ flags+=" --cfg fuzzing -Zsanitizer=address -Cdebug-assertions"
 RUSTFLAGS="$flags ${RUSTFLAGS:-}" cargo "+$toolchain" build --quiet --release \
     --manifest-path fuzz/Cargo.toml --target "$triple" --target-dir "$target_dir" \
     --bin "$target"
+# Seeds, with the main crate's ordinary (stable, debug) build: reused from `cargo test`. After
+# the fuzz build, which needs nothing from target/: scripts/test.sh builds the fuzz target while
+# the tests run, and `cargo run` here waits for target/'s lock until they are done.
+if [ "$target" = hprof_reader ]; then
+    cargo run --locked --quiet --example fuzz_seeds -- "$corpus"
+fi
 built=$(date +%s)
-echo "fuzz: seeds and build took $((built - start)) s; fuzzing $target for $seconds s"
+echo "fuzz: build and seeds took $((built - start)) s; fuzzing $target for $seconds s"
 
 # -timeout: seconds one input may run before it counts as a hang (inputs are at most 4 KiB and
 # take milliseconds). The outer timeout only guards against a fuzzer that never returns.

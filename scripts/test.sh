@@ -32,6 +32,41 @@ stage() {
     fi
 }
 
+# stage_beside NAME COMMAND...: starts COMMAND in the background, beside the stages that follow
+# (for work that leaves them the CPU they need and takes no lock they wait for); its output is
+# kept aside until finish_beside NAME prints it and records the stage like `stage` does, with
+# its time from start to end.
+declare -A beside_pid beside_log beside_started
+stage_beside() {
+    local name=$1
+    shift
+    echo "== test: $name: started beside the stages that follow"
+    beside_log[$name]=$(mktemp)
+    beside_started[$name]=$SECONDS
+    ("$@") >"${beside_log[$name]}" 2>&1 &
+    beside_pid[$name]=$!
+}
+finish_beside() {
+    local name=$1 status=0
+    wait "${beside_pid[$name]}" || status=$?
+    local seconds=$((SECONDS - ${beside_started[$name]}))
+    echo "== test: $name (started beside the stages before, ${seconds} s ago)"
+    cat "${beside_log[$name]}"
+    rm -f "${beside_log[$name]}"
+    unset "beside_pid[$name]"
+    stage_names+=("$name (beside)")
+    stage_seconds+=("$seconds")
+    if [ "$status" -eq 0 ]; then
+        stage_results+=(ok)
+    else
+        stage_results+=("FAILED (exit $status)")
+        failed=1
+        echo "== test: $name FAILED (exit $status)" >&2
+    fi
+}
+# A stage left running when the script stops (an interrupt, a failure of the script itself).
+trap 'kill ${beside_pid[*]} 2>/dev/null' EXIT
+
 summary() {
     echo
     echo "== test: summary"
@@ -47,6 +82,12 @@ stage clippy cargo clippy --all-targets --locked -- -D warnings
 # The API docs build without broken links.
 stage doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
 # Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
+stage "cargo test: build" env INSTA_UPDATE=no cargo test --locked --all-targets --no-run
+# The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
+# says so and skips without it; a crash fails). Its build (about 3 minutes of both cores from
+# scratch, into fuzz/target/) runs beside the tests, which leave a third of the CPU idle (the
+# end-to-end tests wait for JVMs and for watches' intervals): measured in docs/bench.md.
+stage_beside fuzz scripts/fuzz.sh 60
 stage "cargo test" env INSTA_UPDATE=no cargo test --locked --all-targets
 # The crate as it would be published: `cargo package` builds it from the packaged files alone
 # (the glue's Java sources and the agent's C source must be in the package).
@@ -66,9 +107,7 @@ stage "junit, gradle, maven" scripts/test-gradle-plugin.sh
 # checked, and the README's quick starts (the CLI, Maven, Gradle 4.4.1, cargo) build against the
 # staged directory alone, each leak failing at the user's line. About 2 minutes.
 stage "release consumer" tests/release/run-consumer.sh
-# The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
-# says so and skips without it; a crash fails). About 3 minutes to build from scratch.
-stage fuzz scripts/fuzz.sh 60
+finish_beside fuzz
 # Issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s).
 stage "hostile inputs" scripts/probe-hostile.sh
 
