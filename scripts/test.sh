@@ -32,40 +32,49 @@ stage() {
     fi
 }
 
-# stage_beside NAME COMMAND...: starts COMMAND in the background, beside the stages that follow
-# (for work that leaves them the CPU they need and takes no lock they wait for); its output is
-# kept aside until finish_beside NAME prints it and records the stage like `stage` does, with
-# its time from start to end.
-declare -A beside_pid beside_log beside_started
-stage_beside() {
-    local name=$1
+# The second track: stages that run in the background beside the main ones, one after another
+# (second_track_stage), started once the test binaries are built. They share no lock with the
+# main track's cargo commands (the release build locks target/release, the fuzz build
+# fuzz/target), and the main track's end-to-end tests leave about a third of the CPU idle while
+# they wait for JVMs and watch intervals. Each stage's output is kept aside and printed, with its
+# result, when the track is collected (collect_second_track).
+second_track=$(mktemp -d)
+: >"$second_track/results"
+second_track_pid=
+second_track_stage() {
+    local name=$1 started=$SECONDS status=0
     shift
-    echo "== test: $name: started beside the stages that follow"
-    beside_log[$name]=$(mktemp)
-    beside_started[$name]=$SECONDS
-    ("$@") >"${beside_log[$name]}" 2>&1 &
-    beside_pid[$name]=$!
+    ("$@") >"$second_track/${name//[^a-z0-9]/_}.log" 2>&1 || status=$?
+    printf '%s\t%s\t%s\n' "$name" "$status" "$((SECONDS - started))" >>"$second_track/results"
 }
-finish_beside() {
-    local name=$1 status=0
-    wait "${beside_pid[$name]}" || status=$?
-    local seconds=$((SECONDS - ${beside_started[$name]}))
-    echo "== test: $name (started beside the stages before, ${seconds} s ago)"
-    cat "${beside_log[$name]}"
-    rm -f "${beside_log[$name]}"
-    unset "beside_pid[$name]"
-    stage_names+=("$name (beside)")
-    stage_seconds+=("$seconds")
-    if [ "$status" -eq 0 ]; then
-        stage_results+=(ok)
-    else
-        stage_results+=("FAILED (exit $status)")
-        failed=1
-        echo "== test: $name FAILED (exit $status)" >&2
+collect_second_track() {
+    local name status seconds track_status=0
+    wait "$second_track_pid" || track_status=$?
+    second_track_pid=
+    # A track stopped by a signal (over 128) has not run all its stages: that fails too.
+    if [ "$track_status" -gt 128 ]; then
+        echo "the second track was stopped by signal $((track_status - 128))" \
+            >"$second_track/second_track.log"
+        printf 'second track\t%s\t0\n' "$track_status" >>"$second_track/results"
     fi
+    while IFS=$'\t' read -r name status seconds; do
+        echo "== test: $name (on the second track)"
+        cat "$second_track/${name//[^a-z0-9]/_}.log"
+        stage_names+=("$name (second track)")
+        stage_seconds+=("$seconds")
+        if [ "$status" -eq 0 ]; then
+            stage_results+=(ok)
+        else
+            stage_results+=("FAILED (exit $status)")
+            failed=1
+            echo "== test: $name FAILED (exit $status)" >&2
+        fi
+    done <"$second_track/results"
 }
-# A stage left running when the script stops (an interrupt, a failure of the script itself).
-trap 'kill ${beside_pid[*]} 2>/dev/null' EXIT
+# The second track's stages when the script stops early, and its logs. An interrupt (Ctrl-C)
+# stops the script, not only the stage it is in, since the second track would go on.
+trap '[ -z "$second_track_pid" ] || kill -- -"$second_track_pid" 2>/dev/null; rm -rf "$second_track"' EXIT
+trap 'exit 130' INT TERM
 
 summary() {
     echo
@@ -83,12 +92,25 @@ stage clippy cargo clippy --all-targets --locked -- -D warnings
 stage doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
 # Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
 stage "cargo test: build" env INSTA_UPDATE=no cargo test --locked --all-targets --no-run
-# The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain and
-# says so and skips without it; a crash fails). Its build (about 3 minutes of both cores from
-# scratch, into fuzz/target/) runs beside the tests, which leave a third of the CPU idle (the
-# end-to-end tests wait for JVMs and for watches' intervals): measured in docs/bench.md.
-stage_beside fuzz scripts/fuzz.sh 60
+second_track() {
+    # The JUnit extension and the Gradle plugin, end to end: jars built, the plugin's
+    # ProjectBuilder tests and a sample project under Debian's Gradle 4.4.1, a sample under Maven
+    # Surefire.
+    second_track_stage "junit, gradle, maven" scripts/test-gradle-plugin.sh
+    # The reader's fuzz target, 60 s of libFuzzer (scripts/fuzz.sh: needs the nightly toolchain
+    # and says so and skips without it; a crash fails). About 3 minutes to build from scratch.
+    second_track_stage fuzz scripts/fuzz.sh 60
+}
+echo "== test: second track started: junit, gradle, maven; fuzz"
+# set -m: the track in a process group of its own, for the trap to stop it whole (and with its
+# stdin from /dev/null: a background group reading the terminal would be stopped).
+set -m
+second_track </dev/null &
+second_track_pid=$!
+set +m
 stage "cargo test" env INSTA_UPDATE=no cargo test --locked --all-targets
+# Issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s).
+stage "hostile inputs" scripts/probe-hostile.sh
 # The crate as it would be published: `cargo package` builds it from the packaged files alone
 # (the glue's Java sources and the agent's C source must be in the package).
 stage "cargo package" cargo package --locked --allow-dirty --quiet
@@ -100,16 +122,12 @@ example_project() {
 stage "example project" example_project
 # Rust-written scenarios through j4rs (cargo feature `j4rs`): only their harness tests.
 stage "j4rs harness" env INSTA_UPDATE=no cargo test --locked --features j4rs --test harness j4rs
-# The JUnit extension and the Gradle plugin, end to end: jars built, the plugin's ProjectBuilder
-# tests and a sample project under Debian's Gradle 4.4.1, a sample under Maven Surefire.
-stage "junit, gradle, maven" scripts/test-gradle-plugin.sh
+collect_second_track
 # The release as a newcomer consumes it: scripts/release.sh stages it, its files and poms are
 # checked, and the README's quick starts (the CLI, Maven, Gradle 4.4.1, cargo) build against the
-# staged directory alone, each leak failing at the user's line. About 2 minutes.
+# staged directory alone, each leak failing at the user's line. About 2 minutes. After the
+# second track: it builds the jars again (scripts/package-java.sh), which that track's tests use.
 stage "release consumer" tests/release/run-consumer.sh
-finish_beside fuzz
-# Issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s).
-stage "hostile inputs" scripts/probe-hostile.sh
 
 summary
 exit "$failed"
