@@ -58,8 +58,8 @@ RUSTFLAGS="$flags ${RUSTFLAGS:-}" cargo "+$toolchain" build --quiet --release \
     --manifest-path fuzz/Cargo.toml --target "$triple" --target-dir "$target_dir" \
     --bin "$target"
 # Seeds, with the main crate's ordinary (stable, debug) build: reused from `cargo test`. After
-# the fuzz build, which needs nothing from target/: scripts/test.sh builds the fuzz target while
-# the tests run, and `cargo run` here waits for target/'s lock until they are done.
+# the fuzz build, which needs nothing from target/: scripts/test.sh runs this script beside its
+# tests, and `cargo run` waits for target/debug's lock while `cargo test` holds it.
 if [ "$target" = hprof_reader ]; then
     cargo run --locked --quiet --example fuzz_seeds -- "$corpus"
 fi

@@ -90,7 +90,7 @@ stage fmt cargo fmt --check
 stage clippy cargo clippy --all-targets --locked -- -D warnings
 # The API docs build without broken links.
 stage doc env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --locked --quiet
-# Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
+# The test binaries first, so that the second track starts once they are built.
 stage "cargo test: build" env INSTA_UPDATE=no cargo test --locked --all-targets --no-run
 second_track() {
     # The JUnit extension and the Gradle plugin, end to end: jars built, the plugin's
@@ -108,6 +108,7 @@ set -m
 second_track </dev/null &
 second_track_pid=$!
 set +m
+# Snapshots must match exactly; a changed report fails instead of writing a new snapshot.
 stage "cargo test" env INSTA_UPDATE=no cargo test --locked --all-targets
 # Issue 30: hostile dumps and paths through the CLI, as users and attackers try them (about 10 s).
 stage "hostile inputs" scripts/probe-hostile.sh

@@ -141,11 +141,14 @@ pub fn attribute(
         );
     }
     if stacks.is_empty() {
+        // The allocations sampled of every class tell a sampling that saw little from one
+        // that saw nothing at all (not running, or the JVM not allocating).
         let mut reason = format!(
             "allocation sampling (about one sample in every {} bytes a thread allocates) found no \
              object of {names} allocated since it started that is still in the heap ({} sampled \
-             so far): a slow leak takes longer to be sampled",
-            report.interval_bytes, report.samples
+             so far, of {} allocations sampled of every class): a slow leak takes longer to be \
+             sampled",
+            report.interval_bytes, report.samples, report.sampled_allocations
         );
         for note in notes {
             reason.push_str("; ");
@@ -416,8 +419,19 @@ mod tests {
             Attribution::NotAttributed { reason } => reason,
             other => panic!("{other:?}"),
         };
-        let none = reason(attribute(&report(Vec::new(), 1), &growing, None));
+        let none = reason(attribute(
+            &SamplingReport {
+                sampled_allocations: 900,
+                ..report(Vec::new(), 1)
+            },
+            &growing,
+            None,
+        ));
         assert!(none.contains("found no object of app.Entry"), "{none}");
+        assert!(
+            none.contains("(40 sampled so far, of 900 allocations sampled of every class)"),
+            "{none}"
+        );
         assert!(none.ends_with(NO_FIELD_WATCHES), "{none}");
         let missing = reason(attribute(&report(Vec::new(), 0), &growing, None));
         assert!(

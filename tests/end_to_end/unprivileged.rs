@@ -355,13 +355,14 @@ fn watch_attaches_to_the_users_own_jvm_and_finds_the_leak_as_an_ordinary_user() 
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stderr.starts_with(&format!("heapgrowth: attached to pid {pid} (java)")));
+    // With stderr: the watch's progress says when allocation sampling started and on what.
     assert!(
         stdout.contains("STATIC_FIELD Leaky.SESSIONS -> instance of java.util.HashMap"),
-        "{stdout}"
+        "{stdout}\n{stderr}"
     );
     assert!(
         stdout.contains("at Leaky.main(Leaky.java:8)   ← look here"),
-        "{stdout}"
+        "{stdout}\n{stderr}"
     );
     assert_eq!(
         std::fs::read_dir(shared.dir.join("tmp")).unwrap().count(),
