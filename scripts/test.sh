@@ -13,6 +13,19 @@ stage_results=()
 stage_seconds=()
 failed=0
 
+# record NAME STATUS SECONDS: a stage's result, for the summary.
+record() {
+    stage_names+=("$1")
+    stage_seconds+=("$3")
+    if [ "$2" -eq 0 ]; then
+        stage_results+=(ok)
+    else
+        stage_results+=("FAILED (exit $2)")
+        failed=1
+        echo "== test: $1 FAILED (exit $2); the other stages still run" >&2
+    fi
+}
+
 # stage NAME COMMAND...: runs COMMAND, records whether it passed and how long it took.
 stage() {
     local name=$1
@@ -21,15 +34,7 @@ stage() {
     local started=$SECONDS status
     ("$@")
     status=$?
-    stage_names+=("$name")
-    stage_seconds+=($((SECONDS - started)))
-    if [ "$status" -eq 0 ]; then
-        stage_results+=(ok)
-    else
-        stage_results+=("FAILED (exit $status)")
-        failed=1
-        echo "== test: $name FAILED (exit $status); the other stages still run" >&2
-    fi
+    record "$name" "$status" $((SECONDS - started))
 }
 
 # The second track: stages that run in the background beside the main ones, one after another
@@ -60,15 +65,7 @@ collect_second_track() {
     while IFS=$'\t' read -r name status seconds; do
         echo "== test: $name (on the second track)"
         cat "$second_track/${name//[^a-z0-9]/_}.log"
-        stage_names+=("$name (second track)")
-        stage_seconds+=("$seconds")
-        if [ "$status" -eq 0 ]; then
-            stage_results+=(ok)
-        else
-            stage_results+=("FAILED (exit $status)")
-            failed=1
-            echo "== test: $name FAILED (exit $status)" >&2
-        fi
+        record "$name (second track)" "$status" "$seconds"
     done <"$second_track/results"
 }
 # The second track's stages when the script stops early, and its logs. An interrupt (Ctrl-C)
