@@ -320,6 +320,31 @@ impl HeapGraph {
     /// array entries by index, static fields of a class object in declaration order.
     #[inline]
     pub fn for_each_reference(&self, o: ObjectIndex, f: impl FnMut(Reference)) {
+        // Every reference's target is ranked in the id bitmap with a population count: without
+        // the instruction (not in the x86-64 baseline that builds target) it is a dozen
+        // dependent operations, a fifth of the time of reading an object's references.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // Safety: the CPU has the instruction, checked just above.
+            return unsafe { self.for_each_reference_popcnt(o, f) };
+        }
+        self.for_each_reference_on_any_cpu(o, f)
+    }
+
+    /// [`Self::for_each_reference`] compiled with the `popcnt` instruction.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has `popcnt`.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn for_each_reference_popcnt(&self, o: ObjectIndex, f: impl FnMut(Reference)) {
+        self.for_each_reference_on_any_cpu(o, f)
+    }
+
+    /// [`Self::for_each_reference`] as compiled for any CPU of the target.
+    #[inline(always)]
+    pub(crate) fn for_each_reference_on_any_cpu(&self, o: ObjectIndex, f: impl FnMut(Reference)) {
         if self.id_size == 8 {
             self.references_with::<Id8>(o, f)
         } else {

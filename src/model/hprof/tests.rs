@@ -5,8 +5,8 @@ use super::format::sub;
 use super::writer::{HprofWriter, Segmenting, SubRecords};
 use super::{read_and_walk, HprofError};
 use crate::heap::{
-    FieldType, FieldValue, HeapGraph, ObjectIndex, ObjectKind, PrimitiveType, ReferenceKind,
-    RootKind,
+    FieldType, FieldValue, HeapGraph, ObjectIndex, ObjectKind, PrimitiveType, Reference,
+    ReferenceKind, RootKind,
 };
 use crate::hprof::builder::{DumpOptions, HeapBuilder, ObjectId, ObjectOrder, Value};
 
@@ -2028,5 +2028,45 @@ fn an_abandoned_dump_is_let_go_of_at_once() {
         std::fs::remove_file(&file.0).unwrap();
         follower.abandon();
         assert!(!holds(&file.0), "round {round}: still held after abandon");
+    }
+}
+
+/// The build with `popcnt` ranks ids as the portable one does, over enough objects to
+/// fill many of the id bitmap's lines, with both id sizes.
+#[test]
+fn references_are_the_same_with_and_without_popcnt() {
+    for id_size in [4, 8] {
+        let mut h = HeapBuilder::with_id_size(id_size);
+        let object = h.class_named("java.lang.Object");
+        let node = h.class(
+            "Node",
+            Some(object),
+            &[("next", FieldType::Object), ("value", FieldType::Object)],
+        );
+        let nodes: Vec<_> = (0..5_000).map(|_| h.instance(node, &[])).collect();
+        let mut elements: Vec<_> = nodes.iter().copied().map(Some).collect();
+        elements.push(None);
+        let array = h.object_array("Node[]", &elements);
+        for pair in nodes.windows(3) {
+            h.set_field(pair[0], "next", pair[2]);
+            h.set_field(pair[1], "value", pair[0]);
+        }
+        h.root(RootKind::JniGlobal, array);
+        let graph = h.build();
+        let mut references = 0;
+        for o in 0..graph.object_count() as ObjectIndex {
+            let (mut dispatched, mut portable): (Vec<Reference>, Vec<Reference>) =
+                Default::default();
+            graph.for_each_reference(o, |r| dispatched.push(r));
+            graph.for_each_reference_on_any_cpu(o, |r| portable.push(r));
+            assert_eq!(
+                format!("{dispatched:?}"),
+                format!("{portable:?}"),
+                "object {o}"
+            );
+            references += dispatched.len();
+        }
+        // The array's 5,000 entries, and two fields of most nodes.
+        assert!(references > 14_000, "{references} references");
     }
 }
