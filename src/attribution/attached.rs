@@ -52,6 +52,26 @@ fn growing_classes(node: &GrowingNode) -> Vec<String> {
     classes
 }
 
+/// Whether `report` watches some of `node`'s growing classes, loaded in the JVM, but holds no
+/// live sampled object of them yet: what more time can change. HotSpot samples a thread's
+/// first allocation only once that thread has allocated about 512 KiB since sampling started,
+/// whatever the interval asked for (its next sample is drawn when the thread starts, and again
+/// only at each sample), which a slow leak's thread takes seconds to do.
+pub fn sampled_nothing_yet(report: &SamplingReport, node: &GrowingNode) -> bool {
+    let classes = growing_classes(node);
+    let watched_and_loaded = classes.iter().any(|class| {
+        report
+            .classes
+            .iter()
+            .any(|watched| &watched.name == class && watched.loaded > 0)
+    });
+    watched_and_loaded
+        && !report
+            .stacks
+            .iter()
+            .any(|stack| stack.live_objects > 0 && classes.contains(&stack.class))
+}
+
 /// The attribution of `node` from `report`: the allocation stacks of the objects of the node's
 /// growing classes that are still in the heap, most live objects first. The frames of
 /// `application_source` (a code source URL, see [`application_source`]) are the user's, as the
@@ -332,6 +352,37 @@ mod tests {
         let first = node(&[("app.Entry", 5), ("java.lang.String", 0), ("app.Entry", 2)]);
         let second = node(&[("app.Key", 1), ("app.Entry", 1)]);
         assert_eq!(sampled_classes([&first, &second]), ["app.Entry", "app.Key"]);
+    }
+
+    #[test]
+    fn only_a_watched_loaded_class_without_live_samples_awaits_them() {
+        let growing = node(&[("app.Entry", 5)]);
+        // Watched and loaded, nothing sampled alive yet: more time can change that.
+        assert!(sampled_nothing_yet(&report(vec![], 3), &growing));
+        assert!(sampled_nothing_yet(
+            &report(vec![stack("app.Entry", 0, 12)], 3),
+            &growing
+        ));
+        // A live sample of the class: nothing to wait for.
+        assert!(!sampled_nothing_yet(
+            &report(vec![stack("app.Entry", 1, 12)], 3),
+            &growing
+        ));
+        // Not loaded, or not watched at all: waiting cannot help.
+        assert!(!sampled_nothing_yet(&report(vec![], 0), &growing));
+        assert!(!sampled_nothing_yet(
+            &report(vec![], 3),
+            &node(&[("app.Other", 5)])
+        ));
+        // Live samples of another class do not count for this node's.
+        let both = node(&[("app.Entry", 5), ("app.Key", 2)]);
+        let mut key_only = report(vec![stack("app.Key", 4, 12)], 3);
+        key_only.classes.push(WatchedClass {
+            name: "app.Key".into(),
+            loaded: 1,
+        });
+        assert!(!sampled_nothing_yet(&key_only, &both));
+        assert!(sampled_nothing_yet(&key_only, &growing));
     }
 
     #[test]

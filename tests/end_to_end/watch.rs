@@ -778,14 +778,20 @@ fn small_survivors_among_churn_lower_the_sampling_interval_and_the_report_says_s
             );
         }
         // About 320 bytes a second are sampled once in 13 s at 4 KiB: the watch can end
-        // first, and says why, the lowering included.
+        // first, after waiting ten more intervals for a first sample, and says why, the
+        // lowering included.
         _ => {
             let reason = attribution["reason"].as_str().unwrap_or_default();
             assert!(
                 reason.contains("found no object of Survivors$Ticket allocated since it started")
                     && reason.contains(lowered)
-                    && reason.contains(why),
+                    && reason.contains(why)
+                    && reason.contains("heapgrowth waited 10 more intervals for its first samples"),
                 "{attribution}"
+            );
+            assert!(
+                log.contains("waiting up to 10 more intervals for its first samples"),
+                "{log}"
             );
         }
     }

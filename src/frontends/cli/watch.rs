@@ -132,6 +132,10 @@ pub(super) fn watch(args: WatchArgs) -> ExitCode {
                 classes.join(", ")
             ))
         }
+        WatchEvent::AwaitingSamples { at_most } => say(format_args!(
+            "growth confirmed; allocation sampling has no live object of a growing node's classes \
+             yet: waiting up to {at_most} more intervals for its first samples"
+        )),
         WatchEvent::RecordingStarted {
             name,
             queue_size,

@@ -161,6 +161,12 @@ pub enum WatchEvent<'a> {
         /// The classes sampled.
         classes: &'a [String],
     },
+    /// Growth is confirmed, but allocation sampling holds no live object of a growing node's
+    /// classes yet: the watch waits a few more ticks for them.
+    AwaitingSamples {
+        /// Ticks it waits at most.
+        at_most: u32,
+    },
 }
 
 /// When a candidate's confirmation dumps are due.

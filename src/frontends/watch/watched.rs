@@ -17,6 +17,10 @@ use crate::growth::{
 use crate::line::escape_line;
 use crate::report::{confirmation_due, elapsed_ms, LoopUnit, ScenarioReport, Subject};
 
+/// Ticks a watch waits at most, after growth is confirmed, for a sampling's first live objects
+/// of the growing classes ([`Watched::wait_for_first_samples`]).
+const FIRST_SAMPLES_WAIT: u32 = 10;
+
 /// The watched JVM as a [`SnapshotSource`]: each snapshot a live dump, each advance a tick and
 /// a histogram.
 pub(super) struct Watched<'a> {
@@ -194,10 +198,15 @@ impl Watched<'_> {
         if outcome.growing.is_empty() {
             return;
         }
+        let waited = match &sampling {
+            Some(sampling) => self.wait_for_first_samples(sampling, &outcome.growing),
+            None => 0,
+        };
         let samples = match &sampling {
-            // The last dump ran a full collection: what is counted now is what survived it.
+            // The last dump ran a full collection, so what is counted now survived it; after a
+            // wait, one more runs first.
             Some(sampling) => sampling
-                .report(false)
+                .report(waited > 0)
                 .map_err(|error| format!("the allocation samples could not be read: {error}")),
             None => Err(self.no_sampling.clone().unwrap_or_else(|| {
                 "no allocation sampling ran: no class kept growing in the class histograms".into()
@@ -214,8 +223,16 @@ impl Watched<'_> {
             }
             Err(why) => report.not_attributed = Some(why),
         }
-        for lowering in &self.lowerings {
-            let caveat = lowering.caveat();
+        let waited = (waited > 0).then(|| {
+            format!(
+                "allocation sampling had no live object of a growing node's classes when growth \
+                 was confirmed, and heapgrowth waited {waited} more interval{} for its first \
+                 samples (a thread is first sampled only after it has allocated about 512 KiB \
+                 since sampling started)",
+                if waited == 1 { "" } else { "s" }
+            )
+        });
+        for caveat in self.lowerings.iter().map(Lowering::caveat).chain(waited) {
             for attribution in report.attributions.iter_mut().flatten() {
                 match attribution {
                     Attribution::Attributed { caveats, .. } => caveats.push(caveat.clone()),
@@ -230,6 +247,46 @@ impl Watched<'_> {
             // Best effort: the JVM may have ended; the agent's watchdog stops it then.
             let _ = sampling.stop();
         }
+    }
+
+    /// After growth is confirmed by a periodic watch: while a growing node's classes have no
+    /// live sampled object yet ([`attached::sampled_nothing_yet`]), watches on for up to
+    /// [`FIRST_SAMPLES_WAIT`] more ticks, each with a full collection (so that what the agent
+    /// counts alive survived one, as after a dump), and stops at the first tick at which every
+    /// node has some, or when the ticks stop (time up, Ctrl-C) or the JVM ends (its report
+    /// cannot be read). A sampling started by the dump that found the candidates has only the
+    /// confirmation's intervals before this. Returns the ticks waited.
+    fn wait_for_first_samples(
+        &mut self,
+        sampling: &AttachedSampling,
+        nodes: &[crate::growth::GrowingNode],
+    ) -> u32 {
+        // An interactive watch's ticks are the user's Enters: it reports at once.
+        if !self.spaced_confirmation {
+            return 0;
+        }
+        let mut waited = 0;
+        while waited < FIRST_SAMPLES_WAIT {
+            let Ok(report) = sampling.report(waited > 0) else {
+                break;
+            };
+            if !nodes
+                .iter()
+                .any(|node| attached::sampled_nothing_yet(&report, node))
+            {
+                break;
+            }
+            if waited == 0 {
+                (self.events)(WatchEvent::AwaitingSamples {
+                    at_most: FIRST_SAMPLES_WAIT,
+                });
+            }
+            if let Tick::Stop(_) = self.ticks.next_tick() {
+                break;
+            }
+            waited += 1;
+        }
+        waited
     }
 
     /// The report of a watch that stopped before any dump: nothing grew in the trend, which
