@@ -261,8 +261,9 @@ impl Watched<'_> {
         sampling: &AttachedSampling,
         nodes: &[crate::growth::GrowingNode],
     ) -> u32 {
-        // An interactive watch's ticks are the user's Enters: it reports at once.
-        if !self.spaced_confirmation {
+        // An interactive watch's ticks are the user's Enters: it reports at once; so does a
+        // watch whose ticks or JVM ended.
+        if !self.spaced_confirmation || self.stopped.is_some() || self.ended.is_some() {
             return 0;
         }
         let mut waited = 0;
