@@ -7,7 +7,8 @@ use std::time::Instant;
 use super::interval::{lowered_interval, Lowering};
 use super::{ConfirmationDue, StopReason, Tick, Ticks, WatchEvent};
 use crate::attach::{
-    AgentLibrary, AttachedJvm, AttachedSampling, ClassHistogram, MAX_SAMPLED_CLASSES,
+    AgentLibrary, AttachError, AttachedJvm, AttachedSampling, ClassHistogram, SamplingReport,
+    MAX_SAMPLED_CLASSES,
 };
 use crate::attribution::{attached, Attribution};
 use crate::engine::{Advance, ScenarioError, Snapshot, SnapshotSource};
@@ -18,7 +19,7 @@ use crate::line::escape_line;
 use crate::report::{confirmation_due, elapsed_ms, LoopUnit, ScenarioReport, Subject};
 
 /// Ticks a watch waits at most, after growth is confirmed, for a sampling's first live objects
-/// of the growing classes ([`Watched::wait_for_first_samples`]).
+/// of the growing classes ([`Watched::last_samples`]).
 const FIRST_SAMPLES_WAIT: u32 = 10;
 
 /// The watched JVM as a [`SnapshotSource`]: each snapshot a live dump, each advance a tick and
@@ -198,19 +199,20 @@ impl Watched<'_> {
         if outcome.growing.is_empty() {
             return;
         }
-        let waited = match &sampling {
-            Some(sampling) => self.wait_for_first_samples(sampling, &outcome.growing),
-            None => 0,
-        };
-        let samples = match &sampling {
-            // The last dump ran a full collection, so what is counted now survived it; after a
-            // wait, one more runs first.
-            Some(sampling) => sampling
-                .report(waited > 0)
-                .map_err(|error| format!("the allocation samples could not be read: {error}")),
-            None => Err(self.no_sampling.clone().unwrap_or_else(|| {
-                "no allocation sampling ran: no class kept growing in the class histograms".into()
-            })),
+        let (waited, samples) = match &sampling {
+            Some(sampling) => {
+                let (waited, samples) = self.last_samples(sampling, &outcome.growing);
+                let samples = samples
+                    .map_err(|error| format!("the allocation samples could not be read: {error}"));
+                (waited, samples)
+            }
+            None => (
+                0,
+                Err(self.no_sampling.clone().unwrap_or_else(|| {
+                    "no allocation sampling ran: no class kept growing in the class histograms"
+                        .into()
+                })),
+            ),
         };
         match samples {
             Ok(samples) => {
@@ -249,33 +251,30 @@ impl Watched<'_> {
         }
     }
 
-    /// After growth is confirmed by a periodic watch: while a growing node's classes have no
-    /// live sampled object yet ([`attached::sampled_nothing_yet`]), watches on for up to
-    /// [`FIRST_SAMPLES_WAIT`] more ticks, each with a full collection (so that what the agent
-    /// counts alive survived one, as after a dump), and stops at the first tick at which every
-    /// node has some, or when the ticks stop (time up, Ctrl-C) or the JVM ends (its report
-    /// cannot be read). A sampling started by the dump that found the candidates has only the
-    /// confirmation's intervals before this. Returns the ticks waited.
-    fn wait_for_first_samples(
+    /// The samples to attribute `nodes` from, read after a full collection (the last dump's,
+    /// so that what the agent counts alive survived one), and the ticks waited for them.
+    ///
+    /// A periodic watch whose growing nodes' classes have no live sampled object yet
+    /// ([`attached::sampled_nothing_yet`]) watches on for up to [`FIRST_SAMPLES_WAIT`] more
+    /// ticks, each ending in a full collection, and reads the samples at the first at which
+    /// every node has some, at the last, or when the ticks stop (time up, Ctrl-C) or the JVM
+    /// ends (its report cannot be read). A sampling started by the dump that found the
+    /// candidates has only the confirmation's intervals before this.
+    fn last_samples(
         &mut self,
         sampling: &AttachedSampling,
         nodes: &[crate::growth::GrowingNode],
-    ) -> u32 {
+    ) -> (u32, Result<SamplingReport, AttachError>) {
         // An interactive watch's ticks are the user's Enters: it reports at once; so does a
         // watch whose ticks or JVM ended.
-        if !self.spaced_confirmation || self.stopped.is_some() || self.ended.is_some() {
-            return 0;
-        }
+        let may_wait = self.spaced_confirmation && self.stopped.is_none() && self.ended.is_none();
         let mut waited = 0;
-        while waited < FIRST_SAMPLES_WAIT {
-            let Ok(report) = sampling.report(waited > 0) else {
-                break;
-            };
-            if !nodes
-                .iter()
-                .any(|node| attached::sampled_nothing_yet(&report, node))
-            {
-                break;
+        loop {
+            let samples = sampling.report(waited > 0);
+            let awaited = matches!(&samples, Ok(report)
+                if nodes.iter().any(|node| attached::sampled_nothing_yet(report, node)));
+            if !may_wait || !awaited || waited == FIRST_SAMPLES_WAIT {
+                return (waited, samples);
             }
             if waited == 0 {
                 (self.events)(WatchEvent::AwaitingSamples {
@@ -283,11 +282,10 @@ impl Watched<'_> {
                 });
             }
             if let Tick::Stop(_) = self.ticks.next_tick() {
-                break;
+                return (waited, samples);
             }
             waited += 1;
         }
-        waited
     }
 
     /// The report of a watch that stopped before any dump: nothing grew in the trend, which
