@@ -20,8 +20,22 @@ use crate::heap::{HeapGraph, ObjectIndex};
 /// through such stretches.
 const BLOCKS_AHEAD: usize = 4;
 
+/// A value on cache lines of its own, so that no other variable shares them. What the decoding
+/// thread reads for every object (the [`Rules`], the snapshot's names) is borrowed from the
+/// walk's stack frame, beside the walk's state (its queue's length, its counters), which the
+/// walk's thread writes for every object. Where the stack's random start put the two on one
+/// line, every write took the line from the other core and every read took it back: both
+/// threads ran at half speed, for the whole process (docs/bench.md, "False sharing"). 128
+/// bytes: the pair of 64-byte lines that x86's adjacent-line prefetcher fetches together.
+/// [`walk_in_order`] takes what the helper reads in this wrapper, so none is left out.
+#[repr(align(128))]
+pub(super) struct OwnCacheLines<T>(pub(super) T);
+
 /// Blocks of the queue on their way through decoding, oldest first. Either thread decodes any
-/// block that is waiting; the walk consumes them in order.
+/// block that is waiting; the walk consumes them in order. On cache lines of its own (as
+/// [`OwnCacheLines`]): it lives on the walk's stack beside the walk's own decoder, which the
+/// walk's thread writes while the helper takes the lock.
+#[repr(align(128))]
 struct DecodeQueue {
     state: std::sync::Mutex<DecodeQueueState>,
     /// Signalled when a block is queued for decoding, or the queue closes.
@@ -183,11 +197,11 @@ pub(super) fn walk_in_order(
     walk: &mut impl QueueWalk,
     from: usize,
     graph: &HeapGraph,
-    rules: &Rules,
-    names: &SnapshotNames,
+    rules: &OwnCacheLines<Rules>,
+    names: &OwnCacheLines<SnapshotNames>,
 ) {
     let new_decoder = || Decoder {
-        maker: StepMaker::new(graph, rules, names),
+        maker: StepMaker::new(graph, &rules.0, &names.0),
         traced: BitSet::new(graph.object_count()),
         stack: Vec::new(),
         containers: Vec::new(),

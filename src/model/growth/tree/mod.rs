@@ -10,7 +10,7 @@ use super::decode::{
     DecodedObject, InternalRole, InternalStepSlice, InternalSteps, Rules, Step, StepMaker,
     TracedInternals,
 };
-use super::decode_queue::{walk_in_order, QueueWalk};
+use super::decode_queue::{walk_in_order, OwnCacheLines, QueueWalk};
 use super::key::{NodeId, NodeKey, StepKind};
 use super::names::{FastMap, NameId, Names, SnapshotNames};
 use super::roots::{is_main_root, root_kind_name, ImplicitEdge, RootSet, CLOSED_SCENARIO};

@@ -5,8 +5,8 @@ use super::notes::EdgeNotes;
 use super::{
     is_main_root, root_kind_name, walk_in_order, BitSet, ClassIndex, DecodedObject, FastMap,
     HeapGraph, ImplicitEdge, InternalRole, InternalStepSlice, InternalSteps, NameId, Names, NodeId,
-    NodeKey, ObjectIndex, ObjectNodes, PathTree, QueueWalk, RootKind, RootSet, Rules,
-    SnapshotNames, Step, StepKind, StepMaker, TracedInternals, CLOSED_SCENARIO, NO_PARENT,
+    NodeKey, ObjectIndex, ObjectNodes, OwnCacheLines, PathTree, QueueWalk, RootKind, RootSet,
+    Rules, SnapshotNames, Step, StepKind, StepMaker, TracedInternals, CLOSED_SCENARIO, NO_PARENT,
 };
 
 pub(super) fn build_noting<N: EdgeNotes>(
@@ -14,8 +14,11 @@ pub(super) fn build_noting<N: EdgeNotes>(
     names: &mut Names,
     notes: N,
 ) -> (PathTree, ObjectNodes) {
-    let rules = Rules::new(graph);
-    let snapshot_names = SnapshotNames::new(graph, names);
+    // Read by the decoding thread for every object, beside the walk's own state, which this
+    // thread writes as often: each on cache lines of its own (see `OwnCacheLines`).
+    let shared_rules = OwnCacheLines(Rules::new(graph));
+    let shared_names = OwnCacheLines(SnapshotNames::new(graph, names));
+    let (rules, snapshot_names) = (&shared_rules.0, &shared_names.0);
     let roots = RootSet::new(graph);
     // `label`: a thread group's name pattern, or what sets a group of classes apart.
     let mut root_key = |kind: Option<RootKind>, label: Option<&str>| NodeKey {
@@ -36,15 +39,15 @@ pub(super) fn build_noting<N: EdgeNotes>(
     let closed_scenario_root_key = root_key(None, Some(CLOSED_SCENARIO));
     let mut walk = Walk {
         graph,
-        names: &snapshot_names,
-        rules: &rules,
+        names: snapshot_names,
+        rules,
         roots: &roots,
         tree: PathTree::default(),
         reached: BitSet::new(graph.object_count()),
         queue: Vec::with_capacity(graph.object_count()),
         queue_nodes: Vec::with_capacity(graph.object_count()),
         internal_stack: Vec::new(),
-        untraced_maker: StepMaker::new(graph, &rules, &snapshot_names),
+        untraced_maker: StepMaker::new(graph, rules, snapshot_names),
         untraced_steps: InternalSteps::default(),
         notes,
         recent_children: RecentChildren::new(),
@@ -65,14 +68,14 @@ pub(super) fn build_noting<N: EdgeNotes>(
     }
     // An object that is two roots is queued once.
     walk.main_roots = walk.queue.len();
-    walk_in_order(&mut walk, 0, graph, &rules, &snapshot_names);
+    walk_in_order(&mut walk, 0, graph, &shared_rules, &shared_names);
     debug_assert!(walk.deferred_locals.is_empty());
     let walked = walk.queue.len();
     for &(_, key, object) in &other_roots {
         let node = walk.node_for(None, key);
         walk.reach(object, node);
     }
-    walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+    walk_in_order(&mut walk, walked, graph, &shared_rules, &shared_names);
     // Classes of loaders the walk didn't reach: from the first instance of each the walk
     // reached (an instance keeps its class, and so its loader, alive), then the rest as roots.
     let mut unreached: FastMap<ClassIndex, ObjectIndex> = roots
@@ -92,7 +95,7 @@ pub(super) fn build_noting<N: EdgeNotes>(
                 }
             }
         }
-        walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+        walk_in_order(&mut walk, walked, graph, &shared_rules, &shared_names);
     }
     let (closed_scenario_roots, late_roots): (Vec<ObjectIndex>, Vec<ObjectIndex>) = roots
         .loader_classes
@@ -112,7 +115,7 @@ pub(super) fn build_noting<N: EdgeNotes>(
         for &class in classes {
             walk.reach(class, node);
         }
-        walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+        walk_in_order(&mut walk, walked, graph, &shared_rules, &shared_names);
     }
     let mut late_roots = late_roots;
     late_roots.extend(closed_scenario_roots);
@@ -139,7 +142,7 @@ pub(super) fn build_noting<N: EdgeNotes>(
                 }
             }
         }
-        walk_in_order(&mut walk, walked, graph, &rules, &snapshot_names);
+        walk_in_order(&mut walk, walked, graph, &shared_rules, &shared_names);
     }
     let Walk {
         tree,
