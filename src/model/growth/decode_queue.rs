@@ -23,11 +23,12 @@ const BLOCKS_AHEAD: usize = 4;
 /// A value on cache lines of its own, so that no other variable shares them. What the decoding
 /// thread reads for every object (the [`Rules`], the snapshot's names) is borrowed from the
 /// walk's stack frame, beside the walk's state (its queue's length, its counters), which the
-/// walk's thread writes for every object. Where the stack's random start put the two on one
-/// line, every write took the line from the other core and every read took it back: both
-/// threads ran at half speed, for the whole process (docs/bench.md, "False sharing"). 128
+/// walk's thread writes for every object. Where the two fell on one line (which depends on
+/// the frame's layout and on where the process's stack starts), every write took the line
+/// from the other core and every read took it back: both threads ran at half speed, in many
+/// processes (docs/bench.md, "false sharing between the walk and its decoding helper"). 128
 /// bytes: the pair of 64-byte lines that x86's adjacent-line prefetcher fetches together.
-/// [`walk_in_order`] takes what the helper reads in this wrapper, so none is left out.
+/// [`walk_in_order`] takes what the helper reads only in this wrapper, so none is left out.
 #[repr(align(128))]
 pub(super) struct OwnCacheLines<T>(pub(super) T);
 
