@@ -15,9 +15,11 @@
 # this is the version meant, as a release of another version starts by changing both files.
 # --sign KEY (or HEAPGROWTH_GPG_KEY=KEY) signs every file with that GnuPG key (FILE.asc; Maven
 # Central requires it, a staged repository for a team's own use does not); without it nothing
-# is signed, and the script says so. --allow-dirty stages uncommitted changes (cargo package
-# refuses them otherwise): for tests, never for a release that is published.
-# OUT must be new or empty: a release is never mixed with an older one's files.
+# is signed, and the script says so. A checkout with uncommitted changes (tracked files changed,
+# files git does not ignore added) is refused before anything is built; --allow-dirty stages
+# them too: for tests, never for a release that is published.
+# OUT must be new or empty: a release is never mixed with an older one's files. A staging that
+# fails removes what it wrote there, so it can be run again into the same OUT.
 set -euo pipefail
 usage() { echo "usage: scripts/release.sh OUT [--version V] [--sign KEY] [--allow-dirty]" >&2; exit 2; }
 out= want_version= allow_dirty=()
@@ -42,8 +44,38 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
     echo "release: $out is not empty; stage a release into a new directory" >&2
     exit 1
 fi
+# Every artifact is built from the working tree: refused here, uncommitted changes would go into
+# the Maven repository and the tarball before `cargo package` (the last step) refused them.
+if [ ${#allow_dirty[@]} -eq 0 ]; then
+    changes=$(git status --porcelain)
+    if [ -n "$changes" ]; then
+        echo "release: this checkout has uncommitted changes, and a release is staged from committed code:" >&2
+        head -n 5 <<<"$changes" | sed 's/^/    /' >&2
+        [ "$(wc -l <<<"$changes")" -le 5 ] || echo "    ..." >&2
+        echo "release: commit or stash them, or pass --allow-dirty to stage them too (for tests, never for a published release)" >&2
+        exit 1
+    fi
+fi
+[ -e "$out" ] && made_out=false || made_out=true
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+work=
+staged=false
+# On any failure, what this run wrote into OUT goes (OUT was new or empty), and so does the
+# scratch directory: a half-staged release is never left to be mistaken for a whole one.
+cleanup() {
+    [ -z "$work" ] || rm -rf "$work"
+    if ! $staged; then
+        if $made_out; then rm -rf -- "$out"; else find "$out/" -mindepth 1 -delete; fi
+        echo "release: failed; removed what was staged in $out" >&2
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ ${#allow_dirty[@]} -gt 0 ] && [ -n "$(git status --porcelain)" ]; then
+    echo "release: staging uncommitted changes (--allow-dirty): not for a release that is published"
+fi
 target=${CARGO_TARGET_DIR:-$root/target}
 if [ -n "${HEAPGROWTH_GPG_KEY:-}" ]; then
     echo "release: signing every file with GnuPG key $HEAPGROWTH_GPG_KEY"
@@ -61,7 +93,6 @@ cargo build --release --locked --bin heapgrowth
 host=$(rustc -vV | sed -n 's/^host: //p')
 name=heapgrowth-$version-$host
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 mkdir "$work/$name"
 # Without the debug info (profile.release has debug = 1 for profiling): a third of the size.
 objcopy --strip-debug "$target/release/heapgrowth" "$work/$name/heapgrowth"
@@ -78,5 +109,6 @@ for file in "$name.tar.gz" "heapgrowth-$version.crate"; do
     (cd "$out" && sha256sum "$file" >"$file.sha256")
     sign "$out/$file"
 done
+staged=true
 echo "release: heapgrowth $version staged in $out:"
 (cd "$out" && find . -type f ! -name '*.md5' ! -name '*.sha1' ! -name '*.asc' ! -name '*.sha256' | sort | sed 's|^\./|    |')

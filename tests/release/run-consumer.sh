@@ -39,6 +39,32 @@ echo "run-consumer: 1. scripts/release.sh stages $version; its files and poms"
 mkdir "$work/used" && touch "$work/used/kept"
 ! "$root/scripts/release.sh" "$work/used" >"$work/release.log" 2>&1 && grep -q "is not empty" "$work/release.log" \
     && [ "$(ls "$work/used")" = kept ] || fail "release.sh into a directory in use: $(cat "$work/release.log")"
+# Uncommitted changes are refused before anything is built, and a staging that fails removes
+# what it wrote: checked on a throwaway checkout holding this release.sh, whose first step
+# (a stand-in for local-repo.sh) writes part of a repository and whose second (cargo build, with
+# no crate there) fails. Not on this checkout: a developer's may have changes.
+fake=$work/fake-checkout
+mkdir -p "$fake/scripts"
+cp "$root/scripts/release.sh" "$fake/scripts/"
+echo 'sign() { :; }' >"$fake/scripts/maven-repo.sh"
+printf '#!/bin/sh\nmkdir -p "$1/dev" && echo part >"$1/dev/part"\n' >"$fake/scripts/local-repo.sh"
+chmod +x "$fake/scripts/local-repo.sh"
+printf 'version = "%s"\n' "$version" >"$fake/Cargo.toml"
+git -C "$fake" init -q && git -C "$fake" add -A
+git -C "$fake" -c user.name=test -c user.email=test@example.com commit -qm "a checkout"
+echo "# changed" >>"$fake/Cargo.toml" && touch "$fake/added"
+! "$fake/scripts/release.sh" "$work/dirty" >"$work/release.log" 2>&1 \
+    && grep -q "^release: this checkout has uncommitted changes" "$work/release.log" \
+    && grep -q "^     M Cargo.toml" "$work/release.log" && grep -q "^    ?? added" "$work/release.log" \
+    && [ ! -e "$work/dirty" ] || fail "release.sh with uncommitted changes: $(cat "$work/release.log")"
+! "$fake/scripts/release.sh" "$work/dirty" --allow-dirty >"$work/release.log" 2>&1 \
+    && grep -q "^release: staging uncommitted changes" "$work/release.log" \
+    && grep -q "^release: failed; removed what was staged in $work/dirty" "$work/release.log" \
+    && [ ! -e "$work/dirty" ] || fail "release.sh that fails into a new directory: $(cat "$work/release.log")"
+mkdir "$work/empty"
+! "$fake/scripts/release.sh" "$work/empty" --allow-dirty >"$work/release.log" 2>&1 \
+    && [ -d "$work/empty" ] && [ -z "$(ls -A "$work/empty")" ] \
+    || fail "release.sh that fails into an empty directory: $(ls -AR "$work/empty") $(cat "$work/release.log")"
 # A folder another platform's build would add (docs/release.md): packaging only, never loaded here.
 mkdir -p "$work/native/macos-aarch64"
 echo "not a library: the packaging test's stand-in" >"$work/native/macos-aarch64/libheapgrowth.dylib"
