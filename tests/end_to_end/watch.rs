@@ -324,6 +324,52 @@ fn a_leak_that_starts_as_the_watch_ends_is_not_clean() {
     assert!(service.alive());
 }
 
+/// The same with `--dump-every-interval`, where searches follow one another: the first ones
+/// find nothing, the leak starts 0.7 s before the watch ends, and the search it ended had one
+/// or two dumps of it and no candidate yet. That search did not judge, and the earlier ones did
+/// not see the leak: not clean. It read as clean before (an earlier search's "nothing" was
+/// taken to stand; found by an audit, 2026-12-08: a leak starting 6 s into a 9 s watch).
+#[test]
+fn a_leak_that_starts_after_a_search_found_nothing_is_not_clean() {
+    let trigger = fresh_tmp("late-leak-every-trigger").join("leak-now");
+    let flag = format!("leak-when={}", trigger.display());
+    let mut service = Service::start("late-leak-every", &[], &["clean", &flag], None);
+    std::thread::sleep(Duration::from_secs(3));
+    let output = std::thread::scope(|scope| {
+        let watch = scope.spawn(|| {
+            watch(
+                "late-leak-every",
+                service.pid(),
+                &[
+                    "--every",
+                    "300ms",
+                    "--for",
+                    "5s",
+                    "--dump-every-interval",
+                    "--no-attribution",
+                    "--format",
+                    "json",
+                ],
+            )
+        });
+        std::thread::sleep(Duration::from_millis(4300));
+        std::fs::write(&trigger, b"").unwrap();
+        watch.join().unwrap()
+    });
+    let log = stderr(&output);
+    let report = json(&output);
+    let scenario = &report["scenarios"][0];
+    assert_ne!(scenario["verdict"], "clean", "{log}");
+    if scenario["verdict"] == "inconclusive" {
+        assert_eq!(output.status.code(), Some(3), "{log}");
+        let why = scenario["verdict_reason"].as_str().unwrap();
+        assert!(why.starts_with("watching ended "), "{why}");
+    } else {
+        assert_eq!(output.status.code(), Some(1), "{log}");
+    }
+    assert!(service.alive());
+}
+
 #[test]
 fn every_interval_dumps_when_asked_and_the_clean_twin_stays_clean() {
     let service = Service::start("clean-every", &[], &["clean"], None);

@@ -283,14 +283,9 @@ pub fn watch(
         );
         let grew = report.has_growth();
         if grew || report.result.is_err() || watched.stopped.is_some() || watched.ended.is_some() {
-            let mut report = report;
-            if let (Some(_), Ok(outcome)) = (&last, &mut report.result) {
-                // An earlier search of this watch was done and found nothing; the one the
-                // watch ended holds no candidate, so that judgement stands.
-                if outcome.unconfirmed.is_empty() {
-                    outcome.cut = None;
-                }
-            }
+            // A search the watch ended before it could judge stays inconclusive, even after an
+            // earlier search of this watch found nothing: that one did not see the intervals
+            // since, and a leak that started in them has no candidate yet.
             break report;
         }
         // Nothing confirmed: back to histograms until a class grows again.
