@@ -46,15 +46,13 @@ if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
 fi
 # Every artifact is built from the working tree: refused here, uncommitted changes would go into
 # the Maven repository and the tarball before `cargo package` (the last step) refused them.
-if [ ${#allow_dirty[@]} -eq 0 ]; then
-    changes=$(git status --porcelain)
-    if [ -n "$changes" ]; then
-        echo "release: this checkout has uncommitted changes, and a release is staged from committed code:" >&2
-        head -n 5 <<<"$changes" | sed 's/^/    /' >&2
-        [ "$(wc -l <<<"$changes")" -le 5 ] || echo "    ..." >&2
-        echo "release: commit or stash them, or pass --allow-dirty to stage them too (for tests, never for a published release)" >&2
-        exit 1
-    fi
+changes=$(git status --porcelain)
+if [ ${#allow_dirty[@]} -eq 0 ] && [ -n "$changes" ]; then
+    echo "release: this checkout has uncommitted changes, and a release is staged from committed code:" >&2
+    head -n 5 <<<"$changes" | sed 's/^/    /' >&2
+    [ "$(wc -l <<<"$changes")" -le 5 ] || echo "    ..." >&2
+    echo "release: commit or stash them, or pass --allow-dirty to stage them too (for tests, never for a published release)" >&2
+    exit 1
 fi
 [ -e "$out" ] && made_out=false || made_out=true
 mkdir -p "$out"
@@ -73,7 +71,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-if [ ${#allow_dirty[@]} -gt 0 ] && [ -n "$(git status --porcelain)" ]; then
+# Reached with changes only under --allow-dirty.
+if [ -n "$changes" ]; then
     echo "release: staging uncommitted changes (--allow-dirty): not for a release that is published"
 fi
 target=${CARGO_TARGET_DIR:-$root/target}
