@@ -324,41 +324,46 @@ fn a_leak_that_starts_as_the_watch_ends_is_not_clean() {
     assert!(service.alive());
 }
 
-/// The same with `--dump-every-interval`, where searches follow one another: the first ones
-/// find nothing, the leak starts 0.7 s before the watch ends, and the search it ended had one
-/// or two dumps of it and no candidate yet. That search did not judge, and the earlier ones did
-/// not see the leak: not clean. It read as clean before (an earlier search's "nothing" was
-/// taken to stand; found by an audit, 2026-12-08: a leak starting 6 s into a 9 s watch).
+/// An interactive watch starts one search after another: the first (three Enters on the clean
+/// service) finds nothing, then the service starts leaking, and the user quits after one more
+/// dump. That search did not judge, and the first did not see the leak: not clean. It read as
+/// clean before (the first search's "nothing" was taken to stand; found by an audit,
+/// 2026-12-08, with `--dump-every-interval` too: a leak starting 6 s into a 9 s watch).
+/// Interactive, so that where the watch ends in a search does not depend on timing.
 #[test]
 fn a_leak_that_starts_after_a_search_found_nothing_is_not_clean() {
-    let trigger = fresh_tmp("late-leak-every-trigger").join("leak-now");
+    let trigger = fresh_tmp("late-leak-enter-trigger").join("leak-now");
     let flag = format!("leak-when={}", trigger.display());
-    let mut service = Service::start("late-leak-every", &[], &["clean", &flag], None);
+    let service = Service::start("late-leak-enter", &[], &["clean", &flag], None);
     std::thread::sleep(Duration::from_secs(3));
-    let output = std::thread::scope(|scope| {
-        let watch = scope.spawn(|| {
-            watch(
-                "late-leak-every",
-                service.pid(),
-                &[
-                    "--every",
-                    "300ms",
-                    "--for",
-                    "5s",
-                    "--dump-every-interval",
-                    "--no-attribution",
-                    "--format",
-                    "json",
-                ],
-            )
-        });
-        std::thread::sleep(Duration::from_millis(4300));
-        std::fs::write(&trigger, b"").unwrap();
-        watch.join().unwrap()
-    });
+    let tmp = fresh_tmp("late-leak-enter");
+    let mut child = watch_command(
+        &tmp,
+        service.pid(),
+        &["--no-attribution", "--format", "json"],
+    )
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut enter = || {
+        stdin.write_all(b"\n").unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+    };
+    for _ in 0..3 {
+        enter();
+    }
+    std::fs::write(&trigger, b"").unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    enter();
+    stdin.write_all(b"q\n").unwrap();
+    let output = child.wait_with_output().unwrap();
     let log = stderr(&output);
     let report = json(&output);
     let scenario = &report["scenarios"][0];
+    assert_eq!(log.matches("heap dump read").count(), 4, "{log}");
     assert_ne!(scenario["verdict"], "clean", "{log}");
     if scenario["verdict"] == "inconclusive" {
         assert_eq!(output.status.code(), Some(3), "{log}");
@@ -367,7 +372,8 @@ fn a_leak_that_starts_after_a_search_found_nothing_is_not_clean() {
     } else {
         assert_eq!(output.status.code(), Some(1), "{log}");
     }
-    assert!(service.alive());
+    assert_eq!(entries(&tmp), Vec::<String>::new());
+    drop(service);
 }
 
 #[test]
